@@ -1,0 +1,96 @@
+package policy
+
+import (
+	"fmt"
+	"net/url"
+)
+
+// A GroupKind tells which group of a robots.txt decided a request.
+type GroupKind uint8
+
+const (
+	// GroupNone: no group names the agent and there is no '*' group, so
+	// everything is allowed (RFC 9309 §2.2.1).
+	GroupNone GroupKind = iota
+	// GroupSpecific: a group names the agent's product token.
+	GroupSpecific
+	// GroupGlobal: the '*' group applied.
+	GroupGlobal
+)
+
+func (k GroupKind) String() string {
+	switch k {
+	case GroupSpecific:
+		return "specific"
+	case GroupGlobal:
+		return "global"
+	}
+	return "none"
+}
+
+// A Rule is an Allow or Disallow line as written in a robots.txt file.
+type Rule struct {
+	Allow   bool   // Allow line (true) or Disallow line (false)
+	Pattern string // the path pattern as written
+	Line    int    // 1-based line number
+}
+
+func (r Rule) String() string {
+	key := "disallow"
+	if r.Allow {
+		key = "allow"
+	}
+	return fmt.Sprintf("line %d: %s: %s", r.Line, key, r.Pattern)
+}
+
+// A Decision explains a verdict of [Robots.Allowed].
+type Decision struct {
+	Allowed bool
+	// Group is the kind of group that applied; Agent is its product token
+	// as first written in the file ("*" for the global group, "" for none).
+	Group GroupKind
+	Agent string
+	// Rule is the deciding rule, or nil when no rule of the group matched.
+	Rule *Rule
+	// Exempt is set for the path /robots.txt, which RFC 9309 §2.2.2 always
+	// allows whatever the rules say.
+	Exempt bool
+}
+
+func (d Decision) String() string {
+	verdict := "disallowed"
+	if d.Allowed {
+		verdict = "allowed"
+	}
+	switch {
+	case d.Exempt:
+		return "allowed: /robots.txt is always allowed"
+	case d.Group == GroupNone:
+		return verdict + ": no group applies"
+	case d.Rule == nil:
+		return fmt.Sprintf("%s: no rule matched in group %q", verdict, d.Agent)
+	}
+	return fmt.Sprintf("%s by %s (group %q)", verdict, d.Rule, d.Agent)
+}
+
+// Explain returns the verdict [Robots.Allowed] gives for agent and u,
+// together with the group and the rule that decided it. Operators use it to
+// answer "why was this URL blocked?".
+func (r *Robots) Explain(agent string, u *url.URL) Decision {
+	var buf [512]byte
+	target := appendTarget(buf[:0], u)
+	allowed, g, rl := r.decide(agent, target)
+	d := Decision{Allowed: allowed, Exempt: isRobotsTxt(target)}
+	if g == nil {
+		return d
+	}
+	d.Agent = g.agent
+	d.Group = GroupSpecific
+	if r.global > 0 && g == &r.groups[r.global-1] {
+		d.Group = GroupGlobal
+	}
+	if rl != nil {
+		d.Rule = &Rule{Allow: rl.allow, Pattern: rl.raw, Line: int(rl.line)}
+	}
+	return d
+}

@@ -1,0 +1,201 @@
+package policy
+
+import (
+	"net/url"
+	"strings"
+)
+
+// mustEscape reports whether octet c may not stand unescaped in a URI and is
+// therefore percent-encoded before matching (RFC 9309 §2.2.2, RFC 3986 §2):
+// controls, space, DEL, every non-ASCII byte and "<>\^`{|}.
+func mustEscape(c byte) bool {
+	if c <= ' ' || c >= 0x7F {
+		return true
+	}
+	switch c {
+	case '"', '<', '>', '\\', '^', '`', '{', '|', '}':
+		return true
+	}
+	return false
+}
+
+// isUnreserved reports whether c is an RFC 3986 §2.3 unreserved character,
+// whose percent-encoded form is equivalent to the character itself.
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+const upperHex = "0123456789ABCDEF"
+
+// normal reports whether s is already in the form appendNormal produces.
+func normal(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '%' || mustEscape(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// appendNormal appends s to dst in the one form both sides of a match are
+// brought to (ROBOTS.md §12, RFC 9309 §2.2.2): octets that may not stand in a
+// URI are percent-encoded, escape hex is upper-cased, and escapes of
+// unreserved characters are decoded. Escapes of reserved characters stay
+// escaped, so "/a%2Fb" and "/a/b" remain different. A '%' that does not
+// start a valid escape is itself encoded as "%25".
+//
+// '*' and '$' are ordinary URI characters and pass through unchanged; only
+// the matcher gives them a meaning, and only in patterns.
+func appendNormal(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%':
+			hi, ok1 := byte(0), false
+			lo, ok2 := byte(0), false
+			if i+2 < len(s) {
+				hi, ok1 = unhex(s[i+1])
+				lo, ok2 = unhex(s[i+2])
+			}
+			if !ok1 || !ok2 {
+				dst = append(dst, "%25"...)
+				continue
+			}
+			if v := hi<<4 | lo; isUnreserved(v) {
+				dst = append(dst, v)
+			} else {
+				dst = append(dst, '%', upperHex[hi], upperHex[lo])
+			}
+			i += 2
+		case mustEscape(c):
+			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// appendTarget appends the part of u that rules are matched against: the
+// escaped path (or "/" when empty), then '?' and the raw query when u has
+// one, both normalised by appendNormal. The fragment is ignored and the query
+// keeps its wire order (ROBOTS.md §12).
+func appendTarget(dst []byte, u *url.URL) []byte {
+	p := u.Opaque
+	if p == "" {
+		p = escapedPath(u)
+	}
+	if p == "" || p[0] != '/' {
+		dst = append(dst, '/')
+	}
+	if normal(p) {
+		dst = append(dst, p...)
+	} else {
+		dst = appendNormal(dst, p)
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		dst = append(dst, '?')
+		if normal(u.RawQuery) {
+			dst = append(dst, u.RawQuery...)
+		} else {
+			dst = appendNormal(dst, u.RawQuery)
+		}
+	}
+	return dst
+}
+
+// escapedPath returns u.EscapedPath() without allocating in the common cases:
+// a RawPath that still encodes Path is used as it is.
+func escapedPath(u *url.URL) string {
+	if u.RawPath != "" && encodes(u.RawPath, u.Path) {
+		return u.RawPath
+	}
+	return u.EscapedPath()
+}
+
+// encodes reports whether raw percent-decodes to exactly path.
+func encodes(raw, path string) bool {
+	j := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c == '%' {
+			if i+2 >= len(raw) {
+				return false
+			}
+			hi, ok1 := unhex(raw[i+1])
+			lo, ok2 := unhex(raw[i+2])
+			if !ok1 || !ok2 {
+				return false
+			}
+			c = hi<<4 | lo
+			i += 2
+		}
+		if j >= len(path) || path[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(path)
+}
+
+// match reports whether the normalised pattern matches the normalised target.
+//
+// RFC 9309 §2.2.3: the pattern is anchored at the start of the target; '*'
+// matches any run of octets, and '$' as the pattern's last octet anchors its
+// end (elsewhere it is a literal '$'). Matching is case-sensitive.
+//
+// Between two '*' the pattern is a literal segment. Taking the leftmost
+// occurrence of each segment is optimal, so the cost is one left-to-right
+// pass over the target per rule: O(len(target)+len(pattern)), however many
+// '*' the pattern holds (Google's matcher is O(len(target)×len(pattern))).
+func match(pattern, target string) bool {
+	end := len(pattern) > 0 && pattern[len(pattern)-1] == '$'
+	if end {
+		pattern = pattern[:len(pattern)-1]
+	}
+	star := strings.IndexByte(pattern, '*')
+	if star < 0 {
+		if end {
+			return target == pattern
+		}
+		return strings.HasPrefix(target, pattern)
+	}
+	if !strings.HasPrefix(target, pattern[:star]) {
+		return false
+	}
+	target, pattern = target[star:], pattern[star+1:]
+	for {
+		star = strings.IndexByte(pattern, '*')
+		if star < 0 {
+			break
+		}
+		seg := pattern[:star]
+		pattern = pattern[star+1:]
+		if seg == "" {
+			continue
+		}
+		i := strings.Index(target, seg)
+		if i < 0 {
+			return false
+		}
+		target = target[i+len(seg):]
+	}
+	// The last segment: anywhere in what is left, or at its very end for '$'.
+	if end {
+		return strings.HasSuffix(target, pattern)
+	}
+	return strings.Contains(target, pattern)
+}
