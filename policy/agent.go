@@ -18,7 +18,7 @@ func ProductToken(userAgent string) string {
 //
 // ROBOTS.md §12: a User-agent value in the file is cut to this prefix, so
 // "googlebot/1.2" names "googlebot" and "Foo Bar" names "Foo".
-func tokenPrefix(s string) string {
+func tokenPrefix[S string | []byte](s S) S {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '-') {

@@ -86,7 +86,7 @@ func (r *Robots) Explain(agent string, u *url.URL) Decision {
 	}
 	d.Agent = g.agent
 	d.Group = GroupSpecific
-	if r.global > 0 && g == &r.groups[r.global-1] {
+	if r.global > 0 && g == r.groups[r.global-1] {
 		d.Group = GroupGlobal
 	}
 	if rl != nil {

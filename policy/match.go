@@ -8,16 +8,29 @@ import (
 // mustEscape reports whether octet c may not stand unescaped in a URI and is
 // therefore percent-encoded before matching (RFC 9309 §2.2.2, RFC 3986 §2):
 // controls, space, DEL, every non-ASCII byte and "<>\^`{|}.
-func mustEscape(c byte) bool {
-	if c <= ' ' || c >= 0x7F {
-		return true
+func mustEscape(c byte) bool { return octetClass[c] == classEscape }
+
+// Octet classes for normalisation.
+const (
+	classPlain  = iota // stands as it is
+	classEscape        // must be percent-encoded
+	classPct           // '%': starts an escape
+)
+
+// octetClass classifies every octet for appendNormal and normal. It is a
+// read-only table, filled once at package initialisation.
+var octetClass = func() (t [256]uint8) {
+	for c := range t {
+		if c <= ' ' || c >= 0x7F {
+			t[c] = classEscape
+		}
 	}
-	switch c {
-	case '"', '<', '>', '\\', '^', '`', '{', '|', '}':
-		return true
+	for _, c := range "\"<>\\^`{|}" {
+		t[c] = classEscape
 	}
-	return false
-}
+	t['%'] = classPct
+	return t
+}()
 
 // isUnreserved reports whether c is an RFC 3986 §2.3 unreserved character,
 // whose percent-encoded form is equivalent to the character itself.
@@ -43,7 +56,7 @@ const upperHex = "0123456789ABCDEF"
 // normal reports whether s is already in the form appendNormal produces.
 func normal(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '%' || mustEscape(c) {
+		if octetClass[s[i]] != classPlain {
 			return false
 		}
 	}

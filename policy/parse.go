@@ -30,6 +30,9 @@ type lineInfo struct {
 	typo         bool // the key is one of the accepted misspellings
 	missingColon bool // whitespace served as the key/value separator
 	tooLong      bool // the line was cut at maxLineLen
+	// key is the trimmed key as written, pointing into the body; nil for
+	// lines reported to handler.invalid. The linter names it in messages.
+	key []byte
 }
 
 // A handler receives the directives of a robots.txt body in file order.
@@ -60,23 +63,40 @@ type handler interface {
 // everything from '#' on is a comment; keys are recognised by
 // case-insensitive prefix, with Google's accepted typos.
 func parse(body []byte, h handler) {
+	tokenize(prepare(body), h)
+}
+
+// prepare cuts body at MaxSize and drops a leading byte order mark.
+func prepare(body []byte) []byte {
 	if len(body) > MaxSize {
 		body = body[:MaxSize]
 	}
-	body = skipBOM(body)
+	return skipBOM(body)
+}
+
+// tokenize reports the lines of a prepared body to h. Every value it hands
+// to h is a re-slice of body (never a copy), so cap(body)-cap(value) is the
+// value's offset in body.
+func tokenize(body []byte, h handler) {
 	num := 0
 	for {
-		i := bytes.IndexAny(body, "\r\n")
-		if i < 0 {
-			// The text after the last line break is a line too, even if empty.
-			num++
-			parseLine(num, body, h)
-			return
+		i := bytes.IndexByte(body, '\n')
+		line := body
+		if i >= 0 {
+			line = body[:i]
+		}
+		if j := bytes.IndexByte(line, '\r'); j >= 0 {
+			// CR ends a line too; CRLF is one line break.
+			i, line = j, body[:j]
+			if j+1 < len(body) && body[j+1] == '\n' {
+				i++
+			}
 		}
 		num++
-		parseLine(num, body[:i], h)
-		if body[i] == '\r' && i+1 < len(body) && body[i+1] == '\n' {
-			i++ // CRLF is one line break.
+		parseLine(num, line, h)
+		if i < 0 {
+			// The text after the last line break is a line too, even if empty.
+			return
 		}
 		body = body[i+1:]
 	}
@@ -118,11 +138,13 @@ func parseLine(num int, line []byte, h handler) {
 		line = line[:maxLineLen]
 		ln.tooLong = true
 	}
-	if i := bytes.IndexByte(line, 0); i >= 0 {
-		line = line[:i] // Google-specific: a line is a C string.
-	}
-	if i := bytes.IndexByte(line, '#'); i >= 0 {
-		line = line[:i] // RFC 9309 §2.2: comments run to the end of the line.
+	for i, c := range line {
+		if c == '#' || c == 0 {
+			// RFC 9309 §2.2: comments run to the end of the line.
+			// Google-specific: so does a NUL byte (a line is a C string).
+			line = line[:i]
+			break
+		}
 	}
 	line = trimSpace(line)
 	if len(line) == 0 {
@@ -153,6 +175,7 @@ func parseLine(num int, line []byte, h handler) {
 	}
 	kind, typo := recognise(key)
 	ln.typo = typo
+	ln.key = key
 	switch kind {
 	case keyUserAgent:
 		h.userAgent(ln, value)
@@ -174,23 +197,34 @@ func parseLine(num int, line []byte, h handler) {
 // the typos "useragent", "user agent", "dissallow", "dissalow", "disalow",
 // "diasllow", "disallaw" and "site-map" are accepted.
 func recognise(key []byte) (kind keyKind, typo bool) {
-	switch {
-	case hasPrefixFold(key, "user-agent"):
-		return keyUserAgent, false
-	case hasPrefixFold(key, "useragent"), hasPrefixFold(key, "user agent"):
-		return keyUserAgent, true
-	case hasPrefixFold(key, "allow"):
-		return keyAllow, false
-	case hasPrefixFold(key, "disallow"):
-		return keyDisallow, false
-	case hasPrefixFold(key, "dissallow"), hasPrefixFold(key, "dissalow"),
-		hasPrefixFold(key, "disalow"), hasPrefixFold(key, "diasllow"),
-		hasPrefixFold(key, "disallaw"):
-		return keyDisallow, true
-	case hasPrefixFold(key, "sitemap"):
-		return keySitemap, false
-	case hasPrefixFold(key, "site-map"):
-		return keySitemap, true
+	switch lower(key[0]) {
+	case 'u':
+		switch {
+		case hasPrefixFold(key, "user-agent"):
+			return keyUserAgent, false
+		case hasPrefixFold(key, "useragent"), hasPrefixFold(key, "user agent"):
+			return keyUserAgent, true
+		}
+	case 'a':
+		if hasPrefixFold(key, "allow") {
+			return keyAllow, false
+		}
+	case 'd':
+		switch {
+		case hasPrefixFold(key, "disallow"):
+			return keyDisallow, false
+		case hasPrefixFold(key, "dissallow"), hasPrefixFold(key, "dissalow"),
+			hasPrefixFold(key, "disalow"), hasPrefixFold(key, "diasllow"),
+			hasPrefixFold(key, "disallaw"):
+			return keyDisallow, true
+		}
+	case 's':
+		switch {
+		case hasPrefixFold(key, "sitemap"):
+			return keySitemap, false
+		case hasPrefixFold(key, "site-map"):
+			return keySitemap, true
+		}
 	}
 	return keyUnknown, false
 }

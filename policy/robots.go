@@ -1,51 +1,56 @@
 package policy
 
 import (
-	"cmp"
 	"math"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 )
 
-// A Robots is a parsed and compiled robots.txt file.
+// A Robots is a parsed robots.txt file.
 //
 // The zero Robots, like a nil *Robots, has no rules and allows everything.
-// A Robots is immutable after [Parse] returns it and is safe for concurrent
-// use by multiple goroutines.
+// A Robots is immutable after [Parse] returns it (each group's lookup index
+// is built once, on its first query) and is safe for concurrent use by
+// multiple goroutines.
 type Robots struct {
-	groups []group
-	// agents maps a lower-case product token to its merged group in groups.
-	agents map[string]int32
+	groups []*group
+	// agents maps a lower-case product token to its merged group in groups;
+	// agentLens has bit n set when a token of n octets (n < 64) is in it,
+	// and bit 63 for longer ones.
+	agents    map[string]int32
+	agentLens uint64
 	// global is 1 + the index of the merged '*' group, or 0 when there is none.
 	global int32
 
 	sitemaps    []string
 	cleanParams []CleanParam
-	// text holds the patterns and values the rules refer to, in one block.
-	text string
 }
 
 // A group is the merged set of records that name one product token, or the
 // merged '*' records (RFC 9309 §2.2.1).
 type group struct {
-	agent string // the token as first written, or "*"
-	// rules are sorted by priority, highest first, allow before disallow on
-	// equal priority; so the first rule that matches decides.
-	rules    []rule
+	agent    string // the token as first written, or "*"
 	delay    time.Duration
 	hasDelay bool
+
+	// text holds the parsed body; pending are the group's rules as spans of
+	// it, in file order, until compile turns them into idx.
+	text    string
+	pending []pendingRule
+	once    sync.Once
+	idx     index
 }
 
-// A rule is one compiled Allow or Disallow line.
-type rule struct {
-	pattern string // normalised; its length is the rule's priority
-	raw     string // the path as written in the file
-	line    int32
-	allow   bool
+// A pendingRule is an Allow or Disallow line not yet compiled.
+type pendingRule struct {
+	off, len int32 // the path as written, in group.text
+	line     int32
+	allow    bool
 }
 
 // A CleanParam is a Yandex Clean-param line: URL query parameters that do
@@ -63,9 +68,10 @@ type CleanParam struct {
 //
 // The result does not refer to body, which the caller may reuse.
 func Parse(body []byte) *Robots {
-	var b builder
-	parse(body, &b)
-	return b.finish()
+	body = prepare(body)
+	b := builder{text: string(body), base: cap(body)}
+	tokenize(body, &b)
+	return &b.r
 }
 
 // Allowed reports whether the crawler whose product token is agent may fetch
@@ -92,14 +98,13 @@ func (r *Robots) decide(agent string, target []byte) (bool, *group, *rule) {
 	if g == nil || isRobotsTxt(target) {
 		return true, g, nil
 	}
-	// target is neither kept nor changed while t is in use.
-	t := unsafe.String(unsafe.SliceData(target), len(target))
-	for i := range g.rules {
-		if match(g.rules[i].pattern, t) {
-			return g.rules[i].allow, g, &g.rules[i]
-		}
+	g.once.Do(g.compile)
+	// target is neither kept nor changed while the string is in use.
+	rl := g.idx.lookup(unsafe.String(unsafe.SliceData(target), len(target)))
+	if rl == nil {
+		return true, g, nil
 	}
-	return true, g, nil
+	return rl.allow, g, rl
 }
 
 // isRobotsTxt reports whether the target's path is "/robots.txt", which
@@ -119,17 +124,19 @@ func (r *Robots) group(agent string) *group {
 	if r == nil {
 		return nil
 	}
-	if len(r.agents) > 0 {
+	if r.agentLens&lenBit(len(agent)) != 0 {
 		var buf [64]byte
 		if i, ok := r.agents[string(appendLower(buf[:0], agent))]; ok {
-			return &r.groups[i]
+			return r.groups[i]
 		}
 	}
 	if r.global > 0 {
-		return &r.groups[r.global-1]
+		return r.groups[r.global-1]
 	}
 	return nil
 }
+
+func lenBit(n int) uint64 { return 1 << min(n, 63) }
 
 // CrawlDelay returns the Crawl-delay of the group that applies to agent and
 // whether that group sets one. Crawl-delay is not part of RFC 9309 and
@@ -166,56 +173,41 @@ func (r *Robots) CleanParams() []CleanParam {
 	return r.cleanParams
 }
 
-// A builder is the handler that compiles a Robots.
+// A builder is the handler that builds a Robots.
 type builder struct {
 	r Robots
-	// members are the indexes of the groups the current record adds to.
-	members []int32
+	// text is the body being parsed, as the one string every group refers
+	// to; base is the capacity of the body slice the tokenizer reads.
+	text string
+	base int
+	// members are the groups the current record adds to.
+	members []*group
 	// inRules is set once the current record has an Allow or Disallow line,
 	// so that the next User-agent line starts a new record.
 	inRules bool
-	// text collects every string the Robots keeps; pending rules refer to
-	// it by offset until finish makes it one string.
-	text  []byte
-	rules [][]pendingRule // per group
 }
 
-type pendingRule struct {
-	pat, raw span
-	line     int32
-	allow    bool
-}
-
-type span struct{ off, len int32 }
-
-func (b *builder) keep(s []byte) span {
-	sp := span{int32(len(b.text)), int32(len(s))}
-	b.text = append(b.text, s...)
-	return sp
-}
-
-// groupFor returns the index of the group for a lower-case token, creating it.
-func (b *builder) groupFor(token []byte, global bool) int32 {
+// groupFor returns the group for a product token, creating it.
+func (b *builder) groupFor(token []byte, global bool) *group {
 	if global {
 		if b.r.global == 0 {
-			b.r.groups = append(b.r.groups, group{agent: "*"})
-			b.rules = append(b.rules, nil)
+			b.r.groups = append(b.r.groups, &group{agent: "*", text: b.text})
 			b.r.global = int32(len(b.r.groups))
 		}
-		return b.r.global - 1
+		return b.r.groups[b.r.global-1]
 	}
-	key := string(appendLower(make([]byte, 0, len(token)), string(token)))
-	if i, ok := b.r.agents[key]; ok {
-		return i
+	var buf [64]byte
+	if i, ok := b.r.agents[string(appendLower(buf[:0], string(token)))]; ok {
+		return b.r.groups[i]
 	}
 	if b.r.agents == nil {
 		b.r.agents = make(map[string]int32)
 	}
-	i := int32(len(b.r.groups))
-	b.r.agents[key] = i
-	b.r.groups = append(b.r.groups, group{agent: string(token)})
-	b.rules = append(b.rules, nil)
-	return i
+	g := &group{agent: string(token), text: b.text}
+	b.r.agentLens |= lenBit(len(token))
+	b.r.agents[string(appendLower(buf[:0], g.agent))] = int32(len(b.r.groups))
+	b.r.groups = append(b.r.groups, g)
+	return g
 }
 
 func (b *builder) userAgent(_ lineInfo, value []byte) {
@@ -225,14 +217,14 @@ func (b *builder) userAgent(_ lineInfo, value []byte) {
 		b.members = b.members[:0]
 		b.inRules = false
 	}
-	var i int32
+	var g *group
 	if isGlobalAgent(value) {
-		i = b.groupFor(nil, true)
+		g = b.groupFor(nil, true)
 	} else {
-		i = b.groupFor([]byte(tokenPrefix(string(value))), false)
+		g = b.groupFor(tokenPrefix(value), false)
 	}
-	if !slices.Contains(b.members, i) {
-		b.members = append(b.members, i)
+	if !slices.Contains(b.members, g) {
+		b.members = append(b.members, g)
 	}
 }
 
@@ -248,40 +240,16 @@ func (b *builder) rule(ln lineInfo, allow bool, value []byte) {
 		// ROBOTS.md §12: such a path can never match (RFC 9309 grammar).
 		return
 	}
-	raw := b.keep(value)
-	pat := raw
-	if !normal(string(value)) {
-		start := len(b.text)
-		b.text = appendNormal(b.text, string(value))
-		pat = span{int32(start), int32(len(b.text) - start)}
-	}
-	b.add(pendingRule{pat: pat, raw: raw, line: int32(ln.num), allow: allow})
-	if allow {
-		// Google-specific: "Allow: /a/index.htm(l)" also allows "/a/", as if
-		// the rule "/a/$" were written on the same line.
-		p := b.text[pat.off : pat.off+pat.len]
-		if s := lastSlash(p); s >= 0 && strings.HasPrefix(string(p[s:]), "/index.htm") {
-			start := len(b.text)
-			b.text = append(b.text, p[:s+1]...)
-			b.text = append(b.text, '$')
-			b.add(pendingRule{pat: span{int32(start), int32(s + 2)}, raw: raw, line: int32(ln.num), allow: true})
-		}
+	pr := pendingRule{off: b.offset(value), len: int32(len(value)), line: int32(ln.num), allow: allow}
+	for _, g := range b.members {
+		g.pending = append(g.pending, pr)
 	}
 }
 
-func lastSlash(p []byte) int {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' {
-			return i
-		}
-	}
-	return -1
-}
-
-func (b *builder) add(pr pendingRule) {
-	for _, i := range b.members {
-		b.rules[i] = append(b.rules[i], pr)
-	}
+// offset returns where value starts in b.text. The tokenizer hands out
+// re-slices of the body it reads, whose capacity shrinks by their offset.
+func (b *builder) offset(value []byte) int32 {
+	return int32(b.base - cap(value))
 }
 
 func (b *builder) sitemap(_ lineInfo, value []byte) {
@@ -297,8 +265,7 @@ func (b *builder) other(ln lineInfo, key, value []byte) {
 		if !ok {
 			return
 		}
-		for _, i := range b.members {
-			g := &b.r.groups[i]
+		for _, g := range b.members {
 			if !g.hasDelay || d > g.delay {
 				g.delay, g.hasDelay = d, true
 			}
@@ -344,37 +311,36 @@ func parseCleanParam(value []byte) (CleanParam, bool) {
 	return cp, true
 }
 
-// finish freezes the collected text into one string and sorts every group's
-// rules by priority.
-func (b *builder) finish() *Robots {
-	r := &b.r
-	r.text = string(b.text)
-	str := func(s span) string { return r.text[s.off : s.off+s.len] }
-	for i := range r.groups {
-		pending := b.rules[i]
-		if len(pending) == 0 {
-			continue
+// compile turns the group's pending rules into its lookup index.
+func (g *group) compile() {
+	rules := make([]rule, 0, len(g.pending))
+	var extra []byte // normalised patterns that differ from the text
+	for _, pr := range g.pending {
+		raw := g.text[pr.off : pr.off+pr.len]
+		pattern := raw
+		if !normal(raw) {
+			start := len(extra)
+			extra = appendNormal(extra, raw)
+			pattern = string(extra[start:])
 		}
-		rules := make([]rule, len(pending))
-		for j, pr := range pending {
-			rules[j] = rule{pattern: str(pr.pat), raw: str(pr.raw), line: pr.line, allow: pr.allow}
+		rules = append(rules, newRule(pattern, raw, pr))
+		if pr.allow {
+			// Google-specific: "Allow: /a/index.htm(l)" also allows "/a/", as
+			// if the rule "/a/$" were written on the same line.
+			if s := strings.LastIndexByte(pattern, '/'); s >= 0 && strings.HasPrefix(pattern[s:], "/index.htm") {
+				rules = append(rules, newRule(pattern[:s+1]+"$", raw, pr))
+			}
 		}
-		// RFC 9309 §2.2.2: the longest match wins, allow on a tie. Priority
-		// is the octet length of the normalised pattern, '*' and '$'
-		// included (Google-specific measure).
-		slices.SortStableFunc(rules, func(a, b rule) int {
-			if c := cmp.Compare(len(b.pattern), len(a.pattern)); c != 0 {
-				return c
-			}
-			if a.allow != b.allow {
-				if a.allow {
-					return -1
-				}
-				return 1
-			}
-			return 0
-		})
-		r.groups[i].rules = rules
+	}
+	g.idx = newIndex(rules)
+	g.pending = nil
+}
+
+func newRule(pattern, raw string, pr pendingRule) rule {
+	r := rule{pattern: pattern, raw: raw, plen: int32(literalPrefix(pattern)), line: pr.line, allow: pr.allow}
+	if rest := pattern[r.plen:]; strings.IndexByte(rest, '*') >= 0 {
+		r.need = octetsOf(strings.TrimSuffix(rest, "$"))
+		r.need[0] &^= 1 << '*' // '*' is not required of the target
 	}
 	return r
 }
@@ -383,8 +349,7 @@ func (b *builder) finish() *Robots {
 // what RFC 9309 §2.3.1.4 prescribes while robots.txt is unreachable.
 func disallowAll() *Robots {
 	return &Robots{
-		groups: []group{{agent: "*", rules: []rule{{pattern: "/", raw: "/", allow: false}}}},
+		groups: []*group{{agent: "*", text: "/", pending: []pendingRule{{off: 0, len: 1}}}},
 		global: 1,
-		text:   "/",
 	}
 }

@@ -1,0 +1,7 @@
+// Package bench measures robotsmw against its peers on the shared real-world
+// corpus, in one run on one machine. It is a separate module so that peers
+// never become dependencies of the library.
+//
+//	go test -bench . -benchmem        # Go benchmarks, one per engine and task
+//	go run ./compare                  # the comparison table printed in the README
+package bench

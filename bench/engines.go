@@ -1,0 +1,42 @@
+package bench
+
+import (
+	"github.com/robotsmw/robotsmw/policy"
+	"github.com/temoto/robotstxt"
+)
+
+// An Engine is one robots.txt implementation under test: it compiles a body
+// once and then answers checks.
+type Engine struct {
+	Name string
+	// Parse compiles a body; a nil result means the engine rejected it.
+	Parse func(body []byte) any
+	// Allowed answers one check against a compiled body, looking the
+	// agent's group up on every call.
+	Allowed func(compiled any, c *Check) bool
+}
+
+// Engines are the implementations measured, ours first.
+var Engines = []Engine{
+	{
+		Name:  "robotsmw/policy",
+		Parse: func(b []byte) any { return policy.Parse(b) },
+		Allowed: func(r any, c *Check) bool {
+			return r.(*policy.Robots).Allowed(c.Agent, c.URL)
+		},
+	},
+	{
+		// temoto/robotstxt v1.1.2 is the engine colly v2.3.0 uses.
+		Name: "temoto/robotstxt",
+		Parse: func(b []byte) any {
+			r, err := robotstxt.FromBytes(b)
+			if err != nil {
+				return nil
+			}
+			return r
+		},
+		Allowed: func(r any, c *Check) bool {
+			return r.(*robotstxt.RobotsData).FindGroup(c.Agent).Test(c.Path)
+		},
+	},
+}
