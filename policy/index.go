@@ -20,8 +20,8 @@ import (
 type index struct {
 	prefixes []string // sorted, distinct literal prefixes
 	// keys[i] is key8(prefixes[i]): the binary search compares these first.
-	keys     []uint64
-	parent   []int32  // longest other prefix that prefixes[i] starts with, or -1
+	keys   []uint64
+	parent []int32 // longest other prefix that prefixes[i] starts with, or -1
 	// start[i]:start[i+1] are the rules of prefixes[i], in decision order:
 	// priority descending, allow before disallow, then file order.
 	start []int32
