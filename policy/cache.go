@@ -2,13 +2,12 @@ package policy
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 )
-
-// CONTRACT STUB — the exported names and signatures below are fixed; the
-// implementation is being written (issue 3). Bodies panic until then.
 
 // A State tells what a cached robots.txt fetch found.
 type State uint8
@@ -24,6 +23,18 @@ const (
 	StateUnreachable
 )
 
+func (s State) String() string {
+	switch s {
+	case StateParsed:
+		return "parsed"
+	case StateUnavailable:
+		return "unavailable"
+	case StateUnreachable:
+		return "unreachable"
+	}
+	return "State(" + fmt.Sprint(uint8(s)) + ")"
+}
+
 // An Entry is the cached robots.txt state of one origin.
 type Entry struct {
 	Origin     string    // "https://example.com", "http://example.com:8080"
@@ -34,14 +45,131 @@ type Entry struct {
 	Expires    time.Time // when the policy is refreshed next
 	RetryAt    time.Time // for StateUnreachable: when robots.txt is tried again
 	Stale      bool      // Robots is the last good copy, kept while refreshing fails
-	Err        error     // the last fetch's error (a *FetchError); nil if it succeeded
+	Err        error     // the last fetch's error (a *FetchError) for StateUnreachable or too many redirects; else nil
 }
 
-// A Cache fetches, parses and caches robots.txt per origin.
+// The Cache's fixed limits. Each cites the rule it implements.
+const (
+	// unreachableLimit: RFC 9309 §2.3.1.4 and ROBOTS.md §2: after robots.txt
+	// has been unreachable for "a reasonably long period of time (for
+	// example, 30 days)", the last good copy is used, or, with none,
+	// everything is allowed.
+	unreachableLimit = 30 * 24 * time.Hour
+	// maxTTL: RFC 9309 §2.4: a cached robots.txt SHOULD NOT be used for
+	// more than 24 hours unless it is unreachable.
+	maxTTL = 24 * time.Hour
+	// minTTL is the shortest lifetime Cache-Control can set (no-store,
+	// no-cache, max-age=0 mean "refetch after minTTL"), so that a site
+	// whose server marks everything uncacheable is not asked for
+	// robots.txt before every page.
+	minTTL = time.Hour
+	// maxRetryAfter caps the wait a Retry-After header can ask for.
+	maxRetryAfter = 24 * time.Hour
+)
+
+// A Cache fetches, parses and caches robots.txt per origin (scheme, host
+// and port; see [Origin]), following RFC 9309 §2.3–§2.4 and Google's
+// documented behaviour.
+//
+// The zero Cache is ready to use. Every field is optional; its zero value
+// is documented. A Cache is safe for concurrent use by multiple goroutines;
+// its fields must not be changed after its first use.
+//
+// At most one fetch per origin runs at a time, however many goroutines ask.
+// An expired policy that is a verdict about the site is served while one
+// refresh runs in the background. A refresh that fails keeps the last good
+// copy in force. robots.txt is never treated as allowing everything because
+// it could not be fetched, except as RFC 9309 §2.3.1.4 permits after 30
+// days.
 type Cache struct {
-	Client    *http.Client
+	// Client sends the robots.txt requests, so that its transport, proxy
+	// and timeout apply. The Cache uses a shallow copy of it without the
+	// cookie jar and with its own CheckRedirect (at most 5 redirects, to
+	// any host; RFC 9309 §2.3.1.2); Client itself is not changed. If nil, a
+	// client with the default transport is used.
+	Client *http.Client
+
+	// UserAgent is the User-Agent header sent for robots.txt. If empty,
+	// the Client's default is sent.
 	UserAgent string
-	Now       func() time.Time
+
+	// Timeout bounds one robots.txt fetch, body included. If zero, 30s.
+	// A fetch that times out makes robots.txt unreachable.
+	Timeout time.Duration
+
+	// TTL is how long a fetched policy is used before it is fetched again,
+	// when the response has no Cache-Control max-age. If zero, 24h
+	// (RFC 9309 §2.4). A Cache-Control max-age replaces it, clamped to
+	// [1h, max(TTL, 24h)]; no-store, no-cache and max-age=0 mean 1h.
+	TTL time.Duration
+
+	// RetryMin and RetryMax bound the wait before robots.txt is tried
+	// again while it is unreachable: RetryMin after the first failure,
+	// doubling with each further failure up to RetryMax. If zero, 1 min
+	// and 1 h. A Retry-After header sent with the failed response replaces
+	// the doubling, clamped to [RetryMin, 24h].
+	RetryMin, RetryMax time.Duration
+
+	// MaxEntries is the number of origins the default store keeps; the
+	// least recently used is forgotten first. If zero, 10,000. It is not
+	// used when Store is set. A cached origin holds its compiled policy
+	// and a record: about 3.4 KB for the median robots.txt of the
+	// project's corpus and 16 KB on average over it
+	// (BenchmarkCachedPolicyMemory).
+	MaxEntries int
+
+	// Store keeps the cache's records. If nil, an in-memory store bounded
+	// by MaxEntries is used.
+	Store Store
+
+	// Now returns the current time. If nil, time.Now is used. Tests set it
+	// to a fake clock.
+	Now func() time.Time
+
+	once     sync.Once
+	client   *http.Client
+	store    Store
+	allowAll *Robots // shared, immutable
+	denyAll  *Robots // shared, immutable
+
+	// running counts the fetch goroutines, so tests can wait for them.
+	running sync.WaitGroup
+
+	// mu guards flights.
+	mu      sync.Mutex
+	flights map[string]*flight // by origin; the fetch in progress
+}
+
+// A flight is one robots.txt fetch that any number of look-ups wait for.
+type flight struct {
+	done chan struct{} // closed when rec is set
+	rec  Record
+}
+
+func (c *Cache) init() {
+	c.once.Do(func() {
+		c.client = fetchClient(c.Client)
+		c.store = c.Store
+		if c.store == nil {
+			c.store = newMemStore(orDefault(c.MaxEntries, 10_000))
+		}
+		c.allowAll = &Robots{}
+		c.denyAll = disallowAll()
+	})
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func (c *Cache) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
 }
 
 // Get returns the entry for the origin of u (absolute http or https URL).
@@ -49,10 +177,247 @@ type Cache struct {
 // returned policy is not a verdict about the site: robots.txt is unreachable
 // and there is no usable copy (err is a *FetchError; Robots disallows all
 // until Entry.RetryAt), or ctx ended first (err is ctx.Err()).
-func (c *Cache) Get(ctx context.Context, u *url.URL) (Entry, error) { panic("unimplemented") }
+// Robots also disallows all, with an error that is neither, when u has no
+// origin (the error wraps [ErrNoOrigin]) or the Store cannot be read.
+//
+// Get fetches robots.txt when the origin is not cached, or when its entry
+// has expired and holds no verdict; it then waits for that fetch, which
+// it shares with every other look-up of the origin. When ctx ends first,
+// Get returns at once and the fetch goes on for the others. An expired
+// entry that holds a verdict is returned at once, and one refresh starts
+// in the background.
+//
+// The status rules (RFC 9309 §2.3.1, ROBOTS.md §2):
+//   - 2xx: the body's first 500 KiB are parsed: [StateParsed].
+//   - 3xx: up to 5 redirects are followed, to any host; the rules found
+//     apply to the origin of u. More, or a loop: as 404.
+//   - 4xx except 429: everything is allowed: [StateUnavailable].
+//   - 429, 5xx, network errors, timeouts, bodies cut short:
+//     [StateUnreachable]. Robots disallows all and robots.txt is tried
+//     again at RetryAt. If an earlier fetch gave a verdict, that last good
+//     copy stays in force instead (Entry.Stale, err == nil). After 30 days
+//     of failures without a good copy, everything is allowed (err == nil).
+//
+// An unreachable site is never cached as allowed.
+func (c *Cache) Get(ctx context.Context, u *url.URL) (Entry, error) {
+	c.init()
+	origin, err := Origin(u)
+	if err != nil {
+		return Entry{Robots: c.denyAll}, err
+	}
+	rec, ok, err := c.store.Load(ctx, origin)
+	if err != nil {
+		return Entry{Origin: origin, Robots: c.denyAll}, fmt.Errorf("policy: store: %w", err)
+	}
+	now := c.now()
+	if ok {
+		e, verdict := c.entry(origin, rec, now)
+		if now.Before(rec.Expires) {
+			return e, errOf(e, verdict)
+		}
+		if verdict {
+			// RFC 9309 §2.4 allows the cached copy to be served while
+			// it is refreshed.
+			c.start(ctx, origin)
+			return e, nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Entry{Origin: origin, Robots: c.denyAll}, err
+	}
+	f := c.start(ctx, origin)
+	select {
+	case <-f.done:
+		e, verdict := c.entry(origin, f.rec, c.now())
+		return e, errOf(e, verdict)
+	case <-ctx.Done():
+		return Entry{Origin: origin, Robots: c.denyAll}, ctx.Err()
+	}
+}
+
+// errOf returns the error Get reports with e: e.Err when e holds no
+// verdict about the site.
+func errOf(e Entry, verdict bool) error {
+	switch {
+	case verdict:
+		return nil
+	case e.Err == nil: // a Store that lost the error
+		return &FetchError{URL: e.Origin + "/robots.txt", StatusCode: e.StatusCode}
+	}
+	return e.Err
+}
 
 // Peek returns the cached entry for the origin of u without fetching.
-func (c *Cache) Peek(u *url.URL) (Entry, bool) { panic("unimplemented") }
+// ok is false when the origin is not cached, u has no origin or the Store
+// cannot be read.
+func (c *Cache) Peek(u *url.URL) (Entry, bool) {
+	c.init()
+	origin, err := Origin(u)
+	if err != nil {
+		return Entry{}, false
+	}
+	rec, ok, err := c.store.Load(context.Background(), origin)
+	if err != nil || !ok {
+		return Entry{}, false
+	}
+	e, _ := c.entry(origin, rec, c.now())
+	return e, true
+}
+
+// entry turns a record into the entry in force at now. verdict reports
+// whether its policy is a verdict about the site rather than the
+// disallow-all of an unreachable site.
+func (c *Cache) entry(origin string, rec Record, now time.Time) (e Entry, verdict bool) {
+	e = Entry{
+		Origin:     origin,
+		State:      rec.State,
+		StatusCode: rec.StatusCode,
+		FetchedAt:  rec.FetchedAt,
+		Expires:    rec.Expires,
+		RetryAt:    rec.RetryAt,
+	}
+	if rec.Err != nil {
+		e.Err = rec.Err
+	}
+	switch {
+	case rec.State == StateParsed || rec.State == StateUnavailable:
+		e.Robots = c.good(rec) // the copy just fetched
+	case rec.State != StateUnreachable:
+		// Not a state this package writes: a damaged record fails closed.
+	case rec.GoodState != 0:
+		// ROBOTS.md §3: the cached copy is kept longer when refreshing
+		// fails.
+		e.Robots = c.good(rec)
+		e.Stale = e.Robots != nil
+	case now.Sub(rec.FailingSince) > unreachableLimit:
+		// RFC 9309 §2.3.1.4: unreachable for more than 30 days and no
+		// cached copy: the crawler MAY treat robots.txt as unavailable.
+		e.Robots = c.allowAll
+	}
+	if e.Robots == nil {
+		// RFC 9309 §2.3.1.4: the crawler MUST assume complete disallow.
+		e.Robots = c.denyAll
+		return e, false
+	}
+	return e, true
+}
+
+// good returns the policy of a record's last good copy, or nil if the
+// record has none.
+func (c *Cache) good(rec Record) *Robots {
+	switch {
+	case rec.GoodState == StateUnavailable:
+		return c.allowAll
+	case rec.GoodState != StateParsed:
+		return nil
+	case rec.Robots != nil:
+		return rec.Robots
+	default:
+		return Parse(rec.Body)
+	}
+}
+
+// start returns the fetch in progress for origin, starting one if there is
+// none. The fetch runs on a context that no caller can cancel, bounded by
+// the Cache's Timeout.
+func (c *Cache) start(ctx context.Context, origin string) *flight {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.flights[origin]; ok {
+		return f
+	}
+	if c.flights == nil {
+		c.flights = make(map[string]*flight)
+	}
+	f := &flight{done: make(chan struct{})}
+	c.flights[origin] = f
+	c.running.Add(1)
+	go c.run(context.WithoutCancel(ctx), origin, f)
+	return f
+}
+
+// run performs a flight: it fetches robots.txt, stores the new record and
+// wakes the waiters.
+func (c *Cache) run(ctx context.Context, origin string, f *flight) {
+	defer c.running.Done()
+	old, ok, err := c.store.Load(ctx, origin)
+	if err != nil {
+		old, ok = Record{}, false
+	}
+	if ok && c.now().Before(old.Expires) {
+		// A flight that ended after our caller's look-up has just
+		// stored this record; it is fresh, so it is not fetched again.
+		f.rec = old
+	} else {
+		fctx, cancel := context.WithTimeout(ctx, orDefault(c.Timeout, 30*time.Second))
+		o := fetch(fctx, c.client, origin, c.UserAgent, c.now)
+		cancel()
+		f.rec = c.update(old, ok, o, c.now())
+		_ = c.store.Save(ctx, origin, f.rec) // documented on Store.Save
+	}
+	c.mu.Lock()
+	delete(c.flights, origin)
+	c.mu.Unlock()
+	close(f.done)
+}
+
+// update returns the record that follows old (present if ok) after a fetch
+// that ended at now with outcome o.
+func (c *Cache) update(old Record, ok bool, o outcome, now time.Time) Record {
+	rec := Record{State: o.state, StatusCode: o.status, FetchedAt: now, Err: o.err}
+	switch o.state {
+	case StateParsed:
+		rec.GoodState, rec.Body, rec.Robots = StateParsed, o.body, Parse(o.body)
+		rec.Expires = now.Add(c.lifetime(o))
+	case StateUnavailable:
+		rec.GoodState = StateUnavailable
+		rec.Expires = now.Add(c.lifetime(o))
+	default: // StateUnreachable
+		if ok {
+			rec.GoodState, rec.Body, rec.Robots = old.GoodState, old.Body, old.Robots
+		}
+		rec.Failures, rec.FailingSince = 1, now
+		if ok && old.State == StateUnreachable {
+			rec.Failures, rec.FailingSince = old.Failures+1, old.FailingSince
+		}
+		rec.RetryAt = now.Add(c.backoff(rec.Failures, o))
+		rec.Expires = rec.RetryAt
+	}
+	return rec
+}
+
+// lifetime returns how long a verdict is used before robots.txt is fetched
+// again.
+//
+// RFC 9309 §2.4: crawlers MAY use cache control and SHOULD NOT use a
+// cached copy for more than 24 hours; ROBOTS.md §3: max-age may lengthen or
+// shorten the cache time.
+func (c *Cache) lifetime(o outcome) time.Duration {
+	ttl := orDefault(c.TTL, maxTTL)
+	if !o.hasMaxAge {
+		return ttl
+	}
+	return min(max(o.maxAge, min(minTTL, ttl)), max(ttl, maxTTL))
+}
+
+// backoff returns the wait before robots.txt is tried again after the n-th
+// consecutive failure.
+//
+// Google: robots.txt is retried until a non-server-error status arrives; a
+// 503 results in fairly frequent retrying. A Retry-After header (RFC 9110
+// §10.2.3) is honoured, within [RetryMin, 24h].
+func (c *Cache) backoff(n int, o outcome) time.Duration {
+	lo := orDefault(c.RetryMin, time.Minute)
+	hi := max(orDefault(c.RetryMax, time.Hour), lo)
+	if o.hasRetry {
+		return min(max(o.retryAfter, lo), max(maxRetryAfter, lo))
+	}
+	d := lo
+	for i := 1; i < n && d < hi; i++ {
+		d *= 2
+	}
+	return min(d, hi)
+}
 
 // A FetchError records a failed robots.txt fetch.
 type FetchError struct {
@@ -61,5 +426,18 @@ type FetchError struct {
 	Err        error  // the underlying error, if any
 }
 
-func (e *FetchError) Error() string { panic("unimplemented") }
+func (e *FetchError) Error() string {
+	s := "policy: robots.txt " + e.URL
+	if e.StatusCode != 0 {
+		s += ": " + fmt.Sprint(e.StatusCode)
+		if t := http.StatusText(e.StatusCode); t != "" {
+			s += " " + t
+		}
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
 func (e *FetchError) Unwrap() error { return e.Err }

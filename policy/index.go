@@ -47,8 +47,9 @@ func key8(s string) uint64 {
 
 // A rule is one compiled Allow or Disallow pattern.
 type rule struct {
-	pattern string // normalised (RFC 9309 §2.2.2); len(pattern) is the priority
+	pattern string // normalised for matching (see compilePattern)
 	raw     string // as written in the file
+	prio    int32  // priority: the longer, the more specific
 	plen    int32  // length of the literal prefix of pattern
 	line    int32
 	allow   bool
@@ -100,7 +101,7 @@ func newIndex(rules []rule) index {
 		// RFC 9309 §2.2.2: the longest match wins, allow on a tie.
 		// Google-specific: length counts octets of the normalised pattern,
 		// '*' and '$' included.
-		if c := cmp.Compare(len(b.pattern), len(a.pattern)); c != 0 {
+		if c := cmp.Compare(b.prio, a.prio); c != 0 {
 			return c
 		}
 		if a.allow != b.allow {
@@ -168,8 +169,7 @@ func (x *index) lookup(target string) *rule {
 		tail := target[len(x.prefixes[i]):]
 		for j := x.start[i]; j < x.start[i+1]; j++ {
 			r := &x.rules[j]
-			if best != nil && (len(r.pattern) < len(best.pattern) ||
-				len(r.pattern) == len(best.pattern) && (best.allow || !r.allow)) {
+			if best != nil && (r.prio < best.prio || r.prio == best.prio && (best.allow || !r.allow)) {
 				break // neither this rule nor any later one of the prefix can win
 			}
 			if need := &x.needs[j]; *need != (octetSet{}) {

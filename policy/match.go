@@ -8,29 +8,41 @@ import (
 // mustEscape reports whether octet c may not stand unescaped in a URI and is
 // therefore percent-encoded before matching (RFC 9309 §2.2.2, RFC 3986 §2):
 // controls, space, DEL, every non-ASCII byte and "<>\^`{|}.
-func mustEscape(c byte) bool { return octetClass[c] == classEscape }
+func mustEscape(c byte) bool { return patternOctets[c] == classEscape }
 
 // Octet classes for normalisation.
 const (
 	classPlain  = iota // stands as it is
-	classEscape        // must be percent-encoded
+	classEscape        // is percent-encoded
 	classPct           // '%': starts an escape
 )
 
-// octetClass classifies every octet for appendNormal and normal. It is a
-// read-only table, filled once at package initialisation.
-var octetClass = func() (t [256]uint8) {
-	for c := range t {
+// An octetTable classifies every octet for normal and appendNormal.
+type octetTable [256]uint8
+
+// patternOctets classifies the octets of rule patterns, targetOctets those
+// of URLs. They differ in '*' and '$': RFC 9309 §2.2.3 has crawlers that
+// match these characters verbatim in a URI compare them percent-encoded, so
+// the pattern "/foo-%24" matches the URI "/foo-$", while in a pattern they
+// are wildcards. Both tables are read-only, filled once at package
+// initialisation.
+var patternOctets, targetOctets = octetTables()
+
+func octetTables() (pattern, target octetTable) {
+	for c := range pattern {
 		if c <= ' ' || c >= 0x7F {
-			t[c] = classEscape
+			pattern[c] = classEscape
 		}
 	}
 	for _, c := range "\"<>\\^`{|}" {
-		t[c] = classEscape
+		pattern[c] = classEscape
 	}
-	t['%'] = classPct
-	return t
-}()
+	pattern['%'] = classPct
+	target = pattern
+	target['*'] = classEscape
+	target['$'] = classEscape
+	return pattern, target
+}
 
 // isUnreserved reports whether c is an RFC 3986 §2.3 unreserved character,
 // whose percent-encoded form is equivalent to the character itself.
@@ -54,9 +66,9 @@ func unhex(c byte) (byte, bool) {
 const upperHex = "0123456789ABCDEF"
 
 // normal reports whether s is already in the form appendNormal produces.
-func normal(s string) bool {
+func normal(s string, t *octetTable) bool {
 	for i := 0; i < len(s); i++ {
-		if octetClass[s[i]] != classPlain {
+		if t[s[i]] != classPlain {
 			return false
 		}
 	}
@@ -70,9 +82,9 @@ func normal(s string) bool {
 // escaped, so "/a%2Fb" and "/a/b" remain different. A '%' that does not
 // start a valid escape is itself encoded as "%25".
 //
-// '*' and '$' are ordinary URI characters and pass through unchanged; only
-// the matcher gives them a meaning, and only in patterns.
-func appendNormal(dst []byte, s string) []byte {
+// t says which octets are encoded: patternOctets keeps '*' and '$' for the
+// matcher, targetOctets encodes them.
+func appendNormal(dst []byte, s string, t *octetTable) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -93,7 +105,7 @@ func appendNormal(dst []byte, s string) []byte {
 				dst = append(dst, '%', upperHex[hi], upperHex[lo])
 			}
 			i += 2
-		case mustEscape(c):
+		case t[c] == classEscape:
 			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
 		default:
 			dst = append(dst, c)
@@ -104,8 +116,8 @@ func appendNormal(dst []byte, s string) []byte {
 
 // appendTarget appends the part of u that rules are matched against: the
 // escaped path (or "/" when empty), then '?' and the raw query when u has
-// one, both normalised by appendNormal. The fragment is ignored and the query
-// keeps its wire order (ROBOTS.md §12).
+// one, both normalised by appendNormal, '*' and '$' encoded. The fragment is
+// ignored and the query keeps its wire order (ROBOTS.md §12).
 func appendTarget(dst []byte, u *url.URL) []byte {
 	p := u.Opaque
 	if p == "" {
@@ -114,17 +126,17 @@ func appendTarget(dst []byte, u *url.URL) []byte {
 	if p == "" || p[0] != '/' {
 		dst = append(dst, '/')
 	}
-	if normal(p) {
+	if normal(p, &targetOctets) {
 		dst = append(dst, p...)
 	} else {
-		dst = appendNormal(dst, p)
+		dst = appendNormal(dst, p, &targetOctets)
 	}
 	if u.RawQuery != "" || u.ForceQuery {
 		dst = append(dst, '?')
-		if normal(u.RawQuery) {
+		if normal(u.RawQuery, &targetOctets) {
 			dst = append(dst, u.RawQuery...)
 		} else {
-			dst = appendNormal(dst, u.RawQuery)
+			dst = appendNormal(dst, u.RawQuery, &targetOctets)
 		}
 	}
 	return dst

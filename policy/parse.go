@@ -30,6 +30,7 @@ type lineInfo struct {
 	typo         bool // the key is one of the accepted misspellings
 	missingColon bool // whitespace served as the key/value separator
 	tooLong      bool // the line was cut at maxLineLen
+	hashGlued    bool // a comment's '#' directly follows text, as in "/a#b"
 	// key is the trimmed key as written, pointing into the body; nil for
 	// lines reported to handler.invalid. The linter names it in messages.
 	key []byte
@@ -142,6 +143,7 @@ func parseLine(num int, line []byte, h handler) {
 		if c == '#' || c == 0 {
 			// RFC 9309 §2.2: comments run to the end of the line.
 			// Google-specific: so does a NUL byte (a line is a C string).
+			ln.hashGlued = c == '#' && i > 0 && !isSpace(line[i-1])
 			line = line[:i]
 			break
 		}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"math"
 	"net/url"
 	"slices"
@@ -314,21 +315,21 @@ func parseCleanParam(value []byte) (CleanParam, bool) {
 // compile turns the group's pending rules into its lookup index.
 func (g *group) compile() {
 	rules := make([]rule, 0, len(g.pending))
-	var extra []byte // normalised patterns that differ from the text
 	for _, pr := range g.pending {
 		raw := g.text[pr.off : pr.off+pr.len]
-		pattern := raw
-		if !normal(raw) {
-			start := len(extra)
-			extra = appendNormal(extra, raw)
-			pattern = string(extra[start:])
+		pattern := compilePattern(raw)
+		// Google-specific: priority is the octet length of the pattern
+		// normalised as RFC 9309 §2.2.2 says, '*' and '$' included.
+		prio := len(raw)
+		if !normal(raw, &patternOctets) {
+			prio = len(appendNormal(nil, raw, &patternOctets))
 		}
-		rules = append(rules, newRule(pattern, raw, pr))
+		rules = append(rules, newRule(pattern, raw, prio, pr))
 		if pr.allow {
 			// Google-specific: "Allow: /a/index.htm(l)" also allows "/a/", as
 			// if the rule "/a/$" were written on the same line.
 			if s := strings.LastIndexByte(pattern, '/'); s >= 0 && strings.HasPrefix(pattern[s:], "/index.htm") {
-				rules = append(rules, newRule(pattern[:s+1]+"$", raw, pr))
+				rules = append(rules, newRule(pattern[:s+1]+"$", raw, s+2, pr))
 			}
 		}
 	}
@@ -336,8 +337,29 @@ func (g *group) compile() {
 	g.pending = nil
 }
 
-func newRule(pattern, raw string, pr pendingRule) rule {
-	r := rule{pattern: pattern, raw: raw, plen: int32(literalPrefix(pattern)), line: pr.line, allow: pr.allow}
+// compilePattern normalises a rule path for matching (RFC 9309 §2.2.2) and
+// encodes every '$' but a final one, which alone anchors the end
+// (RFC 9309 §2.2.3); targets carry '$' encoded too.
+func compilePattern(raw string) string {
+	if normal(raw, &targetOctets) {
+		return raw // no '%', '*', '$' or octet to encode
+	}
+	b := appendNormal(make([]byte, 0, len(raw)+8), raw, &patternOctets)
+	end := len(b) > 0 && b[len(b)-1] == '$'
+	if end {
+		b = b[:len(b)-1]
+	}
+	if bytes.IndexByte(b, '$') >= 0 {
+		b = bytes.ReplaceAll(b, []byte("$"), []byte("%24"))
+	}
+	if end {
+		b = append(b, '$')
+	}
+	return string(b)
+}
+
+func newRule(pattern, raw string, prio int, pr pendingRule) rule {
+	r := rule{pattern: pattern, raw: raw, prio: int32(prio), plen: int32(literalPrefix(pattern)), line: pr.line, allow: pr.allow}
 	if rest := pattern[r.plen:]; strings.IndexByte(rest, '*') >= 0 {
 		r.need = octetsOf(strings.TrimSuffix(rest, "$"))
 		r.need[0] &^= 1 << '*' // '*' is not required of the target

@@ -1,0 +1,83 @@
+package policy
+
+import (
+	"net/url"
+	"path/filepath"
+	"testing"
+)
+
+// benchRobots is a real file (github.com, from the golden corpus) with many
+// wildcard rules, and benchURLs typical URLs to ask of it.
+func benchRobots(tb testing.TB) (*Robots, []*url.URL) {
+	robots, _ := goldenSections(tb, filepath.Join("testdata", "corpus-github.com.txtar"))
+	r := Parse(robots)
+	var urls []*url.URL
+	for _, s := range []string{
+		"https://github.com/",
+		"https://github.com/golang/go",
+		"https://github.com/golang/go/pulse",
+		"https://github.com/golang/go/blob/master/src/net/url/url.go",
+		"https://github.com/golang/go/issues/123?q=is%3Aopen",
+		"https://github.com/golang?tab=achievements&achievement=pull-shark",
+		"https://github.com/golang/go/commits/master?author=rsc",
+		"https://github.com/search/advanced",
+	} {
+		u, err := url.Parse(s)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		urls = append(urls, u)
+	}
+	return r, urls
+}
+
+// TestAllowedAllocs checks the documented promise that Allowed does not
+// allocate for ordinary targets.
+func TestAllowedAllocs(t *testing.T) {
+	r, urls := benchRobots(t)
+	for _, u := range urls {
+		if n := testing.AllocsPerRun(100, func() { r.Allowed("Googlebot", u) }); n != 0 {
+			t.Errorf("Allowed(%q, %q) allocates %v times, want 0", "Googlebot", u, n)
+		}
+	}
+}
+
+// BenchmarkAllowed measures one decision against a parsed, warm file.
+func BenchmarkAllowed(b *testing.B) {
+	r, urls := benchRobots(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.Allowed("Googlebot", urls[i%len(urls)])
+	}
+}
+
+// BenchmarkParse parses the whole real-world corpus once per iteration.
+func BenchmarkParse(b *testing.B) {
+	_, bodies := corpusFiles(b)
+	total := 0
+	for _, body := range bodies {
+		total += len(body)
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, body := range bodies {
+			Parse(body)
+		}
+	}
+}
+
+// BenchmarkWorstCase is google-matcher.md's worst case: 300 rules of 41 '*'
+// each against a 2 KB path (about 0.1 s per check in Google's matcher).
+func BenchmarkWorstCase(b *testing.B) {
+	body, path := worstCaseRobots()
+	r := Parse([]byte(body))
+	u := &url.URL{Path: path}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.Allowed("x", u)
+	}
+}

@@ -1,0 +1,234 @@
+package policy
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxRedirects is the number of redirects followed for robots.txt.
+// RFC 9309 §2.3.1.2: crawlers SHOULD follow at least five consecutive
+// redirects; Google follows five and then treats robots.txt as a 404.
+const maxRedirects = 5
+
+// ErrTooManyRedirects is the Err of the [FetchError] recorded when
+// robots.txt redirected more than 5 times or in a loop. That outcome is
+// [StateUnavailable]: RFC 9309 §2.3.1.2 and Google treat it as a 404.
+var ErrTooManyRedirects = errors.New("policy: robots.txt redirected more than 5 times or in a loop")
+
+// errContentEncoding is the Err of a fetch whose body came in an encoding
+// that was not asked for and cannot be read.
+var errContentEncoding = errors.New("policy: unsupported Content-Encoding")
+
+// An outcome is what one robots.txt fetch found.
+type outcome struct {
+	state  State
+	status int    // 0 if no response arrived
+	body   []byte // for StateParsed: the first MaxSize bytes
+	err    *FetchError
+
+	maxAge     time.Duration // Cache-Control max-age; see hasMaxAge
+	hasMaxAge  bool          // max-age, no-store or no-cache was sent
+	retryAfter time.Duration // Retry-After relative to the fetch's end
+	hasRetry   bool          // Retry-After was sent and valid
+}
+
+// fetchClient returns the client robots.txt is fetched with: a shallow copy
+// of base (or of a new client when base is nil), so that its transport,
+// proxy and timeout apply, without its cookie jar (robots.txt is fetched
+// without cookies) and with the redirect rule of RFC 9309 §2.3.1.2 in
+// place of its own CheckRedirect. base itself is not changed.
+func fetchClient(base *http.Client) *http.Client {
+	var c http.Client
+	if base != nil {
+		c = *base
+	}
+	c.Jar = nil
+	c.CheckRedirect = checkRedirect
+	return &c
+}
+
+// checkRedirect allows at most maxRedirects hops, to any host, and stops a
+// loop at once. The rules then still apply to the origin that was asked
+// (RFC 9309 §2.3.1.2).
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > maxRedirects {
+		return ErrTooManyRedirects
+	}
+	next := req.URL.String()
+	for _, r := range via {
+		if r.URL.String() == next {
+			return ErrTooManyRedirects
+		}
+	}
+	return nil
+}
+
+// fetch fetches origin + "/robots.txt" with client and classifies the
+// result. ctx bounds the whole fetch, body included. now is the clock that
+// an HTTP-date Retry-After is measured against.
+func fetch(ctx context.Context, client *http.Client, origin, userAgent string, now func() time.Time) outcome {
+	target := origin + "/robots.txt"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return outcome{state: StateUnreachable, err: &FetchError{URL: target, Err: err}}
+	}
+	if userAgent != "" {
+		req.Header.Set("User-Agent", userAgent)
+	}
+	resp, err := client.Do(req)
+	if resp != nil {
+		// With a CheckRedirect error the body is already closed.
+		defer resp.Body.Close()
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // the URL is in the FetchError already
+	}
+	var o outcome
+	if resp != nil {
+		o.status = resp.StatusCode
+		o.maxAge, o.hasMaxAge = maxAge(resp.Header)
+	}
+	fail := func(err error) outcome {
+		o.state = StateUnreachable
+		o.err = &FetchError{URL: target, StatusCode: o.status, Err: err}
+		if resp != nil {
+			o.retryAfter, o.hasRetry = retryAfter(resp.Header.Get("Retry-After"), now())
+		}
+		return o
+	}
+
+	// The one place where HTTP outcomes become robots.txt states.
+	switch code := o.status; {
+	case errors.Is(err, ErrTooManyRedirects):
+		// RFC 9309 §2.3.1.2: past five redirects (or in a loop) the
+		// crawler MAY assume robots.txt is unavailable; Google treats it
+		// as a 404.
+		o.state = StateUnavailable
+		o.err = &FetchError{URL: target, StatusCode: code, Err: ErrTooManyRedirects}
+		return o
+	case err != nil:
+		// RFC 9309 §2.3.1.4: a network error (DNS, connection refused or
+		// reset, TLS, timeout) makes robots.txt unreachable.
+		return fail(err)
+	case 200 <= code && code < 300:
+		// RFC 9309 §2.3.1.1: a successful response; its body is parsed.
+		body, err := readBody(resp)
+		if err != nil {
+			// Google: interrupted connections and chunking errors are
+			// handled as server errors (RFC 9309 §2.3.1.4).
+			return fail(err)
+		}
+		o.state, o.body = StateParsed, body
+		return o
+	case 300 <= code && code < 400:
+		// RFC 9309 §2.3.1.2: a redirect that cannot be followed (no
+		// Location, 304 and the like) is treated like too many redirects.
+		o.state = StateUnavailable
+		return o
+	case code == http.StatusTooManyRequests:
+		// ROBOTS.md §12, Google: 429 is a server error, not a 4xx.
+		return fail(nil)
+	case 400 <= code && code < 500:
+		// RFC 9309 §2.3.1.3: robots.txt is unavailable (401 and 403
+		// included); the crawler may access any resource.
+		o.state = StateUnavailable
+		return o
+	case 500 <= code && code < 600:
+		// RFC 9309 §2.3.1.4: a server error makes robots.txt unreachable;
+		// the crawler MUST assume complete disallow.
+		return fail(nil)
+	default:
+		// Google: an invalid response is handled as a server error.
+		return fail(nil)
+	}
+}
+
+// readBody reads at most MaxSize bytes of the body; the rest is never read
+// (RFC 9309 §2.5). A body cut short by the server is an error
+// (io.ErrUnexpectedEOF), but one that is longer than MaxSize is not.
+func readBody(resp *http.Response) ([]byte, error) {
+	var r io.Reader = resp.Body
+	// The transport decodes gzip that it asked for itself and then removes
+	// the header; a body that still says gzip came through a transport
+	// that did not (DisableCompression, or a custom RoundTripper).
+	switch enc := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); enc {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			return nil, err
+		}
+		defer zr.Close()
+		r = zr
+	default:
+		return nil, errContentEncoding
+	}
+	body, err := io.ReadAll(io.LimitReader(r, MaxSize))
+	if err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// maxAge returns the lifetime that a response's Cache-Control header gives:
+// the smallest max-age, or 0 for no-store and no-cache. ok is false when the
+// header sets none of these.
+//
+// RFC 9309 §2.4: crawlers MAY use the cache control of RFC 9111.
+func maxAge(h http.Header) (d time.Duration, ok bool) {
+	for _, line := range h.Values("Cache-Control") {
+		for _, dir := range strings.Split(line, ",") {
+			name, value, _ := strings.Cut(strings.TrimSpace(dir), "=")
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "no-store", "no-cache":
+				d, ok = 0, true
+			case "max-age":
+				v := strings.Trim(strings.TrimSpace(value), `"`)
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil || n < 0 {
+					continue
+				}
+				if n > int64(maxDuration/time.Second) {
+					n = int64(maxDuration / time.Second)
+				}
+				if s := time.Duration(n) * time.Second; !ok || s < d {
+					d, ok = s, true
+				}
+			}
+		}
+	}
+	return d, ok
+}
+
+const maxDuration = time.Duration(1<<63 - 1)
+
+// retryAfter parses a Retry-After value, delta-seconds or an HTTP-date
+// (RFC 9110 §10.2.3), into a delay from now. A date in the past gives 0.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, false
+		}
+		if n > int64(maxDuration/time.Second) {
+			return maxDuration, true
+		}
+		return time.Duration(n) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	return max(t.Sub(now), 0), true
+}

@@ -1,0 +1,443 @@
+package policy
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestFetchStatus: one row per status of RFC 9309 §2.3.1 and ROBOTS.md §2.
+func TestFetchStatus(t *testing.T) {
+	tests := []struct {
+		name      string
+		status    int
+		body      string
+		state     State
+		private   bool // /private allowed
+		public    bool // /public allowed
+		wantError bool // Get returns a *FetchError
+	}{
+		// RFC 9309 §2.3.1.1: 2xx is parsed.
+		{"200", 200, testRules, StateParsed, false, true, false},
+		{"204", 204, "", StateParsed, true, true, false},
+		{"200 HTML", 200, "<!DOCTYPE html><html><body>Disallow: /private</body></html>", StateParsed, true, true, false},
+		// RFC 9309 §2.3.1.3: 4xx other than 429 allows all.
+		{"400", 400, testRules, StateUnavailable, true, true, false},
+		{"401", 401, testRules, StateUnavailable, true, true, false},
+		{"403", 403, testRules, StateUnavailable, true, true, false},
+		{"404", 404, testRules, StateUnavailable, true, true, false},
+		{"410", 410, testRules, StateUnavailable, true, true, false},
+		// ROBOTS.md §12: 429 is a server error; RFC 9309 §2.3.1.4: 5xx
+		// disallows all.
+		{"429", 429, testRules, StateUnreachable, false, false, true},
+		{"500", 500, testRules, StateUnreachable, false, false, true},
+		{"502", 502, testRules, StateUnreachable, false, false, true},
+		{"503", 503, testRules, StateUnreachable, false, false, true},
+		// A redirect status that cannot be followed is treated as 404.
+		{"304", 304, "", StateUnavailable, true, true, false},
+		{"302 without Location", 302, "", StateUnavailable, true, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, n := robotsServer(t, serve(tt.status, tt.body))
+			clock := newFakeClock()
+			c := newCache(t, clock)
+			e, err := c.Get(context.Background(), urlOf(t, srv.URL+"/page"))
+			var fe *FetchError
+			if got := errors.As(err, &fe); got != tt.wantError {
+				t.Fatalf("Get = %v, want a *FetchError: %v", err, tt.wantError)
+			}
+			if fe != nil && (fe.StatusCode != tt.status || fe.URL != srv.URL+"/robots.txt") {
+				t.Errorf("FetchError = {%q, %d}, want {%q, %d}", fe.URL, fe.StatusCode, srv.URL+"/robots.txt", tt.status)
+			}
+			if e.State != tt.state || e.StatusCode != tt.status {
+				t.Errorf("Get: state %v, status %d; want %v, %d", e.State, e.StatusCode, tt.state, tt.status)
+			}
+			if got := allowed(t, e, "/private"); got != tt.private {
+				t.Errorf("Allowed(TestBot, /private) = %v, want %v", got, tt.private)
+			}
+			if got := allowed(t, e, "/public"); got != tt.public {
+				t.Errorf("Allowed(TestBot, /public) = %v, want %v", got, tt.public)
+			}
+			if !allowed(t, e, "/robots.txt") {
+				t.Errorf("Allowed(TestBot, /robots.txt) = false, want true")
+			}
+			if !e.FetchedAt.Equal(clock.Now()) || e.Origin != srv.URL {
+				t.Errorf("Get: FetchedAt %v, Origin %q; want %v, %q", e.FetchedAt, e.Origin, clock.Now(), srv.URL)
+			}
+			if tt.wantError {
+				if !e.RetryAt.Equal(clock.Now().Add(time.Minute)) || !e.Expires.Equal(e.RetryAt) {
+					t.Errorf("Get: RetryAt %v, Expires %v; want now+1m for both", e.RetryAt, e.Expires)
+				}
+			} else if !e.Expires.Equal(clock.Now().Add(24*time.Hour)) || !e.RetryAt.IsZero() {
+				t.Errorf("Get: Expires %v, RetryAt %v; want now+24h, zero", e.Expires, e.RetryAt)
+			}
+			// Until RetryAt or Expires, the entry is served from the cache.
+			clock.Advance(59 * time.Second)
+			if e2, err2 := c.Get(context.Background(), urlOf(t, srv.URL+"/other")); e2.State != e.State || (err2 != nil) != tt.wantError {
+				t.Errorf("second Get = %v, state %v; want the cached entry", err2, e2.State)
+			}
+			if n.Load() != 1 {
+				t.Errorf("robots.txt fetches = %d, want 1", n.Load())
+			}
+		})
+	}
+}
+
+// TestFetchRetrySchedule: RFC 9309 §2.3.1.4, Google: an unreachable
+// robots.txt is retried, after 1 min doubling to 1 h, or when Retry-After
+// says (clamped to [RetryMin, 24h]).
+func TestFetchRetrySchedule(t *testing.T) {
+	for _, status := range []int{429, 500, 503} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			srv, n := robotsServer(t, serve(status, ""))
+			clock := newFakeClock()
+			c := newCache(t, clock)
+			u := urlOf(t, srv.URL+"/")
+			want := []time.Duration{1, 2, 4, 8, 16, 32, 60, 60}
+			for i, w := range want {
+				e, err := c.Get(context.Background(), u)
+				var fe *FetchError
+				if !errors.As(err, &fe) || fe.StatusCode != status || allowed(t, e, "/public") {
+					t.Fatalf("fetch %d: Get = %v, /public allowed %v; want a %d *FetchError, false", i+1, err, allowed(t, e, "/public"), status)
+				}
+				if got := e.RetryAt.Sub(clock.Now()); got != w*time.Minute {
+					t.Errorf("fetch %d: RetryAt - now = %v, want %v", i+1, got, w*time.Minute)
+				}
+				if got := n.Load(); got != int64(i+1) {
+					t.Fatalf("fetch %d: robots.txt fetches = %d", i+1, got)
+				}
+				clock.Set(e.RetryAt)
+			}
+		})
+	}
+	t.Run("configured", func(t *testing.T) {
+		srv, _ := robotsServer(t, serve(503, ""))
+		clock := newFakeClock()
+		c := newCache(t, clock)
+		c.RetryMin, c.RetryMax = time.Second, 3*time.Second
+		u := urlOf(t, srv.URL+"/")
+		for i, w := range []time.Duration{1, 2, 3, 3} {
+			e, _ := c.Get(context.Background(), u)
+			if got := e.RetryAt.Sub(clock.Now()); got != w*time.Second {
+				t.Errorf("fetch %d: RetryAt - now = %v, want %v", i+1, got, w*time.Second)
+			}
+			clock.Set(e.RetryAt)
+		}
+	})
+}
+
+func TestFetchRetryAfter(t *testing.T) {
+	clock := newFakeClock()
+	tests := []struct {
+		name, header string
+		want         time.Duration
+	}{
+		{"seconds", "120", 2 * time.Minute},
+		{"date", clock.Now().Add(3 * time.Hour).Format(http.TimeFormat), 3 * time.Hour},
+		{"below RetryMin", "5", time.Minute},
+		{"past date", clock.Now().Add(-time.Hour).Format(http.TimeFormat), time.Minute},
+		{"above 24h", "999999", 24 * time.Hour},
+		{"invalid", "soon", time.Minute},
+	}
+	for _, status := range []int{429, 503} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprint(status, " ", tt.name), func(t *testing.T) {
+				srv, _ := robotsServer(t, serve(status, "", "Retry-After", tt.header))
+				c := newCache(t, clock)
+				e, err := c.Get(context.Background(), urlOf(t, srv.URL+"/"))
+				if err == nil || e.State != StateUnreachable {
+					t.Fatalf("Get = %v, state %v; want an error, unreachable", err, e.State)
+				}
+				if got := e.RetryAt.Sub(clock.Now()); got != tt.want {
+					t.Errorf("Retry-After %q: RetryAt - now = %v, want %v", tt.header, got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// TestFetchRedirectAcrossHosts: RFC 9309 §2.3.1.2: redirects are followed
+// across authorities, and the rules apply to the origin that was asked.
+func TestFetchRedirectAcrossHosts(t *testing.T) {
+	target, nTarget := robotsServer(t, serve(200, testRules))
+	srv, n := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+"/robots.txt", http.StatusMovedPermanently)
+	})
+	c := newCache(t, newFakeClock())
+	e, err := c.Get(context.Background(), urlOf(t, srv.URL+"/x"))
+	if err != nil || e.State != StateParsed || e.StatusCode != 200 || allowed(t, e, "/private") {
+		t.Fatalf("Get = %v, state %v, status %d, /private allowed %v; want nil, parsed, 200, false",
+			err, e.State, e.StatusCode, allowed(t, e, "/private"))
+	}
+	if e.Origin != srv.URL {
+		t.Errorf("Entry.Origin = %q, want %q", e.Origin, srv.URL)
+	}
+	if _, ok := c.Peek(urlOf(t, target.URL+"/")); ok {
+		t.Errorf("Peek(redirect target) ok = true, want false")
+	}
+	if n.Load() != 1 || nTarget.Load() != 1 {
+		t.Errorf("fetches = %d and %d, want 1 and 1", n.Load(), nTarget.Load())
+	}
+}
+
+// TestFetchRedirectHops: RFC 9309 §2.3.1.2, Google: 5 hops are followed;
+// more, or a loop, is treated as 404.
+func TestFetchRedirectHops(t *testing.T) {
+	hopServer := func(t *testing.T, hops int) string {
+		srv, _ := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+			i := 0
+			if r.URL.Path != "/robots.txt" {
+				fmt.Sscanf(r.URL.Path, "/hop%d", &i)
+			}
+			if i < hops {
+				http.Redirect(w, r, fmt.Sprintf("/hop%d", i+1), http.StatusFound)
+				return
+			}
+			fmt.Fprint(w, testRules)
+		})
+		return srv.URL
+	}
+	loop, _ := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.Redirect(w, r, "/elsewhere", http.StatusMovedPermanently)
+			return
+		}
+		http.Redirect(w, r, "/robots.txt", http.StatusTemporaryRedirect)
+	})
+	tests := []struct {
+		name    string
+		base    string
+		state   State
+		private bool
+	}{
+		{"1 hop", hopServer(t, 1), StateParsed, false},
+		{"5 hops", hopServer(t, 5), StateParsed, false},
+		{"6 hops", hopServer(t, 6), StateUnavailable, true},
+		{"loop", loop.URL, StateUnavailable, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCache(t, newFakeClock())
+			e, err := c.Get(context.Background(), urlOf(t, tt.base+"/"))
+			if err != nil || e.State != tt.state || allowed(t, e, "/private") != tt.private {
+				t.Errorf("Get = %v, state %v, /private allowed %v; want nil, %v, %v",
+					err, e.State, allowed(t, e, "/private"), tt.state, tt.private)
+			}
+			if tt.state == StateUnavailable && !errors.Is(e.Err, ErrTooManyRedirects) {
+				t.Errorf("Entry.Err = %v, want ErrTooManyRedirects", e.Err)
+			}
+		})
+	}
+}
+
+// TestFetchNetworkErrors: RFC 9309 §2.3.1.4, Google: network errors,
+// timeouts and bodies cut short make robots.txt unreachable.
+func TestFetchNetworkErrors(t *testing.T) {
+	refused, _ := robotsServer(t, serve(200, testRules))
+	refused.Close()
+
+	silent, _ := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // never answers
+	})
+
+	cut, _ := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n%s", testRules)
+		buf.Flush()
+	})
+
+	chunked, _ := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\nzz\r\n", len(testRules), testRules)
+		buf.Flush()
+	})
+
+	badGzip, _ := robotsServer(t, serve(200, "not gzip", "Content-Encoding", "gzip"))
+
+	tests := []struct {
+		name   string
+		base   string
+		status int
+		check  func(error) bool
+	}{
+		{"connection refused", refused.URL, 0, func(err error) bool {
+			var op *net.OpError
+			return errors.As(err, &op)
+		}},
+		{"timeout", silent.URL, 0, func(err error) bool { return errors.Is(err, context.DeadlineExceeded) }},
+		{"body cut", cut.URL, 200, func(err error) bool { return errors.Is(err, io.ErrUnexpectedEOF) }},
+		{"chunking error", chunked.URL, 200, func(err error) bool { return err != nil }},
+		{"bad gzip", badGzip.URL, 200, func(err error) bool { return err != nil }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := newFakeClock()
+			c := newCache(t, clock)
+			c.Timeout = 100 * time.Millisecond
+			e, err := c.Get(context.Background(), urlOf(t, tt.base+"/"))
+			var fe *FetchError
+			if !errors.As(err, &fe) || fe.StatusCode != tt.status || !tt.check(fe.Err) {
+				t.Fatalf("Get = %v, want a *FetchError with status %d and the right cause", err, tt.status)
+			}
+			if e.State != StateUnreachable || allowed(t, e, "/public") || e.Err != err {
+				t.Errorf("Get: state %v, /public allowed %v, Err %v; want unreachable, false, %v",
+					e.State, allowed(t, e, "/public"), e.Err, err)
+			}
+			if !e.RetryAt.Equal(clock.Now().Add(time.Minute)) {
+				t.Errorf("Get: RetryAt %v, want now+1m", e.RetryAt)
+			}
+		})
+	}
+}
+
+// countingTransport counts the body bytes the client reads.
+type countingTransport struct {
+	base http.RoundTripper
+	read atomic.Int64
+}
+
+func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(r)
+	if resp != nil {
+		resp.Body = &countingBody{ReadCloser: resp.Body, n: &t.read}
+	}
+	return resp, err
+}
+
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+// TestFetchSizeLimit: RFC 9309 §2.5: only the first 500 KiB are read; a
+// rule after them is ignored.
+func TestFetchSizeLimit(t *testing.T) {
+	var body strings.Builder
+	body.WriteString("User-agent: *\nDisallow: /first\n")
+	line := "# " + strings.Repeat("x", 1021) + "\n"
+	for body.Len() < 900<<10 {
+		body.WriteString(line)
+	}
+	body.WriteString("Disallow: /last\n")
+	srv, _ := robotsServer(t, serve(200, body.String()))
+	tr := &countingTransport{base: &http.Transport{}}
+	t.Cleanup(tr.base.(*http.Transport).CloseIdleConnections)
+	c := newCache(t, newFakeClock())
+	c.Client = &http.Client{Transport: tr}
+	e, err := c.Get(context.Background(), urlOf(t, srv.URL+"/"))
+	if err != nil || e.State != StateParsed {
+		t.Fatalf("Get = %v, state %v; want nil, parsed", err, e.State)
+	}
+	if allowed(t, e, "/first") || !allowed(t, e, "/last") {
+		t.Errorf("Allowed /first %v, /last %v; want false, true", allowed(t, e, "/first"), allowed(t, e, "/last"))
+	}
+	if got := tr.read.Load(); got > MaxSize {
+		t.Errorf("body bytes read = %d, want at most %d", got, MaxSize)
+	}
+}
+
+// TestFetchGzip: a gzip body is read whether the transport decodes it or
+// the server sends it unasked.
+func TestFetchGzip(t *testing.T) {
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write([]byte(testRules))
+	zw.Close()
+	srv, _ := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(zipped.Bytes())
+	})
+	for _, disable := range []bool{false, true} {
+		t.Run(fmt.Sprint("DisableCompression=", disable), func(t *testing.T) {
+			tr := &http.Transport{DisableCompression: disable}
+			t.Cleanup(tr.CloseIdleConnections)
+			c := newCache(t, newFakeClock())
+			c.Client = &http.Client{Transport: tr}
+			e, err := c.Get(context.Background(), urlOf(t, srv.URL+"/"))
+			if err != nil || e.State != StateParsed || allowed(t, e, "/private") || !allowed(t, e, "/public") {
+				t.Errorf("Get = %v, state %v, /private allowed %v; want nil, parsed, false", err, e.State, allowed(t, e, "/private"))
+			}
+		})
+	}
+}
+
+// TestFetchRequest: robots.txt is fetched with the User-Agent, without
+// cookies, through the caller's client, which is not changed.
+func TestFetchRequest(t *testing.T) {
+	type seen struct{ ua, cookie string }
+	got := make(chan seen, 10)
+	srv, _ := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.Redirect(w, r, "/real-robots.txt", http.StatusFound)
+			return
+		}
+		got <- seen{r.UserAgent(), r.Header.Get("Cookie")}
+		fmt.Fprint(w, testRules)
+	})
+	jar, _ := cookiejar.New(nil)
+	u := urlOf(t, srv.URL+"/")
+	jar.SetCookies(u, []*http.Cookie{{Name: "session", Value: "secret"}})
+	var ownRedirects atomic.Int64
+	client := &http.Client{
+		Jar: jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			ownRedirects.Add(1)
+			return errors.New("the caller's CheckRedirect must not be used")
+		},
+	}
+	c := newCache(t, newFakeClock())
+	c.Client = client
+	c.UserAgent = "TestBot/1.0 (+https://example.org/bot)"
+	e, err := c.Get(context.Background(), u)
+	if err != nil || e.State != StateParsed {
+		t.Fatalf("Get = %v, state %v; want nil, parsed", err, e.State)
+	}
+	if s := <-got; s.ua != c.UserAgent || s.cookie != "" {
+		t.Errorf("request had User-Agent %q, Cookie %q; want %q, none", s.ua, s.cookie, c.UserAgent)
+	}
+	if ownRedirects.Load() != 0 || client.Jar != jar || client.CheckRedirect == nil {
+		t.Errorf("the caller's client was used or changed")
+	}
+}
+
+func TestFetchErrorUnwrap(t *testing.T) {
+	err := error(&FetchError{URL: "https://example.com/robots.txt", StatusCode: 200, Err: io.ErrUnexpectedEOF})
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("errors.Is(%v, io.ErrUnexpectedEOF) = false, want true", err)
+	}
+	for _, fe := range []*FetchError{
+		{URL: "https://example.com/robots.txt", StatusCode: 503},
+		{URL: "https://example.com/robots.txt", Err: context.DeadlineExceeded},
+	} {
+		if s := fe.Error(); !strings.HasPrefix(s, "policy: ") || !strings.Contains(s, fe.URL) {
+			t.Errorf("FetchError.Error() = %q, want the policy: prefix and the URL", s)
+		}
+	}
+}

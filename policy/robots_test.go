@@ -1,0 +1,875 @@
+package policy
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// parseTestURL parses s or fails the test.
+func parseTestURL(t testing.TB, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatalf("url.Parse(%q): %v", s, err)
+	}
+	return u
+}
+
+// An allowedCase is one Allowed call against one robots.txt body. sec names
+// the ROBOTS.md (or RFC) section the expectation comes from.
+type allowedCase struct {
+	sec    string
+	robots string
+	agent  string
+	url    string
+	want   bool
+}
+
+func runAllowed(t *testing.T, cases []allowedCase) {
+	t.Helper()
+	for _, c := range cases {
+		r := Parse([]byte(c.robots))
+		if got := r.Allowed(c.agent, parseTestURL(t, c.url)); got != c.want {
+			t.Errorf("%s: Allowed(%q, %q) = %v, want %v\nrobots.txt:\n%s", c.sec, c.agent, c.url, got, c.want, c.robots)
+		}
+	}
+}
+
+// ROBOTS.md §1: the robots.txt at /robots.txt governs the paths of its own
+// origin. Allowed looks at the path only (the caller picks the file by
+// origin), and only /robots.txt is special: a robots.txt in a sub-directory
+// is an ordinary URL, and the path is case-sensitive.
+func TestAllowedScope(t *testing.T) {
+	const body = "User-agent: *\nDisallow: /\n"
+	runAllowed(t, []allowedCase{
+		// ROBOTS.md §1: the file is valid for https://example.com/folder/file.
+		{"ROBOTS.md §1", body, "FooBot", "https://example.com/folder/file", false},
+		// ROBOTS.md §1 / §12: the host is not looked at by Allowed.
+		{"ROBOTS.md §1", body, "FooBot", "https://other.example.com/folder/file", false},
+		{"ROBOTS.md §1", body, "FooBot", "/folder/file", false},
+		// ROBOTS.md §1: /folder/robots.txt is not a robots.txt, so not exempt.
+		{"ROBOTS.md §1", body, "FooBot", "https://example.com/folder/robots.txt", false},
+		// ROBOTS.md §1: the robots.txt URL is case-sensitive.
+		{"ROBOTS.md §1", body, "FooBot", "https://example.com/ROBOTS.TXT", false},
+		{"ROBOTS.md §1", body, "FooBot", "https://example.com/robots.txt", true},
+	})
+}
+
+// ROBOTS.md §4: file format.
+func TestAllowedFileFormat(t *testing.T) {
+	runAllowed(t, []allowedCase{
+		// ROBOTS.md §4: records separated by CR, CR/LF or LF.
+		{"ROBOTS.md §4", "User-agent: *\nDisallow: /a\n", "x", "/a", false},
+		{"ROBOTS.md §4", "User-agent: *\r\nDisallow: /a\r\n", "x", "/a", false},
+		{"ROBOTS.md §4", "User-agent: *\rDisallow: /a\r", "x", "/a", false},
+		{"ROBOTS.md §4", "User-agent: *\rDisallow: /b\nDisallow: /a\r\n", "x", "/a", false},
+		// ROBOTS.md §4: a leading Unicode BOM is ignored.
+		{"ROBOTS.md §4", "\xEF\xBB\xBFUser-agent: *\nDisallow: /a\n", "x", "/a", false},
+		// ROBOTS.md §4: invalid lines are ignored, valid lines used.
+		{"ROBOTS.md §4", "User-agent: *\nthis is not a rule\nDisallow: /a\n", "x", "/a", false},
+		{"ROBOTS.md §4", "<html><body>\nUser-agent: *\n<p>\nDisallow: /a\n</body></html>\n", "x", "/a", false},
+		{"ROBOTS.md §4", "<html><body>\nUser-agent: *\n<p>\nDisallow: /a\n</body></html>\n", "x", "/b", true},
+		// ROBOTS.md §4: whitespace around field and value is ignored.
+		{"ROBOTS.md §4", "  User-agent  :  *  \n\t Disallow\t:\t/a \t\n", "x", "/a", false},
+		{"ROBOTS.md §4", "User-agent:*\nDisallow:/a\n", "x", "/a", false},
+		// ROBOTS.md §4: everything after # is a comment.
+		{"ROBOTS.md §4", "User-agent: * # all\nDisallow: /a#b\n", "x", "/a", false},
+		{"ROBOTS.md §4", "User-agent: *\n# Disallow: /\nDisallow: /a\n", "x", "/b", true},
+		{"ROBOTS.md §4", "User-agent: *\nDisallow: /a#b\n", "x", "/ab", false},
+		// ROBOTS.md §4: field names are case-insensitive.
+		{"ROBOTS.md §4", "USER-AGENT: *\nDISALLOW: /a\n", "x", "/a", false},
+		{"ROBOTS.md §4", "uSeR-aGeNt: *\ndIsAlLoW: /a\nAlLoW: /a/b\n", "x", "/a/b", true},
+		// ROBOTS.md §4: allow/disallow values are case-sensitive.
+		{"ROBOTS.md §4", "User-agent: *\nDisallow: /a\n", "x", "/A", true},
+		// ROBOTS.md §4: the user-agent value is case-insensitive.
+		{"ROBOTS.md §4", "User-agent: FOOBOT\nDisallow: /a\n", "foobot", "/a", false},
+		{"ROBOTS.md §4", "User-agent: foobot\nDisallow: /a\n", "FooBot", "/a", false},
+	})
+}
+
+// ROBOTS.md §4: content past 500 KiB is ignored.
+func TestAllowedSizeLimit(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("User-agent: *\nDisallow: /early\n")
+	for b.Len() < 600<<10 {
+		b.WriteString("# padding padding padding padding padding padding padding\n")
+	}
+	b.WriteString("Disallow: /late\n")
+	r := Parse([]byte(b.String()))
+	for _, c := range []struct {
+		path string
+		want bool
+	}{{"/early", false}, {"/late", true}} {
+		if got := r.Allowed("x", parseTestURL(t, c.path)); got != c.want {
+			t.Errorf("ROBOTS.md §4: Allowed(%q, %q) = %v, want %v (rule after 600 KiB)", "x", c.path, got, c.want)
+		}
+	}
+}
+
+// ROBOTS.md §5: fields.
+func TestAllowedFields(t *testing.T) {
+	runAllowed(t, []allowedCase{
+		// ROBOTS.md §5: a rule without a path is ignored.
+		{"ROBOTS.md §5", "User-agent: *\nDisallow:\n", "x", "/a", true},
+		{"ROBOTS.md §5", "User-agent: *\nDisallow: \nDisallow: /b\n", "x", "/a", true},
+		// ROBOTS.md §5: by default there are no restrictions.
+		{"ROBOTS.md §5", "", "x", "/a", true},
+		{"ROBOTS.md §5", "User-agent: *\n", "x", "/a", true},
+		// ROBOTS.md §5: other fields are ignored by the matcher.
+		{"ROBOTS.md §5", "User-agent: *\nCrawl-delay: 10\nHost: example.com\nClean-param: ref /a\nDisallow: /b\n", "x", "/a", true},
+		{"ROBOTS.md §5", "User-agent: *\nCrawl-delay: 10\nHost: example.com\nClean-param: ref /a\nDisallow: /b\n", "x", "/b", false},
+	})
+}
+
+// ROBOTS.md §6: groups and merging.
+func TestAllowedGroups(t *testing.T) {
+	// ROBOTS.md §6: a sitemap line does not end the group; one group for a and b.
+	const sitemapInside = "user-agent: a\nsitemap: https://example.com/sitemap.xml\n\nuser-agent: b\ndisallow: /\n"
+	// ROBOTS.md §6: the last user-agent line with no rules is a group of its own.
+	const lastEmpty = "user-agent: a\ndisallow: /c\n\nuser-agent: *\ndisallow: /\n\nuser-agent: h\n"
+	// ROBOTS.md §6: groups naming the same agent are merged.
+	const merged = "user-agent: googlebot-news\ndisallow: /fish\n\nuser-agent: *\ndisallow: /carrots\n\nuser-agent: googlebot-news\ndisallow: /shrimp\n"
+	// ROBOTS.md §6: unknown fields do not end a group either.
+	const unknownInside = "user-agent: a\nunknown-field: value\ncrawl-delay: 3\nuser-agent: b\ndisallow: /x\n"
+	runAllowed(t, []allowedCase{
+		{"ROBOTS.md §6", sitemapInside, "a", "/anything", false},
+		{"ROBOTS.md §6", sitemapInside, "b", "/anything", false},
+		{"ROBOTS.md §6", sitemapInside, "c", "/anything", true},
+		{"ROBOTS.md §6", unknownInside, "a", "/x", false},
+		{"ROBOTS.md §6", unknownInside, "b", "/x", false},
+		{"ROBOTS.md §6", lastEmpty, "h", "/c", true},
+		{"ROBOTS.md §6", lastEmpty, "h", "/anything", true},
+		{"ROBOTS.md §6", lastEmpty, "a", "/c", false},
+		{"ROBOTS.md §6", lastEmpty, "a", "/d", true},
+		{"ROBOTS.md §6", lastEmpty, "z", "/d", false},
+		{"ROBOTS.md §6", merged, "googlebot-news", "/fish", false},
+		{"ROBOTS.md §6", merged, "googlebot-news", "/shrimp", false},
+		// ROBOTS.md §6: a specific group and the * group are never merged.
+		{"ROBOTS.md §6", merged, "googlebot-news", "/carrots", true},
+		{"ROBOTS.md §6", merged, "otherbot", "/carrots", false},
+		{"ROBOTS.md §6", merged, "otherbot", "/fish", true},
+		// ROBOTS.md §6: rules before any user-agent line are ignored.
+		{"ROBOTS.md §6", "disallow: /a\nuser-agent: *\ndisallow: /b\n", "x", "/a", true},
+		{"ROBOTS.md §6", "disallow: /a\nuser-agent: *\ndisallow: /b\n", "x", "/b", false},
+		{"ROBOTS.md §6", "disallow: /\n", "x", "/a", true},
+		// ROBOTS.md §6: the group's rules follow until the next user-agent
+		// line that comes after a rule; blank lines do not end a group.
+		{"ROBOTS.md §6", "user-agent: a\n\ndisallow: /a\n\n\nallow: /a/b\nuser-agent: b\ndisallow: /b\n", "a", "/a/c", false},
+		{"ROBOTS.md §6", "user-agent: a\n\ndisallow: /a\n\n\nallow: /a/b\nuser-agent: b\ndisallow: /b\n", "a", "/a/b", true},
+		{"ROBOTS.md §6", "user-agent: a\n\ndisallow: /a\n\n\nallow: /a/b\nuser-agent: b\ndisallow: /b\n", "a", "/b", true},
+		{"ROBOTS.md §6", "user-agent: a\n\ndisallow: /a\n\n\nallow: /a/b\nuser-agent: b\ndisallow: /b\n", "b", "/a", true},
+		// ROBOTS.md §6: two * groups are merged like any other.
+		{"ROBOTS.md §6", "user-agent: *\ndisallow: /a\nuser-agent: x\ndisallow: /x\nuser-agent: *\ndisallow: /b\n", "y", "/a", false},
+		{"ROBOTS.md §6", "user-agent: *\ndisallow: /a\nuser-agent: x\ndisallow: /x\nuser-agent: *\ndisallow: /b\n", "y", "/b", false},
+	})
+
+	// ROBOTS.md §6: the order of groups in the file does not matter.
+	groups := []string{
+		"user-agent: a\ndisallow: /a\n",
+		"user-agent: *\ndisallow: /star\n",
+		"user-agent: b\nallow: /b\ndisallow: /\n",
+		"user-agent: a\nallow: /a/ok\n",
+	}
+	probes := []struct{ agent, path string }{
+		{"a", "/a"}, {"a", "/a/ok"}, {"a", "/star"}, {"b", "/b"}, {"b", "/c"}, {"c", "/star"}, {"c", "/a"},
+	}
+	want := Parse([]byte(strings.Join(groups, "\n")))
+	for perm := range permutations(len(groups)) {
+		var body []string
+		for _, i := range perm {
+			body = append(body, groups[i])
+		}
+		got := Parse([]byte(strings.Join(body, "\n")))
+		for _, p := range probes {
+			u := parseTestURL(t, p.path)
+			if g, w := got.Allowed(p.agent, u), want.Allowed(p.agent, u); g != w {
+				t.Errorf("ROBOTS.md §6 (group order %v): Allowed(%q, %q) = %v, want %v", perm, p.agent, p.path, g, w)
+			}
+		}
+	}
+}
+
+// permutations yields every permutation of 0..n-1.
+func permutations(n int) func(yield func([]int) bool) {
+	return func(yield func([]int) bool) {
+		p := make([]int, n)
+		for i := range p {
+			p[i] = i
+		}
+		var rec func(k int) bool
+		rec = func(k int) bool {
+			if k == n {
+				return yield(slices.Clone(p))
+			}
+			for i := k; i < n; i++ {
+				p[k], p[i] = p[i], p[k]
+				if !rec(k + 1) {
+					return false
+				}
+				p[k], p[i] = p[i], p[k]
+			}
+			return true
+		}
+		rec(0)
+	}
+}
+
+// ROBOTS.md §7: choosing the group for a crawler.
+func TestAllowedAgentChoice(t *testing.T) {
+	const google = "user-agent: googlebot-news\ndisallow: /news-only\n\n" +
+		"user-agent: *\ndisallow: /star-only\n\n" +
+		"user-agent: googlebot\ndisallow: /googlebot-only\n"
+	runAllowed(t, []allowedCase{
+		// ROBOTS.md §7: Googlebot-News → googlebot-news group.
+		{"ROBOTS.md §7", google, "Googlebot-News", "/news-only", false},
+		{"ROBOTS.md §7", google, "Googlebot-News", "/googlebot-only", true},
+		{"ROBOTS.md §7", google, "Googlebot-News", "/star-only", true},
+		// ROBOTS.md §7: Googlebot → googlebot group.
+		{"ROBOTS.md §7", google, "Googlebot", "/googlebot-only", false},
+		{"ROBOTS.md §7", google, "Googlebot", "/news-only", true},
+		{"ROBOTS.md §7", google, "Googlebot", "/star-only", true},
+		// ROBOTS.md §7: Storebot-Google → the * group (no group of its own).
+		{"ROBOTS.md §7", google, "Storebot-Google", "/star-only", false},
+		{"ROBOTS.md §7", google, "Storebot-Google", "/googlebot-only", true},
+		{"ROBOTS.md §7", google, "Storebot-Google", "/news-only", true},
+		// ROBOTS.md §7: another crawler → the * group.
+		{"ROBOTS.md §7", google, "OtherBot", "/star-only", false},
+		{"ROBOTS.md §7", google, "OtherBot", "/googlebot-only", true},
+		// ROBOTS.md §7: matching is case-insensitive.
+		{"ROBOTS.md §7", google, "GOOGLEBOT", "/googlebot-only", false},
+		{"ROBOTS.md §7", google, "googlebot-NEWS", "/news-only", false},
+		// ROBOTS.md §7: googlebot/1.2 and googlebot* in the file ≡ googlebot.
+		{"ROBOTS.md §7", "user-agent: googlebot/1.2\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/a", false},
+		{"ROBOTS.md §7", "user-agent: googlebot/1.2\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/b", true},
+		{"ROBOTS.md §7", "user-agent: googlebot*\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/a", false},
+		{"ROBOTS.md §7", "user-agent: googlebot*\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/b", true},
+		{"ROBOTS.md §7", "user-agent: Googlebot Images\ndisallow: /a\n", "googlebot", "/a", false},
+		// ROBOTS.md §12: "*" followed by whitespace and anything is global.
+		{"ROBOTS.md §12", "user-agent: * everyone\ndisallow: /a\n", "x", "/a", false},
+		{"ROBOTS.md §12", "user-agent: *\tall\ndisallow: /a\n", "x", "/a", false},
+		// ROBOTS.md §7: a related name does not count.
+		{"ROBOTS.md §7", "user-agent: googlebot\ndisallow: /\n", "googlebot-news", "/a", true},
+		{"ROBOTS.md §7", "user-agent: googlebot-news\ndisallow: /\n", "googlebot", "/a", true},
+		{"ROBOTS.md §7", "user-agent: googlebo\ndisallow: /\n", "googlebot", "/a", true},
+		// ROBOTS.md §7: no matching group and no * group: everything allowed.
+		{"ROBOTS.md §7", "user-agent: a\ndisallow: /\nuser-agent: b\ndisallow: /\n", "c", "/x", true},
+		// RFC 9309 §2.2.1: a group naming the agent hides *, even without
+		// rules or without a rule that matches.
+		{"ROBOTS.md §7", "user-agent: *\ndisallow: /\nuser-agent: a\n", "a", "/x", true},
+		{"ROBOTS.md §7", "user-agent: *\ndisallow: /\nuser-agent: a\ndisallow:\n", "a", "/x", true},
+		{"ROBOTS.md §7", "user-agent: *\ndisallow: /\nuser-agent: a\ndisallow: /y\n", "a", "/x", true},
+		// A group naming both * and the agent is specific for the agent.
+		{"ROBOTS.md §7", "user-agent: *\nuser-agent: a\ndisallow: /x\nuser-agent: *\ndisallow: /y\n", "a", "/y", true},
+		{"ROBOTS.md §7", "user-agent: *\nuser-agent: a\ndisallow: /x\nuser-agent: *\ndisallow: /y\n", "a", "/x", false},
+		{"ROBOTS.md §7", "user-agent: *\nuser-agent: a\ndisallow: /x\nuser-agent: *\ndisallow: /y\n", "b", "/x", false},
+		{"ROBOTS.md §7", "user-agent: *\nuser-agent: a\ndisallow: /x\nuser-agent: *\ndisallow: /y\n", "b", "/y", false},
+	})
+}
+
+// ROBOTS.md §12: the agent passed to a match is a product token compared
+// whole and case-insensitively; the caller turns a header into a token.
+func TestAllowedProductTokenWhole(t *testing.T) {
+	const body = "User-agent: ExampleBot\nDisallow: /\n"
+	runAllowed(t, []allowedCase{
+		{"ROBOTS.md §12", body, "ExampleBot", "/a", false},
+		{"ROBOTS.md §12", body, "examplebot", "/a", false},
+		{"ROBOTS.md §12", body, "EXAMPLEBOT", "/a", false},
+		// The full header does not name the group.
+		{"ROBOTS.md §12", body, "ExampleBot/1.0", "/a", true},
+		{"ROBOTS.md §12", body, "ExampleBot/1.0 (+https://example.org/bot)", "/a", true},
+		{"ROBOTS.md §12", body, "Example", "/a", true},
+		{"ROBOTS.md §12", body, "ExampleBotX", "/a", true},
+		// ... until ProductToken has been applied.
+		{"ROBOTS.md §12", body, ProductToken("ExampleBot/1.0 (+https://example.org/bot)"), "/a", false},
+	})
+}
+
+// ROBOTS.md §12: ProductToken.
+func TestProductToken(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"ExampleBot/1.0 (+https://example.org/bot)", "ExampleBot"},
+		{"ExampleBot", "ExampleBot"},
+		{"Googlebot-News", "Googlebot-News"},
+		{"Storebot-Google/1.0", "Storebot-Google"},
+		{"foo_bar-baz/2", "foo_bar-baz"},
+		{"Foo Bar", "Foo"},
+		{"  \tFooBot/1", "FooBot"},
+		{"Bot2", "Bot"},
+		{"Mozilla/5.0 (compatible; ExampleBot/0.1; +https://www.example.com/bot.html)", "Mozilla"},
+		{"", ""},
+		{"*", ""},
+		{"ツBot", ""},
+		{"FoöBot", "Fo"},
+		{"/1.0", ""},
+	} {
+		if got := ProductToken(c.in); got != c.want {
+			t.Errorf("ProductToken(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// matchExamples are ROBOTS.md §8's examples: rule → matches / does not match.
+var matchExamples = []struct {
+	rule     string
+	match    []string
+	notMatch []string
+}{
+	{"/", []string{"/", "/a", "/fish/salmon.html", "/?q=1"}, nil},
+	{"/*", []string{"/", "/a", "/fish/salmon.html", "/?q=1"}, nil},
+	{"/$", []string{"/"}, []string{"/a", "/index.html", "/?q=1"}},
+	{"/fish",
+		[]string{"/fish", "/fish.html", "/fish/salmon.html", "/fishheads", "/fishheads/yummy.html", "/fish.php?id=anything"},
+		[]string{"/Fish.asp", "/catfish", "/?id=fish", "/desert/fish"}},
+	{"/fish*",
+		[]string{"/fish", "/fish.html", "/fish/salmon.html", "/fishheads", "/fishheads/yummy.html", "/fish.php?id=anything"},
+		[]string{"/Fish.asp", "/catfish", "/?id=fish", "/desert/fish"}},
+	{"/fish/",
+		[]string{"/fish/", "/fish/?id=anything", "/fish/salmon.htm"},
+		[]string{"/fish", "/fish.html", "/animals/fish/", "/Fish/Salmon.asp"}},
+	{"/*.php",
+		[]string{"/index.php", "/filename.php", "/folder/filename.php", "/folder/filename.php?parameters", "/folder/any.php.file.html", "/filename.php/"},
+		[]string{"/", "/windows.PHP"}},
+	{"/*.php$",
+		[]string{"/filename.php", "/folder/filename.php"},
+		[]string{"/filename.php?parameters", "/filename.php/", "/filename.php5", "/windows.PHP"}},
+	{"/fish*.php",
+		[]string{"/fish.php", "/fishheads/catfish.php?parameters"},
+		[]string{"/Fish.PHP"}},
+	{"/public",
+		[]string{"/public", "/public_db", "/public/list.html", "/public?q=hello"},
+		[]string{"/Public", "/x/public"}},
+}
+
+// ROBOTS.md §8: every match example, through Allowed (as a Disallow and as
+// an Allow under "Disallow: /") and through match itself.
+func TestAllowedMatchExamples(t *testing.T) {
+	for _, ex := range matchExamples {
+		disallow := "User-agent: *\nDisallow: " + ex.rule + "\n"
+		allow := "User-agent: *\nDisallow: /\nAllow: " + ex.rule + "\n"
+		var cases []allowedCase
+		for _, p := range ex.match {
+			cases = append(cases,
+				allowedCase{"ROBOTS.md §8 " + ex.rule, disallow, "FooBot", p, false},
+				allowedCase{"ROBOTS.md §8 " + ex.rule, allow, "FooBot", p, true})
+		}
+		for _, p := range ex.notMatch {
+			cases = append(cases,
+				allowedCase{"ROBOTS.md §8 " + ex.rule, disallow, "FooBot", p, true})
+			if ex.rule != "/$" {
+				cases = append(cases, allowedCase{"ROBOTS.md §8 " + ex.rule, allow, "FooBot", p, false})
+			}
+		}
+		runAllowed(t, cases)
+	}
+}
+
+func TestMatchExamples(t *testing.T) {
+	for _, ex := range matchExamples {
+		for _, p := range ex.match {
+			if !match(ex.rule, p) {
+				t.Errorf("ROBOTS.md §8: match(%q, %q) = false, want true", ex.rule, p)
+			}
+		}
+		for _, p := range ex.notMatch {
+			if match(ex.rule, p) {
+				t.Errorf("ROBOTS.md §8: match(%q, %q) = true, want false", ex.rule, p)
+			}
+		}
+	}
+}
+
+// RFC 9309 §2.2.3: '*' matches any run, '$' anchors only at the end of a
+// pattern; matching is case-sensitive and anchored at the start.
+func TestMatch(t *testing.T) {
+	for _, c := range []struct {
+		pattern, target string
+		want            bool
+	}{
+		{"", "/", true},
+		{"", "", true},
+		{"/", "", false},
+		{"*", "", true},
+		{"*", "/anything", true},
+		{"$", "", true},
+		{"$", "/", false},
+		{"*$", "/x", true},
+		{"/a$", "/a", true},
+		{"/a$", "/ab", false},
+		{"/a$", "/a$", false},
+		{"/a$b", "/a$b", true},
+		{"/a$b", "/ab", false},
+		{"/a$$", "/a$", true},
+		{"/a$$", "/a", false},
+		{"/a*b", "/ab", true},
+		{"/a*b", "/axxb", true},
+		{"/a*b", "/axxbyy", true},
+		{"/a*b$", "/axxbyy", false},
+		{"/a*b$", "/axbxb", true},
+		{"/a**b", "/ab", true},
+		{"/*/*/pulse", "/user/repo/pulse", true},
+		{"/*/*/pulse", "/user/pulse", false},
+		{"/*aba", "/ababa", true},
+		{"/*ab*ba$", "/aba", false},
+		{"/*ab*ba$", "/abba", true},
+		{"/*ab*ab", "/abab", true},
+		{"/*ab*ab", "/aab", false},
+		{"fish", "/fish", false},
+		{"*fish", "/fish", true},
+		{"/x*", "/x", true},
+		{"/x*$", "/x", true},
+		{"/X", "/x", false},
+	} {
+		if got := match(c.pattern, c.target); got != c.want {
+			t.Errorf("match(%q, %q) = %v, want %v", c.pattern, c.target, got, c.want)
+		}
+	}
+}
+
+// ROBOTS.md §9: which rule wins.
+func TestAllowedPriority(t *testing.T) {
+	rules := func(lines ...string) string {
+		return "User-agent: FooBot\n" + strings.Join(lines, "\n") + "\n"
+	}
+	runAllowed(t, []allowedCase{
+		{"ROBOTS.md §9", rules("allow: /p", "disallow: /"), "FooBot", "/page", true},
+		{"ROBOTS.md §9", rules("allow: /folder", "disallow: /folder"), "FooBot", "/folder/page", true},
+		{"ROBOTS.md §9", rules("disallow: /folder", "allow: /folder"), "FooBot", "/folder/page", true},
+		{"ROBOTS.md §9", rules("allow: /page", "disallow: /*.htm"), "FooBot", "/page.htm", false},
+		{"ROBOTS.md §9", rules("allow: /page", "disallow: /*.ph"), "FooBot", "/page.php5", true},
+		{"ROBOTS.md §9", rules("allow: /$", "disallow: /"), "FooBot", "/", true},
+		{"ROBOTS.md §9", rules("allow: /$", "disallow: /"), "FooBot", "/page.htm", false},
+		// ROBOTS.md §9: real files: Disallow: / + Allow: /$ (home page only).
+		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /$"), "FooBot", "/", true},
+		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /$"), "FooBot", "/index.html", false},
+		// ROBOTS.md §9: Disallow: / + Allow: /index.html + Allow: /public.
+		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/index.html", true},
+		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/public_db", true},
+		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/public/list.html", true},
+		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/public?q=hello", true},
+		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/private", false},
+		// Order in the file does not matter.
+		{"ROBOTS.md §9", rules("disallow: /", "allow: /p"), "FooBot", "/page", true},
+		{"ROBOTS.md §9", rules("disallow: /x/page", "allow: /x/"), "FooBot", "/x/page", false},
+		{"ROBOTS.md §9", rules("allow: /x/", "disallow: /x/page"), "FooBot", "/x/page", false},
+	})
+}
+
+// ROBOTS.md §12: both sides are normalised the same way.
+func TestAllowedNormalisation(t *testing.T) {
+	dis := func(rule string) string { return "User-agent: *\nDisallow: " + rule + "\n" }
+	runAllowed(t, []allowedCase{
+		// ROBOTS.md §12: /テ ≡ /%E3%83%86, both ways round.
+		{"ROBOTS.md §12", dis("/テ"), "x", "/%E3%83%86", false},
+		{"ROBOTS.md §12", dis("/テ"), "x", "/テ", false},
+		{"ROBOTS.md §12", dis("/テ"), "x", "/%e3%83%86", false},
+		{"ROBOTS.md §12", dis("/%E3%83%86"), "x", "/テ", false},
+		{"ROBOTS.md §12", dis("/%e3%83%86"), "x", "/テ", false},
+		{"ROBOTS.md §12", dis("/テ"), "x", "/%E3%83%87", true},
+		// ROBOTS.md §12: /%7Euser ≡ /~user.
+		{"ROBOTS.md §12", dis("/%7Euser"), "x", "/~user", false},
+		{"ROBOTS.md §12", dis("/~user"), "x", "/%7Euser", false},
+		{"ROBOTS.md §12", dis("/~user"), "x", "/%7euser", false},
+		{"ROBOTS.md §12", dis("/%62%61%7A"), "x", "/baz", false},
+		{"ROBOTS.md §12", dis("/baz"), "x", "/%62%61%7A", false},
+		// ROBOTS.md §12: /%aa ≡ /%AA.
+		{"ROBOTS.md §12", dis("/%aa"), "x", "/%AA", false},
+		{"ROBOTS.md §12", dis("/%AA"), "x", "/%aa", false},
+		{"ROBOTS.md §12", dis("/%aa"), "x", "/%aa", false},
+		// ROBOTS.md §12: the rule /a b matches /a%20b.
+		{"ROBOTS.md §12", dis("/a b"), "x", "/a%20b", false},
+		{"ROBOTS.md §12", dis("/a%20b"), "x", "/a%20b", false},
+		{"ROBOTS.md §12", dis("/a b"), "x", "/a", true},
+		{"ROBOTS.md §12", dis(`/a"b`), "x", "/a%22b", false},
+		{"ROBOTS.md §12", dis("/a|b"), "x", "/a%7Cb", false},
+		{"ROBOTS.md §12", dis("/a%7cb"), "x", "/a|b", false},
+		// ROBOTS.md §12: /a%2Fb ≠ /a/b, either way round.
+		{"ROBOTS.md §12", dis("/a%2Fb"), "x", "/a/b", true},
+		{"ROBOTS.md §12", dis("/a/b"), "x", "/a%2Fb", true},
+		{"ROBOTS.md §12", dis("/a%2Fb"), "x", "/a%2fb", false},
+		{"ROBOTS.md §12", dis("/a%2Fb"), "x", "/a%2Fb", false},
+		{"ROBOTS.md §12", dis("/a?b"), "x", "/a%3Fb", true},
+		// ROBOTS.md §12: $ and * are ordinary characters in the URL.
+		{"ROBOTS.md §12", dis("/a$"), "x", "/a$", true},
+		{"ROBOTS.md §12", dis("/a$"), "x", "/a", false},
+		{"ROBOTS.md §12", dis("/a$b"), "x", "/a$b", false},
+		{"ROBOTS.md §12", dis("/a$b"), "x", "/ab", true},
+		{"ROBOTS.md §12", dis("/a*"), "x", "/a*", false},
+		{"ROBOTS.md §12", dis("/price$"), "x", "/price$", true},
+		{"ROBOTS.md §12", "User-agent: *\nDisallow: /\nAllow: /a$\n", "x", "/a$", false},
+		// ROBOTS.md §12: the query is matched exactly in wire order.
+		{"ROBOTS.md §12", dis("/p?b=1&a=2"), "x", "/p?b=1&a=2", false},
+		{"ROBOTS.md §12", dis("/p?b=1&a=2"), "x", "/p?a=2&b=1", true},
+		{"ROBOTS.md §12", dis("/p?a=2"), "x", "/p?b=1&a=2", true},
+		{"ROBOTS.md §12", dis("/p?b=1&a"), "x", "/p?b=1&a=2", false},
+		{"ROBOTS.md §12", dis("/*?a=2"), "x", "/p?a=2", false},
+		{"ROBOTS.md §12", dis("/p?q=a+b"), "x", "/p?q=a+b", false},
+		{"ROBOTS.md §12", dis("/p?q=a+b"), "x", "/p?q=a%20b", true},
+		{"ROBOTS.md §12", dis("/p?q=%7E"), "x", "/p?q=~", false},
+		{"ROBOTS.md §12", dis("/p?"), "x", "/p?", false},
+		{"ROBOTS.md §12", dis("/p?"), "x", "/p", true},
+		{"ROBOTS.md §12", dis("/p?u=http://a/b"), "x", "/p?u=http://a/b", false},
+		{"ROBOTS.md §12", dis("/p?u=http://a/b"), "x", "/p?u=http%3A%2F%2Fa%2Fb", true},
+		// ROBOTS.md §12: the fragment is ignored.
+		{"ROBOTS.md §12", dis("/p$"), "x", "/p#frag", false},
+		{"ROBOTS.md §12", dis("/p"), "x", "/p#frag", false},
+		{"ROBOTS.md §12", dis("/p$"), "x", "/p?#frag", true},
+		{"ROBOTS.md §12", dis("/p?x$"), "x", "/p?x#frag", false},
+		// ROBOTS.md §12: an empty path is /.
+		{"ROBOTS.md §12", dis("/$"), "x", "https://example.com", false},
+		{"ROBOTS.md §12", dis("/$"), "x", "https://example.com#top", false},
+		{"ROBOTS.md §12", dis("/$"), "x", "", false},
+		{"ROBOTS.md §12", dis("/?"), "x", "https://example.com?q", false},
+	})
+}
+
+// TestAllowedNormalisationURLStruct covers URLs built as structs rather
+// than parsed: Path only, RawPath set, Opaque.
+func TestAllowedNormalisationURLStruct(t *testing.T) {
+	r := Parse([]byte("User-agent: *\nDisallow: /テ\nDisallow: /a%2Fb\nDisallow: /~u\nDisallow: /s p\n"))
+	for _, c := range []struct {
+		u    *url.URL
+		want bool
+	}{
+		{&url.URL{Path: "/テ"}, false},
+		{&url.URL{Path: "/~u"}, false},
+		{&url.URL{Path: "/s p"}, false},
+		{&url.URL{Path: "/a/b"}, true},
+		{&url.URL{Path: "/a/b", RawPath: "/a%2Fb"}, false},
+		{&url.URL{Path: "/a/b", RawPath: "/not-matching"}, true},
+		{&url.URL{Scheme: "https", Host: "example.com"}, true},
+		{&url.URL{}, true},
+	} {
+		if got := r.Allowed("x", c.u); got != c.want {
+			t.Errorf("ROBOTS.md §12: Allowed(%q, %q) = %v, want %v", "x", c.u.String(), got, c.want)
+		}
+	}
+}
+
+// ROBOTS.md §12 (RFC 9309 §2.2.2): /robots.txt is always allowed.
+func TestAllowedRobotsTxtExempt(t *testing.T) {
+	for _, body := range []string{
+		"User-agent: *\nDisallow: /\n",
+		"User-agent: *\nDisallow: /robots.txt\n",
+		"User-agent: *\nDisallow: /robots.txt$\n",
+		"User-agent: *\nDisallow: /*.txt\n",
+		"User-agent: FooBot\nDisallow: /\n",
+	} {
+		r := Parse([]byte(body))
+		for _, agent := range []string{"FooBot", "foobot", "other", ""} {
+			for _, s := range []string{"/robots.txt", "https://example.com/robots.txt", "/robots.txt?x=1", "/robots.txt#f", "/%72obots.txt"} {
+				if !r.Allowed(agent, parseTestURL(t, s)) {
+					t.Errorf("ROBOTS.md §12: Allowed(%q, %q) = false, want true\nrobots.txt:\n%s", agent, s, body)
+				}
+			}
+		}
+	}
+	// Only the exact path is exempt.
+	r := Parse([]byte("User-agent: *\nDisallow: /\n"))
+	for _, s := range []string{"/robots.txt/x", "/robots.txtx", "/robots", "/a/robots.txt"} {
+		if r.Allowed("x", parseTestURL(t, s)) {
+			t.Errorf("ROBOTS.md §12: Allowed(%q, %q) = true, want false", "x", s)
+		}
+	}
+	if !disallowAll().Allowed("x", parseTestURL(t, "/robots.txt")) {
+		t.Errorf("disallowAll().Allowed(%q, %q) = false, want true", "x", "/robots.txt")
+	}
+}
+
+// ROBOTS.md §12: a rule path that starts with neither / nor * never matches.
+func TestAllowedRuleWithoutSlash(t *testing.T) {
+	runAllowed(t, []allowedCase{
+		{"ROBOTS.md §12", "User-agent: *\nDisallow: fish/\n", "x", "/fish/", true},
+		{"ROBOTS.md §12", "User-agent: *\nDisallow: fish/\n", "x", "/fish/a", true},
+		{"ROBOTS.md §12", "User-agent: *\nDisallow: fish\n", "x", "fish", true},
+		{"ROBOTS.md §12", "User-agent: *\nDisallow: ?q\n", "x", "/?q", true},
+		{"ROBOTS.md §12", "User-agent: *\nDisallow: %2Fa\n", "x", "/a", true},
+		{"ROBOTS.md §12", "User-agent: *\nDisallow: /\nAllow: fish\n", "x", "/fish", false},
+		{"ROBOTS.md §12", "User-agent: *\nDisallow: *fish\n", "x", "/fish", false},
+		{"ROBOTS.md §12", "User-agent: *\nDisallow: *\n", "x", "/anything", false},
+	})
+}
+
+// Google-specific: "Allow: /a/index.html" also allows "/a/".
+func TestAllowedIndexHTML(t *testing.T) {
+	const body = "User-agent: *\nAllow: /a/index.html\nAllow: /b/index.htm?x\nAllow: /c/index.php\nDisallow: /\n"
+	runAllowed(t, []allowedCase{
+		{"google-matcher.md", body, "x", "/a/", true},
+		{"google-matcher.md", body, "x", "/a/index.html", true},
+		{"google-matcher.md", body, "x", "/a/index.htm", false},
+		{"google-matcher.md", body, "x", "/a/x", false},
+		{"google-matcher.md", body, "x", "/a/?q", false},
+		{"google-matcher.md", body, "x", "/b/", true},
+		{"google-matcher.md", body, "x", "/c/", false},
+		{"google-matcher.md", "User-agent: *\nDisallow: /a/index.html\n", "x", "/a/", true},
+	})
+}
+
+func TestNilAndZeroRobots(t *testing.T) {
+	u := parseTestURL(t, "https://example.com/private")
+	for name, r := range map[string]*Robots{"nil": nil, "zero": {}, "Parse(nil)": Parse(nil), "Parse(empty)": Parse([]byte{})} {
+		if !r.Allowed("FooBot", u) {
+			t.Errorf("%s: Allowed(%q, %q) = false, want true", name, "FooBot", u)
+		}
+		d := r.Explain("FooBot", u)
+		if !d.Allowed || d.Group != GroupNone || d.Rule != nil || d.Exempt || d.Agent != "" {
+			t.Errorf("%s: Explain(%q, %q) = %+v, want allowed with no group", name, "FooBot", u, d)
+		}
+		if d, ok := r.CrawlDelay("FooBot"); ok || d != 0 {
+			t.Errorf("%s: CrawlDelay(%q) = %v, %v, want 0, false", name, "FooBot", d, ok)
+		}
+		if s := r.Sitemaps(); len(s) != 0 {
+			t.Errorf("%s: Sitemaps() = %q, want none", name, s)
+		}
+		if c := r.CleanParams(); len(c) != 0 {
+			t.Errorf("%s: CleanParams() = %v, want none", name, c)
+		}
+	}
+}
+
+func TestDisallowAll(t *testing.T) {
+	r := disallowAll()
+	for _, s := range []string{"/", "/a", "/robots.txt/x", "https://example.com"} {
+		if r.Allowed("FooBot", parseTestURL(t, s)) {
+			t.Errorf("disallowAll().Allowed(%q, %q) = true, want false", "FooBot", s)
+		}
+	}
+}
+
+func TestCrawlDelay(t *testing.T) {
+	for _, c := range []struct {
+		sec    string
+		robots string
+		agent  string
+		want   time.Duration
+		wantOK bool
+	}{
+		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: 10\n", "x", 10 * time.Second, true},
+		// Decimals.
+		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: 0.5\n", "x", 500 * time.Millisecond, true},
+		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: 2.25 # comment\n", "x", 2250 * time.Millisecond, true},
+		{"ROBOTS.md §11", "User-agent: *\ncrawl-delay:0\n", "x", 0, true},
+		{"ROBOTS.md §11", "User-agent: *\nCRAWL-DELAY: 3\n", "x", 3 * time.Second, true},
+		// Invalid values are ignored.
+		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: abc\n", "x", 0, false},
+		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: -1\n", "x", 0, false},
+		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay:\n", "x", 0, false},
+		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: 1,5\n", "x", 0, false},
+		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: NaN\n", "x", 0, false},
+		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: Inf\n", "x", 0, false},
+		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: abc\nCrawl-delay: 4\n", "x", 4 * time.Second, true},
+		// From the chosen group.
+		{"ROBOTS.md §7", "User-agent: *\nCrawl-delay: 10\n\nUser-agent: FooBot\nCrawl-delay: 1\n", "foobot", time.Second, true},
+		{"ROBOTS.md §7", "User-agent: *\nCrawl-delay: 10\n\nUser-agent: FooBot\nCrawl-delay: 1\n", "BarBot", 10 * time.Second, true},
+		{"ROBOTS.md §7", "User-agent: *\nCrawl-delay: 10\n\nUser-agent: FooBot\nDisallow: /x\n", "FooBot", 0, false},
+		{"ROBOTS.md §7", "User-agent: FooBot\nCrawl-delay: 1\n", "BarBot", 0, false},
+		{"ROBOTS.md §7", "User-agent: FooBot\nDisallow: /x\nCrawl-delay: 7\n", "FooBot", 7 * time.Second, true},
+		// Before any user-agent line: belongs to no group.
+		{"ROBOTS.md §6", "Crawl-delay: 5\nUser-agent: *\nDisallow: /x\n", "x", 0, false},
+		// Merged groups: the largest value wins.
+		{"ROBOTS.md §6", "User-agent: a\nCrawl-delay: 2\nDisallow: /x\nUser-agent: b\nDisallow: /\nUser-agent: a\nCrawl-delay: 5\n", "a", 5 * time.Second, true},
+		{"ROBOTS.md §6", "User-agent: a\nCrawl-delay: 5\nDisallow: /x\nUser-agent: a\nCrawl-delay: 2\n", "a", 5 * time.Second, true},
+		{"ROBOTS.md §6", "User-agent: a\nCrawl-delay: 2\nDisallow: /x\nUser-agent: b\nDisallow: /\nUser-agent: a\nCrawl-delay: 5\n", "b", 0, false},
+		// A record naming two agents gives both the delay.
+		{"ROBOTS.md §6", "User-agent: a\nUser-agent: b\nCrawl-delay: 3\n", "b", 3 * time.Second, true},
+		{"ROBOTS.md §6", "User-agent: a\nUser-agent: b\nCrawl-delay: 3\n", "a", 3 * time.Second, true},
+		// Huge values are clamped, not overflowed.
+		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: 1e300\n", "x", time.Duration(1<<63 - 1), true},
+	} {
+		r := Parse([]byte(c.robots))
+		got, ok := r.CrawlDelay(c.agent)
+		if got != c.want || ok != c.wantOK {
+			t.Errorf("%s: CrawlDelay(%q) = %v, %v, want %v, %v\nrobots.txt:\n%s", c.sec, c.agent, got, ok, c.want, c.wantOK, c.robots)
+		}
+	}
+}
+
+// ROBOTS.md §10: sitemap lines.
+func TestSitemaps(t *testing.T) {
+	const body = "Sitemap: https://example.com/first.xml\n" +
+		"User-agent: a\n" +
+		"sitemap: https://ja.example.org/テスト-サイトマップ.xml\n" +
+		"User-agent: b\n" +
+		"Disallow: /\n" +
+		"SITEMAP:http://other.example.net/s.xml.gz # comment\n" +
+		"Sitemap:\n" +
+		"Sitemaps: https://example.com/typo-prefix.xml\n" +
+		"site-map: https://example.com/typo.xml\n" +
+		"Sitemap: relative/not-checked.xml\n"
+	r := Parse([]byte(body))
+	want := []string{
+		"https://example.com/first.xml",
+		"https://ja.example.org/テスト-サイトマップ.xml",
+		"http://other.example.net/s.xml.gz",
+		"https://example.com/typo-prefix.xml",
+		"https://example.com/typo.xml",
+		"relative/not-checked.xml",
+	}
+	if got := r.Sitemaps(); !slices.Equal(got, want) {
+		t.Errorf("ROBOTS.md §10: Sitemaps() = %q, want %q", got, want)
+	}
+	// ROBOTS.md §6: the sitemap line did not close a's group.
+	if r.Allowed("a", parseTestURL(t, "/x")) {
+		t.Errorf("ROBOTS.md §6: Allowed(%q, %q) = true, want false", "a", "/x")
+	}
+}
+
+func TestCleanParams(t *testing.T) {
+	const body = "User-agent: Yandex\n" +
+		"Disallow: /private\n" +
+		"Clean-param: ref /some_dir/get_book.pl\n" + // line 3
+		"Clean-param: sid&sort /forum/*.php\n" + // line 4
+		"Clean-param: utm_source&utm_medium&utm_campaign\n" + // line 5
+		"Clean-param:\n" + // line 6: no parameters, left out
+		"Clean-param: a&&b /x\n" + // line 7: empty parameter, left out
+		"clean-param: s /a /b\n" + // line 8: three fields, left out
+		"CLEAN-PARAM: abc # comment\n" // line 9
+	r := Parse([]byte(body))
+	want := []CleanParam{
+		{Params: []string{"ref"}, Path: "/some_dir/get_book.pl", Line: 3},
+		{Params: []string{"sid", "sort"}, Path: "/forum/*.php", Line: 4},
+		{Params: []string{"utm_source", "utm_medium", "utm_campaign"}, Line: 5},
+		{Params: []string{"abc"}, Line: 9},
+	}
+	got := r.CleanParams()
+	if !slices.EqualFunc(got, want, func(a, b CleanParam) bool {
+		return slices.Equal(a.Params, b.Params) && a.Path == b.Path && a.Line == b.Line
+	}) {
+		t.Errorf("ROBOTS.md §11: CleanParams() = %+v, want %+v", got, want)
+	}
+	// Clean-param does not change matching.
+	if r.Allowed("Yandex", parseTestURL(t, "/some_dir/get_book.pl?ref=x")) != true {
+		t.Errorf("ROBOTS.md §5: Allowed(%q, %q) = false, want true", "Yandex", "/some_dir/get_book.pl?ref=x")
+	}
+}
+
+func TestExplain(t *testing.T) {
+	const body = "User-agent: *\n" + // 1
+		"Disallow: /private\n" + // 2
+		"\n" + // 3
+		"User-agent: FooBot\n" + // 4
+		"Allow: /private/ok\n" + // 5
+		"Disallow: /\n" + // 6
+		"Allow: /テ\n" + // 7
+		"Allow: /dir/index.html\n" + // 8
+		"# comment\n" + // 9
+		"User-agent: BarBot\n" + // 10
+		"Disallow: /nothing-here\n" // 11
+	r := Parse([]byte(body))
+	for _, c := range []struct {
+		agent, url string
+		want       Decision
+	}{
+		{"FooBot", "/private/ok/x", Decision{Allowed: true, Group: GroupSpecific, Agent: "FooBot", Rule: &Rule{Allow: true, Pattern: "/private/ok", Line: 5}}},
+		{"foobot", "/x", Decision{Allowed: false, Group: GroupSpecific, Agent: "FooBot", Rule: &Rule{Allow: false, Pattern: "/", Line: 6}}},
+		// The pattern is reported as written, not normalised.
+		{"FooBot", "/%E3%83%86/a", Decision{Allowed: true, Group: GroupSpecific, Agent: "FooBot", Rule: &Rule{Allow: true, Pattern: "/テ", Line: 7}}},
+		// Google-specific index.html rule: the line that implied it.
+		{"FooBot", "/dir/", Decision{Allowed: true, Group: GroupSpecific, Agent: "FooBot", Rule: &Rule{Allow: true, Pattern: "/dir/index.html", Line: 8}}},
+		{"other", "/private/a", Decision{Allowed: false, Group: GroupGlobal, Agent: "*", Rule: &Rule{Allow: false, Pattern: "/private", Line: 2}}},
+		// No rule matched.
+		{"other", "/public", Decision{Allowed: true, Group: GroupGlobal, Agent: "*"}},
+		{"BARBOT", "/private", Decision{Allowed: true, Group: GroupSpecific, Agent: "BarBot"}},
+		// /robots.txt is exempt.
+		{"FooBot", "/robots.txt", Decision{Allowed: true, Group: GroupSpecific, Agent: "FooBot", Exempt: true}},
+		{"other", "https://example.com/robots.txt", Decision{Allowed: true, Group: GroupGlobal, Agent: "*", Exempt: true}},
+	} {
+		u := parseTestURL(t, c.url)
+		got := r.Explain(c.agent, u)
+		if !decisionEqual(got, c.want) {
+			t.Errorf("Explain(%q, %q) = %s, want %s", c.agent, c.url, fmtDecision(got), fmtDecision(c.want))
+		}
+		if a := r.Allowed(c.agent, u); a != got.Allowed {
+			t.Errorf("Allowed(%q, %q) = %v, but Explain says %v", c.agent, c.url, a, got.Allowed)
+		}
+	}
+
+	// No group at all.
+	r = Parse([]byte("User-agent: FooBot\nDisallow: /\n"))
+	got := r.Explain("BarBot", parseTestURL(t, "/x"))
+	if want := (Decision{Allowed: true, Group: GroupNone}); !decisionEqual(got, want) {
+		t.Errorf("Explain(%q, %q) = %s, want %s", "BarBot", "/x", fmtDecision(got), fmtDecision(want))
+	}
+	got = r.Explain("BarBot", parseTestURL(t, "/robots.txt"))
+	if want := (Decision{Allowed: true, Group: GroupNone, Exempt: true}); !decisionEqual(got, want) {
+		t.Errorf("Explain(%q, %q) = %s, want %s", "BarBot", "/robots.txt", fmtDecision(got), fmtDecision(want))
+	}
+}
+
+func decisionEqual(a, b Decision) bool {
+	if a.Allowed != b.Allowed || a.Group != b.Group || a.Agent != b.Agent || a.Exempt != b.Exempt {
+		return false
+	}
+	if a.Rule == nil || b.Rule == nil {
+		return a.Rule == nil && b.Rule == nil
+	}
+	return *a.Rule == *b.Rule
+}
+
+func fmtDecision(d Decision) string {
+	rule := "<nil>"
+	if d.Rule != nil {
+		rule = fmt.Sprintf("%+v", *d.Rule)
+	}
+	return fmt.Sprintf("{Allowed:%v Group:%v Agent:%q Rule:%s Exempt:%v}", d.Allowed, d.Group, d.Agent, rule, d.Exempt)
+}
+
+func TestDecisionString(t *testing.T) {
+	for _, c := range []struct {
+		d    Decision
+		want string
+	}{
+		{Decision{Allowed: true, Exempt: true}, "allowed: /robots.txt is always allowed"},
+		{Decision{Allowed: true}, "allowed: no group applies"},
+		{Decision{Allowed: true, Group: GroupGlobal, Agent: "*"}, `allowed: no rule matched in group "*"`},
+		{Decision{Allowed: false, Group: GroupSpecific, Agent: "FooBot", Rule: &Rule{Pattern: "/x", Line: 3}}, `disallowed by line 3: disallow: /x (group "FooBot")`},
+	} {
+		if got := c.d.String(); got != c.want {
+			t.Errorf("Decision.String() = %q, want %q", got, c.want)
+		}
+	}
+	for k, want := range map[GroupKind]string{GroupNone: "none", GroupSpecific: "specific", GroupGlobal: "global"} {
+		if got := k.String(); got != want {
+			t.Errorf("GroupKind(%d).String() = %q, want %q", k, got, want)
+		}
+	}
+}
+
+// worstCaseRobots returns a robots.txt of 300 Disallow rules, each with 41
+// '*' (google-matcher.md "Worst case"), and a 2 KB path none of them matches.
+func worstCaseRobots() (body, path string) {
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for i := range 300 {
+		b.WriteString("Disallow: /")
+		b.WriteString(strings.Repeat("*a", 40))
+		b.WriteString("*z")
+		b.WriteString(strconv.Itoa(i))
+		b.WriteString("\n")
+	}
+	return b.String(), "/" + strings.Repeat("a", 2047)
+}
+
+// TestWorstCase checks that the pathological file decides correctly; its
+// cost is measured by BenchmarkWorstCase.
+func TestWorstCase(t *testing.T) {
+	body, path := worstCaseRobots()
+	r := Parse([]byte(body))
+	if !r.Allowed("x", parseTestURL(t, path)) {
+		t.Errorf("Allowed(%q, %.20q…) = false, want true", "x", path)
+	}
+	hit := path[:2040] + "z7"
+	d := r.Explain("x", parseTestURL(t, hit))
+	if d.Allowed || d.Rule == nil || d.Rule.Line != 7+2 {
+		t.Errorf("Explain(%q, %.20q…) = %s, want disallowed by line 9", "x", hit, fmtDecision(d))
+	}
+	// Fewer 'a's than the pattern needs: no match.
+	short := "/" + strings.Repeat("a", 39) + "z7"
+	if !r.Allowed("x", parseTestURL(t, short)) {
+		t.Errorf("Allowed(%q, %q) = false, want true", "x", short)
+	}
+}
