@@ -35,6 +35,7 @@ type Robots struct {
 // A group is the merged set of records that name one product token, or the
 // merged '*' records (RFC 9309 §2.2.1).
 type group struct {
+	id       int32  // index in Robots.groups
 	agent    string // the token as first written, or "*"
 	delay    time.Duration
 	hasDelay bool
@@ -71,7 +72,10 @@ type CleanParam struct {
 func Parse(body []byte) *Robots {
 	body = prepare(body)
 	b := builder{text: string(body), base: cap(body)}
+	// At most one rule a line: a cheap bound that saves regrowing.
+	b.rules = make([]groupRule, 0, min(bytes.Count(body, []byte{'\n'})+1, 1<<16))
 	tokenize(body, &b)
+	b.finish()
 	return &b.r
 }
 
@@ -186,13 +190,21 @@ type builder struct {
 	// inRules is set once the current record has an Allow or Disallow line,
 	// so that the next User-agent line starts a new record.
 	inRules bool
+	// rules are the rules of every group, in file order, until finish
+	// hands each group its own.
+	rules []groupRule
+}
+
+type groupRule struct {
+	pendingRule
+	group int32
 }
 
 // groupFor returns the group for a product token, creating it.
 func (b *builder) groupFor(token []byte, global bool) *group {
 	if global {
 		if b.r.global == 0 {
-			b.r.groups = append(b.r.groups, &group{agent: "*", text: b.text})
+			b.r.groups = append(b.r.groups, &group{id: int32(len(b.r.groups)), agent: "*", text: b.text})
 			b.r.global = int32(len(b.r.groups))
 		}
 		return b.r.groups[b.r.global-1]
@@ -204,7 +216,7 @@ func (b *builder) groupFor(token []byte, global bool) *group {
 	if b.r.agents == nil {
 		b.r.agents = make(map[string]int32)
 	}
-	g := &group{agent: string(token), text: b.text}
+	g := &group{id: int32(len(b.r.groups)), agent: string(token), text: b.text}
 	b.r.agentLens |= lenBit(len(token))
 	b.r.agents[string(appendLower(buf[:0], g.agent))] = int32(len(b.r.groups))
 	b.r.groups = append(b.r.groups, g)
@@ -243,7 +255,34 @@ func (b *builder) rule(ln lineInfo, allow bool, value []byte) {
 	}
 	pr := pendingRule{off: b.offset(value), len: int32(len(value)), line: int32(ln.num), allow: allow}
 	for _, g := range b.members {
-		g.pending = append(g.pending, pr)
+		b.rules = append(b.rules, groupRule{pr, g.id})
+	}
+}
+
+// finish gives every group its pending rules, all in one allocation.
+func (b *builder) finish() {
+	if len(b.rules) == 0 {
+		return
+	}
+	end := make([]int, len(b.r.groups)) // first counts, then end offsets
+	for _, gr := range b.rules {
+		end[gr.group]++
+	}
+	for i := 1; i < len(end); i++ {
+		end[i] += end[i-1]
+	}
+	all := make([]pendingRule, len(b.rules))
+	for i := len(b.rules) - 1; i >= 0; i-- { // backwards keeps file order
+		gr := b.rules[i]
+		end[gr.group]--
+		all[end[gr.group]] = gr.pendingRule
+	}
+	for i, g := range b.r.groups {
+		hi := len(all)
+		if i+1 < len(end) {
+			hi = end[i+1]
+		}
+		g.pending = all[end[i]:hi:hi]
 	}
 }
 
@@ -371,7 +410,7 @@ func newRule(pattern, raw string, prio int, pr pendingRule) rule {
 // what RFC 9309 §2.3.1.4 prescribes while robots.txt is unreachable.
 func disallowAll() *Robots {
 	return &Robots{
-		groups: []*group{{agent: "*", text: "/", pending: []pendingRule{{off: 0, len: 1}}}},
+		groups: []*group{{agent: "*", text: "/", pending: []pendingRule{{len: 1}}}},
 		global: 1,
 	}
 }
