@@ -20,11 +20,10 @@ import (
 // multiple goroutines.
 type Robots struct {
 	groups []*group
-	// agents maps a lower-case product token to its merged group in groups;
-	// agentLens has bit n set when a token of n octets (n < 64) is in it,
-	// and bit 63 for longer ones.
-	agents    map[string]int32
-	agentLens uint64
+	// agents is an open-addressed hash table of the groups naming product
+	// tokens: 1 + an index in groups, or 0 for an empty slot. Its length is
+	// a power of two, at least twice the number of tokens.
+	agents []int32
 	// global is 1 + the index of the merged '*' group, or 0 when there is none.
 	global int32
 
@@ -129,10 +128,12 @@ func (r *Robots) group(agent string) *group {
 	if r == nil {
 		return nil
 	}
-	if r.agentLens&lenBit(len(agent)) != 0 {
-		var buf [64]byte
-		if i, ok := r.agents[string(appendLower(buf[:0], agent))]; ok {
-			return r.groups[i]
+	if len(r.agents) > 0 {
+		mask := uint32(len(r.agents) - 1)
+		for h := agentHash(agent) & mask; r.agents[h] != 0; h = (h + 1) & mask {
+			if g := r.groups[r.agents[h]-1]; equalFoldASCII(g.agent, agent) {
+				return g
+			}
 		}
 	}
 	if r.global > 0 {
@@ -141,7 +142,26 @@ func (r *Robots) group(agent string) *group {
 	return nil
 }
 
-func lenBit(n int) uint64 { return 1 << min(n, 63) }
+// agentHash is FNV-1a over the ASCII lower case of s.
+func agentHash[S string | []byte](s S) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint32(lower(s[i]))) * 16777619
+	}
+	return h
+}
+
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if lower(a[i]) != lower(b[i]) {
+			return false
+		}
+	}
+	return true
+}
 
 // CrawlDelay returns the Crawl-delay of the group that applies to agent and
 // whether that group sets one. Crawl-delay is not part of RFC 9309 and
@@ -209,18 +229,44 @@ func (b *builder) groupFor(token []byte, global bool) *group {
 		}
 		return b.r.groups[b.r.global-1]
 	}
-	var buf [64]byte
-	if i, ok := b.r.agents[string(appendLower(buf[:0], string(token)))]; ok {
-		return b.r.groups[i]
-	}
-	if b.r.agents == nil {
-		b.r.agents = make(map[string]int32)
+	if g := b.r.group(string(token)); g != nil && g.agent != "*" {
+		return g
 	}
 	g := &group{id: int32(len(b.r.groups)), agent: string(token), text: b.text}
-	b.r.agentLens |= lenBit(len(token))
-	b.r.agents[string(appendLower(buf[:0], g.agent))] = int32(len(b.r.groups))
 	b.r.groups = append(b.r.groups, g)
+	b.r.addAgent(g)
 	return g
+}
+
+// addAgent enters g, a group naming a product token, in r.agents.
+func (r *Robots) addAgent(g *group) {
+	n := len(r.groups) // groups naming tokens, g included
+	if r.global > 0 {
+		n--
+	}
+	if 2*n > len(r.agents) {
+		old := r.agents
+		size := 8
+		for size < 4*n {
+			size *= 2
+		}
+		r.agents = make([]int32, size)
+		for _, i := range old {
+			if i != 0 {
+				r.insertAgent(i)
+			}
+		}
+	}
+	r.insertAgent(g.id + 1)
+}
+
+func (r *Robots) insertAgent(i int32) {
+	mask := uint32(len(r.agents) - 1)
+	h := agentHash(r.groups[i-1].agent) & mask
+	for r.agents[h] != 0 {
+		h = (h + 1) & mask
+	}
+	r.agents[h] = i
 }
 
 func (b *builder) userAgent(_ lineInfo, value []byte) {

@@ -1,0 +1,76 @@
+// Command compare measures robotsmw against its peers on the shared corpus
+// and workload in one run, and prints the table the README shows.
+//
+//	cd bench && go run ./compare [-shared ../../shared]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/robotsmw/robotsmw/bench"
+)
+
+func main() {
+	shared := flag.String("shared", bench.SharedDir, "directory holding corpus/ and bench/")
+	flag.Parse()
+	s, err := bench.Load(*shared)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	compiled := make([]map[string]any, len(bench.Engines))
+	for i, e := range bench.Engines {
+		compiled[i] = s.Compiled(e)
+	}
+	checks := s.Runnable(compiled)
+	body, path := bench.WorstCase()
+	worst := bench.Check{Agent: "ExampleBot", URL: &url.URL{Path: path}, Path: path}
+
+	type result struct{ parse, check, worst testing.BenchmarkResult }
+	res := make([]result, len(bench.Engines))
+	for i, e := range bench.Engines {
+		res[i].parse = testing.Benchmark(func(b *testing.B) { s.BenchParse(b, e) })
+		res[i].check = testing.Benchmark(func(b *testing.B) { s.BenchCheck(b, e, compiled[i], checks) })
+		r := e.Parse(body)
+		res[i].worst = testing.Benchmark(func(b *testing.B) {
+			b.ReportAllocs()
+			for j := 0; j < b.N; j++ {
+				e.Allowed(r, &worst)
+			}
+		})
+	}
+
+	mbps := func(r testing.BenchmarkResult) float64 {
+		return float64(s.Bytes) * float64(r.N) / r.T.Seconds() / 1e6
+	}
+	perSec := func(r testing.BenchmarkResult) float64 { return float64(r.N) / r.T.Seconds() }
+	fmt.Printf("corpus: %d files, %.1f MB; workload: %d checks (%d on files every engine accepts)\n\n",
+		len(s.Files), float64(s.Bytes)/1e6, len(s.Checks), len(checks))
+	fmt.Println("| engine | parse MB/s | checks/s | allocs/check | worst case per check |")
+	fmt.Println("|---|---:|---:|---:|---:|")
+	for i, e := range bench.Engines {
+		fmt.Printf("| %s | %.1f | %.0f | %d | %v |\n", e.Name, mbps(res[i].parse), perSec(res[i].check),
+			res[i].check.AllocsPerOp(), time.Duration(res[i].worst.NsPerOp()))
+	}
+	fmt.Println()
+	for i := 1; i < len(bench.Engines); i++ {
+		fmt.Printf("robotsmw vs %s: parse %.1f×, checks %.1f×, worst case %.0f×\n", bench.Engines[i].Name,
+			mbps(res[0].parse)/mbps(res[i].parse), perSec(res[0].check)/perSec(res[i].check),
+			float64(res[i].worst.NsPerOp())/float64(res[0].worst.NsPerOp()))
+	}
+	fmt.Println()
+	for i := 1; i < len(bench.Engines); i++ {
+		differ := 0
+		for _, c := range checks {
+			if bench.Engines[0].Allowed(compiled[0][c.File], &c) != bench.Engines[i].Allowed(compiled[i][c.File], &c) {
+				differ++
+			}
+		}
+		fmt.Printf("verdicts that differ from %s: %d of %d\n", bench.Engines[i].Name, differ, len(checks))
+	}
+}

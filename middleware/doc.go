@@ -1,0 +1,94 @@
+// Package robotsmw makes a colly collector obey robots.txt (RFC 9309) on
+// every hop, pace each host, and turn 429 and 503 responses into back-off,
+// without losing requests:
+//
+//	c := colly.NewCollector(robotsmw.Attach())
+//
+// or, configured and shared with a clone:
+//
+//	g := &robotsmw.Guard{Agent: "ExampleBot", Rate: rate.Every(2 * time.Second)}
+//	c := colly.NewCollector(colly.UserAgent("ExampleBot/1.0 (+https://example.org/bot)"), g.Attach)
+//	d := c.Clone()
+//	g.Attach(d) // Clone drops callbacks; the same Guard shares cache and hosts
+//
+// # What happens to a request
+//
+// Before colly sends a request (any method, retries included; OnRequest),
+// the [Guard]:
+//
+//  1. Checks robots.txt of the request's origin through a [policy.Cache]
+//     (one fetch per origin however many requests wait for it). A
+//     disallowed request is aborted and reported to [Guard.ErrorHandler]
+//     with a *[DisallowedError] naming the deciding rule and its line.
+//     Only /robots.txt itself is exempt (RFC 9309 §2.2.2).
+//  2. While robots.txt is unreachable (429, 5xx, network error; RFC 9309
+//     §2.3.1.4) the request is deferred: it waits until robots.txt is due
+//     again and is checked anew, up to [Guard.MaxRetries] times, then it is
+//     reported with [ErrRobotsUnreachable]. It is never let through.
+//  3. Waits while the host is paused, then for the host's rate limiter
+//     (golang.org/x/time/rate, burst 1). A host is the host name without
+//     scheme or port (Google: the crawl rate applies to "the whole
+//     hostname"). The limiter runs at [Guard.Rate], lowered to a
+//     Crawl-delay when robots.txt asks for one (not part of RFC 9309;
+//     Bing's reading: one request per delay). Crawl-delays above
+//     [MaxCrawlDelay] exclude the host with [ErrCrawlDelayTooLong] unless
+//     [Guard.ClampCrawlDelay] is set. The Guard's own robots.txt fetches
+//     wait for the same limiter.
+//
+// These waits happen in an OnRequest callback, before colly's HTTP client is
+// called, so colly's request timeout does not cut them short. They block
+// the goroutine that runs the request: the collector's own in Async mode,
+// the caller of Visit (or the queue thread) otherwise. They end when the
+// collector's Context ends; the request is then reported with its error.
+//
+// Redirect hops are checked inside colly's HTTP client by a redirect
+// handler: a hop into a disallowed path is never requested, and the request
+// is reported with a *DisallowedError. A hop that would have to wait longer
+// than the client's timeout allows (paused host, busy limiter, unreachable
+// robots.txt) is not sent either; the request is retried once the wait is
+// over. Right before the client is called (OnRequestHeaders, after any
+// LimitRule slot), a last gate waits again if the host was paused
+// meanwhile, and spaces request starts by the host's interval, so requests
+// that bunched up behind a LimitRule slot do not reach the host together.
+//
+// # Back-off
+//
+// Responses are classified as they arrive (OnResponseHeaders), following
+// Google's documented behaviour and RFC 9110:
+//   - 429 and 503 pause the whole host. The pause is the response's
+//     Retry-After (delta-seconds, or an HTTP-date in any of the three
+//     formats of RFC 9110 §5.6.7, measured against the response's Date),
+//     never shortened; without one, [Guard.Backoff] doubled per failure in a
+//     row, lengthened by up to a quarter at random, capped at
+//     [Guard.MaxBackoff]. The host's rate is also halved, at most once per
+//     interval.
+//   - 500, 502, 504 and network errors do the same, softer: a sixth of the
+//     back-off and a cut to 0.8 of the rate.
+//   - Healthy responses (1xx–3xx, 404, 410) let a cut host recover
+//     gradually; other 4xx responses do not change the rate.
+//
+// The failed request itself is retried (Request.Retry, from OnError, or from
+// OnResponse with ParseHTTPErrorResponse) after the pause, up to
+// [Guard.MaxRetries] times, then reported with [ErrGaveUp]. colly's own
+// OnError callbacks still see each failed attempt, and a synchronous Visit
+// returns the first attempt's error after its retries have run. Retries are counted per
+// method and URL, so concurrent requests for the same URL share a count.
+//
+// # Working with colly
+//
+// Attach turns colly's own robots.txt check off and keeps it off: colly's
+// check fails open on a 5xx robots.txt and skips redirect hops and HEAD.
+// COLLY_IGNORE_ROBOTSTXT is applied by NewCollector after its options, so
+// if it turns colly's check back on, the first requests are also checked by
+// colly (the Guard still checks them) until the Guard's first OnRequest
+// turns it off again.
+//
+// Async mode, LimitRules and the queue package work with the Guard. A
+// LimitRule's Delay adds to the Guard's pacing; a rule with a DomainGlob
+// of "*" and a Parallelism remains useful as a global concurrency cap. With
+// CacheDir, colly replays cached responses, 429 included, which the Guard
+// then counts again.
+//
+// The Guard reports through [Guard.ErrorHandler] and [Guard.Stats] only; it
+// never logs.
+package robotsmw

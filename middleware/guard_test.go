@@ -1,0 +1,576 @@
+package robotsmw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"github.com/gocolly/colly/v2/queue"
+	"golang.org/x/time/rate"
+
+	"github.com/robotsmw/robotsmw/policy"
+)
+
+// withReports sets g's ErrorHandler to record into rep.
+func withReports(g *Guard, rep *reports) *Guard {
+	g.ErrorHandler = func(r *colly.Request, err error) { rep.add(r.URL.String(), err) }
+	return g
+}
+
+func TestDisallowedNeverReachesServer(t *testing.T) {
+	const robotsTxt = "User-agent: *\nDisallow: /private\n"
+	s := newSite(t, robots(robotsTxt, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/redir" {
+			http.Redirect(w, r, "/private/x", http.StatusFound)
+			return true
+		}
+		return false
+	}))
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf}, &rep)
+	c := colly.NewCollector(g.Attach)
+	var userErrs []error
+	c.OnError(func(_ *colly.Response, err error) { userErrs = append(userErrs, err) })
+
+	if err := c.Visit(s.URL + "/ok"); err != nil {
+		t.Fatalf("Visit(/ok) = %v", err)
+	}
+	c.Visit(s.URL + "/private/get")
+	c.Head(s.URL + "/private/head")
+	c.Visit(s.URL + "/redir")
+	c.Wait()
+
+	for _, h := range s.log() {
+		if strings.HasPrefix(h.path, "/private") {
+			t.Errorf("server received %s %s", h.method, h.path)
+		}
+	}
+	if n := s.count("/ok"); n != 1 {
+		t.Errorf("server received /ok %d times, want 1", n)
+	}
+	for _, path := range []string{"/private/get", "/private/head", "/redir"} {
+		errs := rep.get(s.URL + path)
+		if len(errs) != 1 {
+			t.Errorf("ErrorHandler got %d errors for %s, want 1: %v", len(errs), path, errs)
+			continue
+		}
+		var de *DisallowedError
+		if !errors.Is(errs[0], ErrDisallowed) || !errors.As(errs[0], &de) {
+			t.Errorf("ErrorHandler(%s) error = %v, want a *DisallowedError", path, errs[0])
+			continue
+		}
+		if de.Decision.Rule == nil || de.Decision.Rule.Line != 2 || de.Decision.Rule.Pattern != "/private" {
+			t.Errorf("ErrorHandler(%s) decision = %v, want the rule of line 2", path, de.Decision)
+		}
+		if !strings.Contains(de.Error(), "line 2") {
+			t.Errorf("DisallowedError.Error() = %q, want it to name line 2", de.Error())
+		}
+	}
+	// The blocked hop is reported with the hop's URL.
+	if errs := rep.get(s.URL + "/redir"); len(errs) == 1 {
+		var de *DisallowedError
+		if errors.As(errs[0], &de) && de.URL.Path != "/private/x" {
+			t.Errorf("blocked hop reported for %s, want /private/x", de.URL)
+		}
+	}
+	// colly's own OnError also learns that the redirect was not followed.
+	if len(userErrs) != 1 || !errors.Is(userErrs[0], ErrDisallowed) {
+		t.Errorf("user OnError got %v, want one error wrapping ErrDisallowed", userErrs)
+	}
+	if st := g.Stats().Total; st.Blocked != 3 {
+		t.Errorf("Stats().Total.Blocked = %d, want 3", st.Blocked)
+	}
+}
+
+func TestCollyRobotsCheckStaysOff(t *testing.T) {
+	t.Setenv("COLLY_IGNORE_ROBOTSTXT", "false")
+	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", nil))
+	g := &Guard{Rate: rate.Inf}
+	c := colly.NewCollector(g.Attach)
+	if c.IgnoreRobotsTxt {
+		t.Skip("colly no longer applies COLLY_IGNORE_ROBOTSTXT after options")
+	}
+	for i := 0; i < 3; i++ {
+		c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
+	}
+	if !c.IgnoreRobotsTxt {
+		t.Errorf("after the first request c.IgnoreRobotsTxt = false, want true")
+	}
+	// colly's own check fetched robots.txt once at most, the Guard once.
+	if n := s.count("/robots.txt"); n > 2 {
+		t.Errorf("robots.txt fetched %d times, want ≤ 2", n)
+	}
+}
+
+func TestOneRobotsFetchForConcurrentRequests(t *testing.T) {
+	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/robots.txt" {
+			time.Sleep(50 * time.Millisecond)
+		}
+		return false
+	}))
+	g := &Guard{Rate: rate.Inf}
+	c := colly.NewCollector(g.Attach, colly.Async())
+	for i := 0; i < 100; i++ {
+		c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
+	}
+	c.Wait()
+	if n := s.count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times for 100 concurrent first requests, want 1", n)
+	}
+	if n := len(s.log()); n != 101 {
+		t.Errorf("server received %d requests, want 101", n)
+	}
+}
+
+func TestRetryAfterPausesHost(t *testing.T) {
+	var once sync.Once
+	var first time.Time
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		served := false
+		if r.URL.Path == "/busy" {
+			once.Do(func() {
+				first = time.Now()
+				w.Header().Set("Retry-After", "2")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				served = true
+			})
+		}
+		return served
+	}))
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf}, &rep)
+	c := colly.NewCollector(g.Attach, colly.Async())
+	c.Visit(s.URL + "/busy")
+	c.Wait() // the 503 has arrived; the retry waits for the pause
+	for i := 0; i < 10; i++ {
+		c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
+	}
+	c.Wait()
+
+	if first.IsZero() {
+		t.Fatal("the server never answered 503")
+	}
+	for _, h := range s.log() {
+		if h.at.After(first) && h.at.Before(first.Add(2*time.Second)) {
+			t.Errorf("%s arrived %v after the 503 with Retry-After: 2", h.path, h.at.Sub(first))
+		}
+	}
+	for i := 0; i < 10; i++ {
+		if n := s.count(fmt.Sprintf("/p%d", i)); n != 1 {
+			t.Errorf("/p%d fetched %d times, want 1", i, n)
+		}
+	}
+	if n := s.count("/busy"); n != 2 {
+		t.Errorf("/busy fetched %d times, want 2 (the 503 and its retry)", n)
+	}
+	if rep.len() != 0 {
+		t.Errorf("ErrorHandler got %v, want nothing", rep.errs)
+	}
+	hs := g.Stats().Hosts["127.0.0.1"]
+	if hs.Retried != 1 || hs.Backoffs != 1 {
+		t.Errorf("Stats = %+v, want Retried 1, Backoffs 1", hs)
+	}
+}
+
+func TestBackoffGrowsThenRecovers(t *testing.T) {
+	var mu sync.Mutex
+	throttled := 0
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/x" {
+			return false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if throttled < 3 {
+			throttled++
+			w.WriteHeader(http.StatusTooManyRequests)
+			return true
+		}
+		return false
+	}))
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf, Backoff: 100 * time.Millisecond, MaxRetries: 5}, &rep)
+	c := colly.NewCollector(g.Attach)
+	c.Visit(s.URL + "/x") // returns the first attempt's error; the retries run inside
+	if rep.len() != 0 {
+		t.Fatalf("ErrorHandler got %v, want nothing", rep.errs)
+	}
+	var at []time.Time
+	for _, h := range s.log() {
+		if h.path == "/x" {
+			at = append(at, h.at)
+		}
+	}
+	if len(at) != 4 {
+		t.Fatalf("/x fetched %d times, want 4", len(at))
+	}
+	for i := 2; i < len(at); i++ {
+		prev, gap := at[i-1].Sub(at[i-2]), at[i].Sub(at[i-1])
+		if gap <= prev {
+			t.Errorf("gap before attempt %d = %v, not longer than the previous %v", i+1, gap, prev)
+		}
+	}
+	if at[1].Sub(at[0]) < 100*time.Millisecond {
+		t.Errorf("first back-off = %v, want ≥ 100ms", at[1].Sub(at[0]))
+	}
+	cut := g.Stats().Hosts["127.0.0.1"].Interval
+	if cut == 0 {
+		t.Fatalf("Interval after 429s = 0, want a cut rate")
+	}
+	for i := 0; i < 3*recoverAfter; i++ {
+		c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
+	}
+	if got := g.Stats().Hosts["127.0.0.1"].Interval; got >= cut {
+		t.Errorf("Interval after %d healthy responses = %v, want below %v", 3*recoverAfter, got, cut)
+	}
+}
+
+func TestRobotsUnreachableDefersRequests(t *testing.T) {
+	start := time.Now()
+	const outage = 1500 * time.Millisecond
+	var robotsOK time.Time
+	var mu sync.Mutex
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			if time.Since(start) < outage {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			mu.Lock()
+			if robotsOK.IsZero() {
+				robotsOK = time.Now()
+			}
+			mu.Unlock()
+			w.Write([]byte("User-agent: *\nDisallow: /private\n"))
+			return
+		}
+		w.Write([]byte("ok"))
+	})
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 20}, &rep)
+	g.Cache = &policy.Cache{
+		Client:   &http.Client{Transport: &pacedTransport{g: g, next: http.DefaultTransport}},
+		RetryMin: 200 * time.Millisecond, RetryMax: 400 * time.Millisecond,
+	}
+	c := colly.NewCollector(g.Attach, colly.Async())
+	for i := 0; i < 5; i++ {
+		c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
+	}
+	c.Visit(s.URL + "/private/a")
+	c.Wait()
+
+	if robotsOK.IsZero() {
+		t.Fatal("robots.txt never answered 200")
+	}
+	for _, h := range s.log() {
+		if h.path != "/robots.txt" && h.at.Before(robotsOK) {
+			t.Errorf("%s fetched %v before robots.txt answered", h.path, robotsOK.Sub(h.at))
+		}
+		if strings.HasPrefix(h.path, "/private") {
+			t.Errorf("server received %s", h.path)
+		}
+	}
+	for i := 0; i < 5; i++ {
+		if n := s.count(fmt.Sprintf("/p%d", i)); n != 1 {
+			t.Errorf("/p%d fetched %d times, want 1", i, n)
+		}
+	}
+	if errs := rep.get(s.URL + "/private/a"); len(errs) != 1 || !errors.Is(errs[0], ErrDisallowed) {
+		t.Errorf("ErrorHandler(/private/a) = %v, want ErrDisallowed", errs)
+	}
+	if st := g.Stats().Total; st.Deferred == 0 {
+		t.Errorf("Stats().Total.Deferred = 0, want > 0")
+	}
+}
+
+func TestRobotsUnreachableGivesUp(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.Write([]byte("ok"))
+	})
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 2}, &rep)
+	g.Cache = &policy.Cache{RetryMin: 50 * time.Millisecond, RetryMax: 50 * time.Millisecond}
+	c := colly.NewCollector(g.Attach)
+	c.Visit(s.URL + "/page")
+	for _, h := range s.log() {
+		if h.path != "/robots.txt" {
+			t.Errorf("server received %s while robots.txt was unreachable", h.path)
+		}
+	}
+	errs := rep.get(s.URL + "/page")
+	var fe *policy.FetchError
+	if len(errs) != 1 || !errors.Is(errs[0], ErrRobotsUnreachable) || !errors.As(errs[0], &fe) {
+		t.Fatalf("ErrorHandler(/page) = %v, want ErrRobotsUnreachable wrapping a *policy.FetchError", errs)
+	}
+	if fe.StatusCode != http.StatusInternalServerError {
+		t.Errorf("FetchError.StatusCode = %d, want 500", fe.StatusCode)
+	}
+}
+
+func TestGivesUpAfterRetries(t *testing.T) {
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/down" {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	}))
+	for _, parse := range []bool{false, true} {
+		var rep reports
+		g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 2}, &rep)
+		c := colly.NewCollector(g.Attach, colly.AllowURLRevisit())
+		c.ParseHTTPErrorResponse = parse
+		before := s.count("/down")
+		c.Visit(s.URL + "/down")
+		c.Wait()
+		if n := s.count("/down") - before; n != 3 {
+			t.Errorf("ParseHTTPErrorResponse=%v: /down fetched %d times, want 3", parse, n)
+		}
+		errs := rep.get(s.URL + "/down")
+		if len(errs) != 1 || !errors.Is(errs[0], ErrGaveUp) {
+			t.Errorf("ParseHTTPErrorResponse=%v: ErrorHandler(/down) = %v, want one ErrGaveUp", parse, errs)
+		}
+	}
+}
+
+func TestNetworkErrorRetried(t *testing.T) {
+	var mu sync.Mutex
+	drops := 0
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/flaky" {
+			return false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if drops < 2 {
+			drops++
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return true
+		}
+		return false
+	}))
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf, Backoff: 60 * time.Millisecond}, &rep)
+	c := colly.NewCollector(g.Attach)
+	c.Visit(s.URL + "/flaky")
+	if n := s.count("/flaky"); n != 3 {
+		t.Errorf("/flaky fetched %d times, want 3", n)
+	}
+	if rep.len() != 0 {
+		t.Errorf("ErrorHandler got %v, want nothing", rep.errs)
+	}
+}
+
+// gaps returns the spacing between consecutive requests in log.
+func gaps(log []hit) []time.Duration {
+	var out []time.Duration
+	for i := 1; i < len(log); i++ {
+		out = append(out, log[i].at.Sub(log[i-1].at))
+	}
+	return out
+}
+
+// slack absorbs scheduling noise between the Guard's grant and the
+// server's clock on a loaded machine; the average spacing is checked
+// without it.
+const slack = 30 * time.Millisecond
+
+func TestRateNeverExceeded(t *testing.T) {
+	tests := []struct {
+		name      string
+		robotsTxt string
+		rate      rate.Limit
+		pages     int
+		want      time.Duration
+	}{
+		{"rate", "", 20, 20, 50 * time.Millisecond},
+		{"crawl-delay", "User-agent: *\nCrawl-delay: 0.3\n", rate.Inf, 5, 300 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		s := newSite(t, robots(tt.robotsTxt, nil))
+		g := &Guard{Rate: tt.rate}
+		c := colly.NewCollector(g.Attach, colly.Async())
+		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4})
+		for i := 0; i < tt.pages; i++ {
+			c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
+		}
+		c.Wait()
+		log := s.log()
+		if len(log) != tt.pages+1 {
+			t.Errorf("%s: server received %d requests, want %d", tt.name, len(log), tt.pages+1)
+		}
+		// robots.txt counts against the limiter too, so the robots.txt ->
+		// first page gap is checked as well (for Crawl-delay the first
+		// page's wait follows Rate, which is unlimited).
+		for i, gap := range gaps(log) {
+			if i == 0 && tt.rate == rate.Inf {
+				continue
+			}
+			if gap < tt.want-slack {
+				t.Errorf("%s: gap %d between %s and %s = %v, want ≥ %v", tt.name, i, log[i].path, log[i+1].path, gap, tt.want)
+			}
+		}
+		// The average over the page requests is never above the rate (the
+		// Guard spaces its sends exactly; allow the server's clock a few ms).
+		pages := log[1:]
+		if span, want := pages[len(pages)-1].at.Sub(pages[0].at), time.Duration(len(pages)-1)*tt.want; span < want-5*time.Millisecond {
+			t.Errorf("%s: %d pages took %v, want ≥ %v", tt.name, len(pages), span, want)
+		}
+	}
+}
+
+func TestCrawlDelayTooLong(t *testing.T) {
+	s := newSite(t, robots("User-agent: *\nCrawl-delay: 400\n", nil))
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf}, &rep)
+	c := colly.NewCollector(g.Attach)
+	c.Visit(s.URL + "/a")
+	if n := s.count("/a"); n != 0 {
+		t.Errorf("/a fetched %d times despite Crawl-delay: 400", n)
+	}
+	if errs := rep.get(s.URL + "/a"); len(errs) != 1 || !errors.Is(errs[0], ErrCrawlDelayTooLong) {
+		t.Errorf("ErrorHandler(/a) = %v, want ErrCrawlDelayTooLong", errs)
+	}
+
+	// Clamped, the page waits 300 s after robots.txt; the context ends first.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var rep2 reports
+	g2 := withReports(&Guard{Rate: rate.Inf, ClampCrawlDelay: true}, &rep2)
+	c2 := colly.NewCollector(g2.Attach, colly.StdlibContext(ctx))
+	c2.Visit(s.URL + "/a")
+	if n := s.count("/a"); n != 0 {
+		t.Errorf("with ClampCrawlDelay /a fetched %d times within 300 s of robots.txt", n)
+	}
+	if errs := rep2.get(s.URL + "/a"); len(errs) != 1 || !errors.Is(errs[0], context.DeadlineExceeded) {
+		t.Errorf("with ClampCrawlDelay ErrorHandler(/a) = %v, want the context's error", errs)
+	}
+	if got := g2.Stats().Hosts["127.0.0.1"].Interval; got != MaxCrawlDelay {
+		t.Errorf("with ClampCrawlDelay Interval = %v, want %v", got, MaxCrawlDelay)
+	}
+}
+
+func TestClonesShareState(t *testing.T) {
+	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", nil))
+	var rep reports
+	g := withReports(&Guard{Rate: 25}, &rep)
+	c := colly.NewCollector(g.Attach, colly.Async())
+	d := c.Clone()
+	g.Attach(d)
+	for i := 0; i < 5; i++ {
+		c.Visit(fmt.Sprintf("%s/c%d", s.URL, i))
+		d.Visit(fmt.Sprintf("%s/d%d", s.URL, i))
+	}
+	d.Visit(s.URL + "/private/d")
+	c.Wait()
+	d.Wait()
+	if n := s.count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times by a collector and its clone, want 1", n)
+	}
+	log := s.log()
+	if len(log) != 11 {
+		t.Errorf("server received %d requests, want 11", len(log))
+	}
+	for i, gap := range gaps(log) {
+		if gap < 40*time.Millisecond-slack {
+			t.Errorf("gap %d between %s and %s = %v, want ≥ 40ms across both collectors", i, log[i].path, log[i+1].path, gap)
+		}
+	}
+	if errs := rep.get(s.URL + "/private/d"); len(errs) != 1 || !errors.Is(errs[0], ErrDisallowed) {
+		t.Errorf("clone's ErrorHandler(/private/d) = %v, want ErrDisallowed", errs)
+	}
+	st := g.Stats()
+	if len(st.Hosts) != 1 || st.Total.Fetched != 11 {
+		t.Errorf("Stats() = %+v, want one host with 11 fetched", st)
+	}
+}
+
+func TestQueue(t *testing.T) {
+	var once sync.Once
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		served := false
+		if r.URL.Path == "/p3" {
+			once.Do(func() {
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusTooManyRequests)
+				served = true
+			})
+		}
+		return served
+	}))
+	g := &Guard{Rate: 100}
+	c := colly.NewCollector(g.Attach)
+	q, err := queue.New(3, &queue.InMemoryQueueStorage{MaxSize: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		q.AddURL(fmt.Sprintf("%s/p%d", s.URL, i))
+	}
+	if err := q.Run(c); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		want := 1
+		if i == 3 {
+			want = 2
+		}
+		if n := s.count(fmt.Sprintf("/p%d", i)); n != want {
+			t.Errorf("/p%d fetched %d times, want %d", i, n, want)
+		}
+	}
+}
+
+func TestContextCancelEndsWaits(t *testing.T) {
+	s := newSite(t, robots("", nil))
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Every(time.Hour)}, &rep)
+	c := colly.NewCollector(g.Attach, colly.Async(), colly.StdlibContext(ctx))
+	for i := 0; i < 5; i++ {
+		c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
+	}
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	done := make(chan struct{})
+	go func() { c.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("c.Wait() did not return after the context was cancelled")
+	}
+	// robots.txt took the first slot; every page waited and was reported.
+	for i := 0; i < 5; i++ {
+		u := fmt.Sprintf("%s/p%d", s.URL, i)
+		if errs := rep.get(u); len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+			t.Errorf("ErrorHandler(%s) = %v, want context.Canceled", u, errs)
+		}
+	}
+	// Idle keep-alive connections are not leaks; close them and the server.
+	s.Close()
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+2 {
+		t.Errorf("%d goroutines after cancel, %d before", n, before)
+	}
+}
