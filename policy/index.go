@@ -3,7 +3,6 @@ package policy
 import (
 	"cmp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -145,10 +144,30 @@ func (x *index) lookup(target string) *rule {
 	// The greatest prefix that is not above target: found by key, and by
 	// string only among the prefixes that share target's key.
 	tk := key8(target)
-	lo := sort.Search(len(x.keys), func(k int) bool { return x.keys[k] > tk })
+	lo, hi := 0, len(x.keys)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); x.keys[m] <= tk {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
 	if lo > 0 && x.keys[lo-1] == tk {
-		first := sort.Search(lo, func(k int) bool { return x.keys[k] >= tk })
-		lo = first + sort.Search(lo-first, func(k int) bool { return x.prefixes[first+k] > target })
+		first, last := lo-1, lo // prefixes[first:last] share target's key
+		for a := 0; a < first; {
+			if m := int(uint(a+first) >> 1); x.keys[m] < tk {
+				a = m + 1
+			} else {
+				first = m
+			}
+		}
+		for lo = first; lo < last; {
+			if m := int(uint(lo+last) >> 1); x.prefixes[m] <= target {
+				lo = m + 1
+			} else {
+				last = m
+			}
+		}
 	}
 	i := int32(lo - 1)
 	if i >= 0 && !strings.HasPrefix(target, x.prefixes[i]) {

@@ -26,9 +26,12 @@ type octetTable [256]uint8
 // the pattern "/foo-%24" matches the URI "/foo-$", while in a pattern they
 // are wildcards. Both tables are read-only, filled once at package
 // initialisation.
-var patternOctets, targetOctets = octetTables()
+var patternOctets, targetOctets, pathOctets = octetTables()
 
-func octetTables() (pattern, target octetTable) {
+// pathOctets marks as classPlain exactly the octets that a decoded URL path
+// may hold and that both url.URL.EscapedPath and appendNormal (with
+// targetOctets) leave as they are; a path made of them is its own target.
+func octetTables() (pattern, target, path octetTable) {
 	for c := range pattern {
 		if c <= ' ' || c >= 0x7F {
 			pattern[c] = classEscape
@@ -41,7 +44,11 @@ func octetTables() (pattern, target octetTable) {
 	target = pattern
 	target['*'] = classEscape
 	target['$'] = classEscape
-	return pattern, target
+	path = target
+	for _, c := range "!'()#?[]" { // escaped by EscapedPath
+		path[c] = classEscape
+	}
+	return pattern, target, path
 }
 
 // isUnreserved reports whether c is an RFC 3986 §2.3 unreserved character,
@@ -120,13 +127,18 @@ func appendNormal(dst []byte, s string, t *octetTable) []byte {
 // ignored and the query keeps its wire order (ROBOTS.md §12).
 func appendTarget(dst []byte, u *url.URL) []byte {
 	p := u.Opaque
-	if p == "" {
+	plain := false
+	switch {
+	case p != "":
+	case u.RawPath == "" && normal(u.Path, &pathOctets):
+		p, plain = u.Path, true // the common case: nothing to escape
+	default:
 		p = escapedPath(u)
 	}
 	if p == "" || p[0] != '/' {
 		dst = append(dst, '/')
 	}
-	if normal(p, &targetOctets) {
+	if plain || normal(p, &targetOctets) {
 		dst = append(dst, p...)
 	} else {
 		dst = appendNormal(dst, p, &targetOctets)

@@ -873,3 +873,53 @@ func TestWorstCase(t *testing.T) {
 		t.Errorf("Allowed(%q, %q) = false, want true", "x", short)
 	}
 }
+
+// A Robots is safe for concurrent use (its doc comment), including the very
+// first calls, which may compile a group's rules.
+func TestConcurrentFirstUse(t *testing.T) {
+	body, _ := goldenSections(t, "testdata/corpus-theguardian.com.txtar")
+	agents := []string{"Googlebot", "bingbot", "Mediapartners-Google", "other"}
+	paths := []string{"/", "/search", "/world/2020/print", "/a/b.emailjson", "/discussion/x", "/robots.txt"}
+	ref := Parse(body)
+	want := map[string]bool{}
+	for _, a := range agents {
+		for _, p := range paths {
+			want[a+" "+p] = ref.Allowed(a, parseTestURL(t, p))
+		}
+	}
+	for range 20 {
+		r := Parse(body)
+		start := make(chan struct{})
+		const workers = 8
+		errs := make(chan string, 2*workers*len(agents)*len(paths))
+		done := make(chan struct{})
+		for w := range workers {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				<-start
+				for i := range agents {
+					a := agents[(i+w)%len(agents)]
+					for _, p := range paths {
+						u := &url.URL{Path: p}
+						got := r.Allowed(a, u)
+						if d := r.Explain(a, u); d.Allowed != got {
+							errs <- fmt.Sprintf("Allowed(%q, %q) = %v, but Explain says %s", a, p, got, d)
+						}
+						if got != want[a+" "+p] {
+							errs <- fmt.Sprintf("Allowed(%q, %q) = %v, want %v", a, p, got, want[a+" "+p])
+						}
+						r.CrawlDelay(a)
+					}
+				}
+			}()
+		}
+		close(start)
+		for range workers {
+			<-done
+		}
+		close(errs)
+		for e := range errs {
+			t.Error(e)
+		}
+	}
+}

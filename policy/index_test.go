@@ -1,0 +1,60 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+)
+
+// naiveLookup is the specification index.lookup must agree with: try
+// every rule; the highest priority wins, allow on a tie (RFC 9309 §2.2.2).
+func naiveLookup(rules []rule, target string) (found, allow bool, prio int32) {
+	for i := range rules {
+		r := &rules[i]
+		if !match(r.pattern, target) {
+			continue
+		}
+		if !found || r.prio > prio || r.prio == prio && r.allow && !allow {
+			found, allow, prio = true, r.allow, r.prio
+		}
+	}
+	return found, allow, prio
+}
+
+// FuzzIndex checks the prefix index against naiveLookup. The input's lines
+// are patterns (a leading '+' makes an Allow rule) and the last line is the
+// target; patterns are kept to a small alphabet so that prefixes collide.
+func FuzzIndex(f *testing.F) {
+	for _, seed := range []string{
+		"/a\n+/a/b\n/a/b/c*d$\n/a/b/c/d",
+		"/\n+/$\n/",
+		"/wp-admin/\n+/wp-admin/admin-ajax.php\n/wp-admin/admin-ajax.php",
+		"/*.php$\n+/a\n/a/b.php",
+		"/aaaaaaaaab\n/aaaaaaaaa\n+/aaaaaaaa*\n/aaaaaaaaac",
+		"*/x\n+/a*\n/a/x",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		lines := strings.Split(in, "\n")
+		if len(lines) < 2 || len(lines) > 200 {
+			return
+		}
+		target := string(appendNormal(nil, "/"+lines[len(lines)-1], &targetOctets))
+		var rules []rule
+		for i, l := range lines[:len(lines)-1] {
+			allow := strings.HasPrefix(l, "+")
+			raw := strings.TrimPrefix(l, "+")
+			if raw == "" || raw[0] != '/' && raw[0] != '*' {
+				continue
+			}
+			pattern := compilePattern(raw)
+			rules = append(rules, newRule(pattern, raw, len(pattern), pendingRule{line: int32(i + 1), allow: allow}))
+		}
+		wantFound, wantAllow, wantPrio := naiveLookup(rules, target)
+		x := newIndex(append([]rule(nil), rules...))
+		got := x.lookup(target)
+		if (got != nil) != wantFound || got != nil && (got.allow != wantAllow || got.prio != wantPrio) {
+			t.Fatalf("lookup(%q) = %+v; naive: found=%v allow=%v prio=%d\nrules: %q", target, got, wantFound, wantAllow, wantPrio, lines[:len(lines)-1])
+		}
+	})
+}
