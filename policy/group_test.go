@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestGroupLookupManyAgents checks the agent table through several growths:
@@ -37,6 +38,29 @@ func TestGroupLookupManyAgents(t *testing.T) {
 		}
 		if u, _ := url.Parse("/x"); r.Allowed("unknownbot", u) {
 			t.Errorf("n=%d: Allowed(%q, %q) = true, want the '*' group's false", n, "unknownbot", "/x")
+		}
+	}
+}
+
+// TestCrawlDelayBelongsToRecord: a Crawl-delay line is part of its record
+// like a rule, so user-agent lines after it in the same record get it too;
+// a record after a rule does not (ROBOTS.md §6, the shape of github.com's
+// robots.txt).
+func TestCrawlDelayBelongsToRecord(t *testing.T) {
+	r := Parse([]byte("User-agent: baidu\ncrawl-delay: 1\n\nUser-agent: *\nDisallow: /x\n\nUser-agent: later\nCrawl-delay: 5\nUser-agent: late2\nCrawl-delay: 2\nDisallow: /y\nUser-agent: next\nDisallow: /z\n"))
+	for _, tt := range []struct {
+		agent string
+		d     time.Duration
+		ok    bool
+	}{
+		{"baidu", time.Second, true},
+		{"Googlebot", time.Second, true}, // falls back to '*', which shares baidu's record
+		{"later", 5 * time.Second, true},
+		{"late2", 5 * time.Second, true}, // the record's largest
+		{"next", 0, false},
+	} {
+		if d, ok := r.CrawlDelay(tt.agent); d != tt.d || ok != tt.ok {
+			t.Errorf("CrawlDelay(%q) = %v, %v, want %v, %v", tt.agent, d, ok, tt.d, tt.ok)
 		}
 	}
 }

@@ -80,17 +80,20 @@ func prepare(body []byte) []byte {
 // value's offset in body.
 func tokenize(body []byte, h handler) {
 	num := 0
+	cr := bytes.IndexByte(body, '\r') >= 0 // most files have none to look for
 	for {
 		i := bytes.IndexByte(body, '\n')
 		line := body
 		if i >= 0 {
 			line = body[:i]
 		}
-		if j := bytes.IndexByte(line, '\r'); j >= 0 {
-			// CR ends a line too; CRLF is one line break.
-			i, line = j, body[:j]
-			if j+1 < len(body) && body[j+1] == '\n' {
-				i++
+		if cr {
+			if j := bytes.IndexByte(line, '\r'); j >= 0 {
+				// CR ends a line too; CRLF is one line break.
+				i, line = j, body[:j]
+				if j+1 < len(body) && body[j+1] == '\n' {
+					i++
+				}
 			}
 		}
 		num++
@@ -139,6 +142,7 @@ func parseLine(num int, line []byte, h handler) {
 		line = line[:maxLineLen]
 		ln.tooLong = true
 	}
+	colon := -1 // the first ':', found on the way
 	for i, c := range line {
 		if c == '#' || c == 0 {
 			// RFC 9309 §2.2: comments run to the end of the line.
@@ -147,14 +151,19 @@ func parseLine(num int, line []byte, h handler) {
 			line = line[:i]
 			break
 		}
+		if c == ':' && colon < 0 {
+			colon = i
+		}
 	}
-	line = trimSpace(line)
-	if len(line) == 0 {
+	trimmed := trimSpace(line)
+	if len(trimmed) == 0 {
 		return
 	}
+	colon -= cap(line) - cap(trimmed) // trimSpace re-slices: cap drops by the cut
+	line = trimmed
 	var key, value []byte
-	if i := bytes.IndexByte(line, ':'); i >= 0 {
-		key, value = line[:i], line[i+1:]
+	if colon >= 0 {
+		key, value = line[:colon], line[colon+1:]
 	} else {
 		// Google-specific: a missing colon is accepted when the line is
 		// exactly two whitespace-separated tokens ("disallow /x").

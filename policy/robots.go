@@ -210,6 +210,9 @@ type builder struct {
 	// inRules is set once the current record has an Allow or Disallow line,
 	// so that the next User-agent line starts a new record.
 	inRules bool
+	// delay is the largest Crawl-delay of the current record, if hasDelay.
+	delay    time.Duration
+	hasDelay bool
 	// rules are the rules of every group, in file order, until finish
 	// hands each group its own.
 	rules []groupRule
@@ -275,6 +278,7 @@ func (b *builder) userAgent(_ lineInfo, value []byte) {
 	if b.inRules {
 		b.members = b.members[:0]
 		b.inRules = false
+		b.hasDelay = false
 	}
 	var g *group
 	if isGlobalAgent(value) {
@@ -284,6 +288,11 @@ func (b *builder) userAgent(_ lineInfo, value []byte) {
 	}
 	if !slices.Contains(b.members, g) {
 		b.members = append(b.members, g)
+	}
+	if b.hasDelay {
+		// A Crawl-delay line belongs to its whole record, like a rule,
+		// even to user-agent lines after it (ROBOTS.md §6).
+		g.setDelay(b.delay)
 	}
 }
 
@@ -348,13 +357,14 @@ func (b *builder) other(ln lineInfo, key, value []byte) {
 	switch {
 	case hasPrefixFold(key, "crawl-delay"):
 		d, ok := parseDelay(value)
-		if !ok {
-			return
+		if !ok || len(b.members) == 0 {
+			return // malformed, or before any user-agent line
+		}
+		if !b.hasDelay || d > b.delay {
+			b.delay, b.hasDelay = d, true
 		}
 		for _, g := range b.members {
-			if !g.hasDelay || d > g.delay {
-				g.delay, g.hasDelay = d, true
-			}
+			g.setDelay(b.delay)
 		}
 	case hasPrefixFold(key, "clean-param"):
 		if cp, ok := parseCleanParam(value); ok {
@@ -365,6 +375,14 @@ func (b *builder) other(ln lineInfo, key, value []byte) {
 }
 
 func (b *builder) invalid(lineInfo, []byte) {}
+
+// setDelay raises the group's Crawl-delay to d; merged groups keep the
+// largest.
+func (g *group) setDelay(d time.Duration) {
+	if !g.hasDelay || d > g.delay {
+		g.delay, g.hasDelay = d, true
+	}
+}
 
 // parseDelay reads a Crawl-delay value in seconds.
 func parseDelay(value []byte) (time.Duration, bool) {
