@@ -42,25 +42,29 @@ func TestGroupLookupManyAgents(t *testing.T) {
 	}
 }
 
-// TestCrawlDelayBelongsToRecord: a Crawl-delay line is part of its record
-// like a rule, so user-agent lines after it in the same record get it too;
-// a record after a rule does not (ROBOTS.md §6, the shape of github.com's
-// robots.txt).
-func TestCrawlDelayBelongsToRecord(t *testing.T) {
-	r := Parse([]byte("User-agent: baidu\ncrawl-delay: 1\n\nUser-agent: *\nDisallow: /x\n\nUser-agent: later\nCrawl-delay: 5\nUser-agent: late2\nCrawl-delay: 2\nDisallow: /y\nUser-agent: next\nDisallow: /z\n"))
+// TestCrawlDelayAppliesAbove: Crawl-delay is outside RFC 9309; a line
+// applies to the user-agent lines above it in its record, which is what both
+// common real shapes mean (github.com's "User-agent: baidu / Crawl-delay: 1"
+// before the '*' record, and a '*' delay just before a group of its own).
+// Rules, by contrast, belong to the whole record (ROBOTS.md §6).
+func TestCrawlDelayAppliesAbove(t *testing.T) {
+	r := Parse([]byte("User-agent: baidu\ncrawl-delay: 1\n\nUser-agent: *\nDisallow: /x\n\nUser-agent: later\nCrawl-delay: 5\nCrawl-delay: 2\nUser-agent: late2\nDisallow: /y\nUser-agent: next\nDisallow: /z\n"))
 	for _, tt := range []struct {
 		agent string
 		d     time.Duration
 		ok    bool
 	}{
 		{"baidu", time.Second, true},
-		{"Googlebot", time.Second, true}, // falls back to '*', which shares baidu's record
+		{"Googlebot", 0, false}, // '*' comes after baidu's Crawl-delay
 		{"later", 5 * time.Second, true},
-		{"late2", 5 * time.Second, true}, // the record's largest
+		{"late2", 0, false},
 		{"next", 0, false},
 	} {
 		if d, ok := r.CrawlDelay(tt.agent); d != tt.d || ok != tt.ok {
 			t.Errorf("CrawlDelay(%q) = %v, %v, want %v, %v", tt.agent, d, ok, tt.d, tt.ok)
 		}
+	}
+	if u, _ := url.Parse("/x"); r.Allowed("baidu", u) {
+		t.Errorf("Allowed(%q, %q) = true, want false: baidu and '*' form one record", "baidu", "/x")
 	}
 }

@@ -166,7 +166,8 @@ func equalFoldASCII(a, b string) bool {
 // CrawlDelay returns the Crawl-delay of the group that applies to agent and
 // whether that group sets one. Crawl-delay is not part of RFC 9309 and
 // Google ignores it; Bing and Yandex honour it as the minimum time between
-// two requests (ROBOTS.md §12). Values are seconds, decimals allowed;
+// two requests (ROBOTS.md §12). A Crawl-delay line applies to the
+// user-agent lines above it in its record. Values are seconds, decimals allowed;
 // negative or malformed values are ignored; when a merged group has several,
 // the largest wins. Values too large for a time.Duration are clamped to it.
 func (r *Robots) CrawlDelay(agent string) (time.Duration, bool) {
@@ -210,9 +211,6 @@ type builder struct {
 	// inRules is set once the current record has an Allow or Disallow line,
 	// so that the next User-agent line starts a new record.
 	inRules bool
-	// delay is the largest Crawl-delay of the current record, if hasDelay.
-	delay    time.Duration
-	hasDelay bool
 	// rules are the rules of every group, in file order, until finish
 	// hands each group its own.
 	rules []groupRule
@@ -278,7 +276,6 @@ func (b *builder) userAgent(_ lineInfo, value []byte) {
 	if b.inRules {
 		b.members = b.members[:0]
 		b.inRules = false
-		b.hasDelay = false
 	}
 	var g *group
 	if isGlobalAgent(value) {
@@ -288,11 +285,6 @@ func (b *builder) userAgent(_ lineInfo, value []byte) {
 	}
 	if !slices.Contains(b.members, g) {
 		b.members = append(b.members, g)
-	}
-	if b.hasDelay {
-		// A Crawl-delay line belongs to its whole record, like a rule,
-		// even to user-agent lines after it (ROBOTS.md §6).
-		g.setDelay(b.delay)
 	}
 }
 
@@ -357,14 +349,15 @@ func (b *builder) other(ln lineInfo, key, value []byte) {
 	switch {
 	case hasPrefixFold(key, "crawl-delay"):
 		d, ok := parseDelay(value)
-		if !ok || len(b.members) == 0 {
-			return // malformed, or before any user-agent line
+		if !ok {
+			return
 		}
-		if !b.hasDelay || d > b.delay {
-			b.delay, b.hasDelay = d, true
-		}
+		// Not in RFC 9309. A Crawl-delay line applies to the user-agent
+		// lines above it in its record, not to later ones: real files put
+		// "User-agent: * / Crawl-delay: 10" just before a group of their
+		// own, and mean the delay for '*' only.
 		for _, g := range b.members {
-			g.setDelay(b.delay)
+			g.setDelay(d)
 		}
 	case hasPrefixFold(key, "clean-param"):
 		if cp, ok := parseCleanParam(value); ok {
