@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"net/url"
+
 	"github.com/robotsmw/robotsmw/policy"
 	"github.com/temoto/robotstxt"
 )
@@ -14,6 +16,17 @@ type Engine struct {
 	// Allowed answers one check against a compiled body, looking the
 	// agent's group up on every call.
 	Allowed func(compiled any, c *Check) bool
+}
+
+// ParseReady parses body with robotsmw and then checks "/" once for each
+// agent, which builds the lookup index of every group those agents use:
+// Parse itself leaves that to each group's first check.
+func ParseReady(body []byte, agents []string) {
+	r := policy.Parse(body)
+	root := &url.URL{Path: "/"}
+	for _, a := range agents {
+		r.Allowed(a, root)
+	}
 }
 
 // Engines are the implementations measured, ours first.

@@ -67,6 +67,32 @@ func (s *Set) BenchParse(b *testing.B, e Engine) {
 	}
 }
 
+// Agents returns the distinct agents of the workload.
+func (s *Set) Agents() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range s.Checks {
+		if !seen[c.Agent] {
+			seen[c.Agent] = true
+			out = append(out, c.Agent)
+		}
+	}
+	return out
+}
+
+// BenchParseReady is BenchParse for robotsmw with every group the workload's
+// agents use compiled (see ParseReady).
+func (s *Set) BenchParseReady(b *testing.B) {
+	agents := s.Agents()
+	b.SetBytes(s.Bytes)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		for _, name := range s.Names {
+			ParseReady(s.Files[name], agents)
+		}
+	}
+}
+
 // BenchCheck answers one check per iteration, cycling through checks.
 func (s *Set) BenchCheck(b *testing.B, e Engine, compiled map[string]any, checks []Check) {
 	rs := make([]any, len(checks))

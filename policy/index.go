@@ -93,25 +93,38 @@ func literalPrefix(pattern string) int {
 // newIndex sorts rules into decision order by literal prefix and links the
 // prefixes.
 func newIndex(rules []rule) index {
-	slices.SortFunc(rules, func(a, b rule) int {
-		if c := strings.Compare(a.pattern[:a.plen], b.pattern[:b.plen]); c != 0 {
-			return c
+	// Sort small items rather than rules: the first eight octets of each
+	// literal prefix decide most comparisons without touching the rules.
+	type item struct {
+		key uint64
+		i   int32
+	}
+	items := make([]item, len(rules))
+	for i := range rules {
+		items[i] = item{key8(rules[i].pattern[:rules[i].plen]), int32(i)}
+	}
+	byPrefix := func(a, b item) int {
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
 		}
-		// RFC 9309 §2.2.2: the longest match wins, allow on a tie.
-		// Google-specific: length counts octets of the normalised pattern,
-		// '*' and '$' included.
-		if c := cmp.Compare(b.prio, a.prio); c != 0 {
-			return c
-		}
-		if a.allow != b.allow {
-			if a.allow {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.line, b.line)
-	})
-	x := index{rules: rules}
+		return compareRules(&rules[a.i], &rules[b.i])
+	}
+	if !slices.IsSortedFunc(items, byPrefix) { // large files often are
+		slices.SortFunc(items, byPrefix)
+	}
+	sorted := make([]rule, len(rules))
+	for j, it := range items {
+		sorted[j] = rules[it.i]
+	}
+	rules = sorted
+	n := len(rules) + 1 // an upper bound on the prefixes, plus start's end
+	x := index{
+		rules:    rules,
+		prefixes: make([]string, 0, n),
+		keys:     make([]uint64, 0, n),
+		parent:   make([]int32, 0, n),
+		start:    make([]int32, 0, n),
+	}
 	var stack []int32 // prefixes that start the current one, shortest first
 	for i := range rules {
 		p := rules[i].pattern[:rules[i].plen]
@@ -137,6 +150,26 @@ func newIndex(rules []rule) index {
 		x.needs[j] = rules[j].need
 	}
 	return x
+}
+
+// compareRules orders rules by literal prefix, then in decision order.
+func compareRules(a, b *rule) int {
+	if c := strings.Compare(a.pattern[:a.plen], b.pattern[:b.plen]); c != 0 {
+		return c
+	}
+	// RFC 9309 §2.2.2: the longest match wins, allow on a tie.
+	// Google-specific: length counts octets of the normalised pattern,
+	// '*' and '$' included.
+	if c := cmp.Compare(b.prio, a.prio); c != 0 {
+		return c
+	}
+	if a.allow != b.allow {
+		if a.allow {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(a.line, b.line)
 }
 
 // lookup returns the rule that decides target, or nil when none matches.
