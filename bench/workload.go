@@ -73,7 +73,7 @@ func Workload(shared string) ([]Check, error) {
 			return nil, fmt.Errorf("bench: %s:%d: %w", name, n, err)
 		}
 		p := u.EscapedPath()
-		if u.RawQuery != "" {
+		if u.RawQuery != "" || u.ForceQuery { // "/x?" keeps its '?'
 			p += "?" + u.RawQuery
 		}
 		checks = append(checks, Check{File: f[0], Agent: f[1], URL: u, Path: p})

@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"time"
 
@@ -56,6 +57,12 @@ type hopDeferredError struct {
 	until  time.Time
 	robots bool // deferred because robots.txt is unreachable
 	err    error
+
+	// The hop, set by the redirect handler: the request resumes there.
+	url    *url.URL
+	method string
+	header http.Header
+	body   bool // the hop resends the request's body (307, 308)
 }
 
 func (e *hopDeferredError) Error() string {

@@ -98,6 +98,13 @@ type Guard struct {
 	// pending counts entries in retries, so the hot path skips the lock.
 	pending atomic.Int64
 
+	// sendMu guards sends and sendAt: when each request in flight passed
+	// its gate, by request and by the identity of its header map (see
+	// hopdeadline.go).
+	sendMu sync.Mutex
+	sends  map[*colly.Request]sendStart
+	sendAt map[uintptr]time.Time
+
 	// mu guards hosts and retries.
 	mu    sync.RWMutex
 	hosts map[string]*host
@@ -162,11 +169,17 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if err := g.gate(collectorContext(c), g.host(r.URL), false); err != nil {
 		r.Abort() // colly reports colly.ErrAbortedBeforeRequest to OnError
 		g.report(r, fmt.Errorf("robotsmw: %s not sent: %w", r.URL.Redacted(), err))
+		return
 	}
+	g.markSent(r, g.clock())
 }
 
 // redirectHandler returns the handler that checks each redirect hop before
-// it is sent, inside colly's client (so bounded by its timeout).
+// it is sent, inside colly's client. net/http passes the context of the
+// first request, without the client's deadline, so the handler bounds its
+// waits by the collector's request timeout, counted from when the first
+// request passed its gate. A hop that cannot go in time is deferred: the
+// request is retried at the hop once it may go.
 func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 10 {
@@ -175,13 +188,26 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 		if req.URL.Host != via[len(via)-1].URL.Host {
 			req.Header.Del("Authorization") // colly's default
 		}
-		return g.admit(req.Context(), g.cache(c), req.URL, g.agent(c), true)
+		ctx, cancel := g.hopContext(req.Context(), c, via[0])
+		defer cancel()
+		err := g.admit(ctx, g.cache(c), req.URL, g.agent(c), true)
+		if err != nil && req.Context().Err() == nil && ctx.Err() != nil {
+			// The client's deadline passed while the hop waited.
+			err = &hopDeferredError{until: g.clock(), err: errHostBusy}
+		}
+		var hd *hopDeferredError
+		if errors.As(err, &hd) {
+			hd.url, hd.method, hd.header = req.URL, req.Method, req.Header.Clone()
+			hd.body = req.GetBody != nil
+		}
+		return err
 	}
 }
 
 // onResponseHeaders sees every response (final URL after redirects) before
 // its body: 429 and 503 pause and slow the host at once.
 func (g *Guard) onResponseHeaders(c *colly.Collector, resp *colly.Response) {
+	g.unmarkSent(resp.Request)
 	h := g.host(resp.Request.URL)
 	now := g.clock()
 	switch cls := classify(resp.StatusCode); cls {
@@ -217,6 +243,7 @@ func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
 	if r == nil {
 		return
 	}
+	g.unmarkSent(r)
 	var de *DisallowedError
 	var hd *hopDeferredError
 	switch {
@@ -229,6 +256,13 @@ func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
 		if perr := g.pause(ctx, max(hd.until.Sub(g.clock()), minDeferral)); perr != nil {
 			g.report(r, fmt.Errorf("robotsmw: %s not sent: %w", r.URL.Redacted(), perr))
 			return
+		}
+		if hd.url != nil {
+			// Resume at the hop: the requests before it were answered.
+			if hd.method != r.Method || !hd.body {
+				r.Body = nil
+			}
+			r.URL, r.Method, r.Headers = hd.url, hd.method, &hd.header
 		}
 		g.retry(c, r, hd, hd.robots)
 	case collectorContext(c).Err() != nil,
