@@ -156,6 +156,7 @@ func (g *Guard) gate(ctx context.Context, h *host, bounded bool) error {
 			h.lastSend = now
 			h.stats.Fetched++
 			h.mu.Unlock()
+			g.passed(h, now)
 			return nil
 		}
 		if bounded && outlasts(ctx, at.Sub(now)) {
@@ -174,7 +175,15 @@ func (g *Guard) gate(ctx context.Context, h *host, bounded bool) error {
 		}
 		h.stats.Fetched++
 		h.mu.Unlock()
+		g.passed(h, at)
 		return nil
+	}
+}
+
+// passed tells the test seam that a request passed h's gate in the slot at.
+func (g *Guard) passed(h *host, at time.Time) {
+	if g.onPass != nil {
+		g.onPass(h.name, at)
 	}
 }
 

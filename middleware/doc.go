@@ -33,7 +33,9 @@
 //     Bing's reading: one request per delay). Crawl-delays above
 //     [MaxCrawlDelay] exclude the host with [ErrCrawlDelayTooLong] unless
 //     [Guard.ClampCrawlDelay] is set. The Guard's own robots.txt fetches
-//     wait for the same limiter.
+//     keep the host's pause and spacing too, but go ahead of the pages
+//     waiting for the limiter; waiting for their slot never counts against
+//     the fetch's timeout.
 //
 // These waits happen in an OnRequest callback, before colly's HTTP client is
 // called, so colly's request timeout does not cut them short. They block
@@ -43,10 +45,13 @@
 //
 // Redirect hops are checked inside colly's HTTP client by a redirect
 // handler: a hop into a disallowed path is never requested, and the request
-// is reported with a *DisallowedError. A hop that would have to wait longer
-// than the client's timeout allows (paused host, busy limiter, unreachable
-// robots.txt) is not sent either; the request is retried once the wait is
-// over. Right before the client is called (OnRequestHeaders, after any
+// is reported with a *DisallowedError. A hop that would have to wait past
+// the collector's request timeout, counted from when the first request of
+// the chain was sent (paused host, busy limiter, Crawl-delay, unreachable
+// robots.txt), is not sent either; once the wait is over the request is
+// retried at the hop, without a back-off. (net/http gives the redirect
+// handler a context without the client's deadline, so the Guard reads the
+// timeout of colly's client itself.) Right before the client is called (OnRequestHeaders, after any
 // LimitRule slot), a last gate waits again if the host was paused
 // meanwhile, and spaces request starts by the host's interval, so requests
 // that bunched up behind a LimitRule slot do not reach the host together.
@@ -78,10 +83,18 @@
 //
 // Attach turns colly's own robots.txt check off and keeps it off: colly's
 // check fails open on a 5xx robots.txt and skips redirect hops and HEAD.
-// COLLY_IGNORE_ROBOTSTXT is applied by NewCollector after its options, so
-// if it turns colly's check back on, the first requests are also checked by
-// colly (the Guard still checks them) until the Guard's first OnRequest
-// turns it off again.
+// NewCollector applies COLLY_IGNORE_ROBOTSTXT after its options, and colly
+// runs its check before any callback, so if that variable is set to
+// anything but 1, y, yes or true, attach the Guard after NewCollector:
+//
+//	c := colly.NewCollector()
+//	g.Attach(c)
+//
+// Attached as an option instead, colly checks requests too until the
+// Guard's first OnRequest turns its check off; a request that colly's check
+// blocks never reaches the Guard: Visit returns colly.ErrRobotsTxtBlocked,
+// and neither ErrorHandler nor Stats learn of it. If every request is
+// blocked that way, colly's check is never turned off.
 //
 // Async mode, LimitRules and the queue package work with the Guard. A
 // LimitRule's Delay adds to the Guard's pacing; a rule with a DomainGlob

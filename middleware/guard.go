@@ -75,8 +75,9 @@ type Guard struct {
 
 	// Cache holds the robots.txt policies. If nil, the Guard makes its own,
 	// whose robots.txt requests go through http.DefaultTransport, send the
-	// UserAgent of the collector that makes the first request, and wait for
-	// the host's limiter like every other request. A Cache supplied here
+	// UserAgent of the collector that makes the first request, and keep the
+	// host's pause and spacing like every other request, ahead of the pages
+	// that wait for the host's limiter. A Cache supplied here
 	// fetches with its own Client, outside the Guard's limiters.
 	Cache *policy.Cache
 
@@ -91,6 +92,8 @@ type Guard struct {
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
 	rand  func() float64
+	// onPass, if set, is told the slot of each request passing a gate.
+	onPass func(host string, at time.Time)
 
 	ownOnce sync.Once
 	own     *policy.Cache
@@ -128,6 +131,10 @@ func Attach() colly.CollectorOption {
 //     hop and otherwise behaves as colly's default: at most 10 hops, and
 //     no Authorization header across hosts. A later SetRedirectHandler
 //     replaces it and ends the checks of redirect hops.
+//
+// With COLLY_IGNORE_ROBOTSTXT set to a false value, call Attach after
+// NewCollector rather than passing it as an option (see the package
+// documentation).
 //
 // colly's Clone drops callbacks: call Attach on each clone too. Clones share
 // the HTTP client, so the redirect handler of the collector attached last
@@ -268,6 +275,9 @@ func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
 	case collectorContext(c).Err() != nil,
 		errors.Is(err, colly.ErrAbortedBeforeRequest), errors.Is(err, colly.ErrAbortedAfterHeaders):
 		// The crawl is over, or a callback aborted the request.
+		if g.pending.Load() > 0 {
+			g.forget(r)
+		}
 	case resp.StatusCode != 0:
 		if !c.ParseHTTPErrorResponse && classify(resp.StatusCode) >= soft {
 			g.retry(c, r, err, true)
@@ -326,9 +336,12 @@ func (g *Guard) forget(r *colly.Request) {
 	g.mu.Unlock()
 }
 
-// report counts a request the Guard aborted or gave up on and passes it to
-// ErrorHandler.
+// report counts a request the Guard aborted or gave up on, drops its retry
+// count (a final outcome), and passes it to ErrorHandler.
 func (g *Guard) report(r *colly.Request, err error) {
+	if g.pending.Load() > 0 {
+		g.forget(r)
+	}
 	if !errors.Is(err, ErrDisallowed) && !errors.Is(err, ErrCrawlDelayTooLong) {
 		g.host(r.URL).count(func(s *HostStats) *int64 { return &s.GaveUp })
 	}

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
+	"golang.org/x/net/idna"
 	"golang.org/x/time/rate"
 )
 
@@ -28,10 +30,22 @@ const (
 )
 
 // hostKey returns the key of u's host for pacing and back-off: the host
-// name without scheme or port, lower case, without a trailing dot. Google:
-// the crawl rate and its reduction apply to "the whole hostname".
+// name without scheme or port, lower case, without a trailing dot, an
+// internationalised name in its punycode form (ROBOTS.md §1: the same
+// host), so that bücher.example and xn--bcher-kva.example share one
+// limiter. Google: the crawl rate and its reduction apply to "the whole
+// hostname".
 func hostKey(u *url.URL) string {
-	return strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	name := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			if a, err := idna.Lookup.ToASCII(name); err == nil {
+				return strings.TrimSuffix(a, ".")
+			}
+			break // invalid IDN: keep the name as written
+		}
+	}
+	return name
 }
 
 // every converts a spacing into a limit; 0 means no limit.

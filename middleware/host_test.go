@@ -26,6 +26,9 @@ func TestHostKey(t *testing.T) {
 		{"https://example.com./", "example.com"},
 		{"http://[::1]:80/", "::1"},
 		{"http://127.0.0.1:9/", "127.0.0.1"},
+		{"https://bücher.example/", "xn--bcher-kva.example"},
+		{"https://BÜCHER.example./", "xn--bcher-kva.example"},
+		{"https://xn--bcher-kva.example/", "xn--bcher-kva.example"},
 	}
 	for _, tt := range tests {
 		if got := hostKey(mustURL(t, tt.in)); got != tt.want {

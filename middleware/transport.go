@@ -1,28 +1,63 @@
 package robotsmw
 
 import (
+	"context"
+	"io"
 	"net/http"
+	"time"
 )
 
-// A pacedTransport sends the Guard's own robots.txt requests: each waits
-// for its host's pause and limiter first, so robots.txt counts against the
-// same per-host rate as every other request (politeness.md §5.2 F).
+// A pacedTransport sends the Guard's own robots.txt requests. Each passes
+// its host's gate first: it waits while the host is paused and keeps the
+// host's spacing, so robots.txt counts against the same per-host rate as
+// every other request (politeness.md §5.2 F). It does not queue at the
+// host's limiter behind the pages, which wait for this very robots.txt:
+// it takes the gate's next slot instead.
+//
+// The wait is local, so it is not bounded by the fetch's deadline (the
+// Cache's Timeout), which would record robots.txt as unreachable though
+// nothing was sent: the deadline's budget starts when the request is sent.
+// The wait still ends, with the host's pause and spacing.
 type pacedTransport struct {
 	g    *Guard
 	next http.RoundTripper
 }
 
 func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	h := t.g.host(req.URL)
-	err := t.g.wait(req.Context(), h, true)
-	if err == nil {
-		err = t.g.gate(req.Context(), h, true)
+	ctx := req.Context()
+	dl, hasDeadline := ctx.Deadline()
+	budget := time.Until(dl)
+	waitCtx := ctx
+	if hasDeadline {
+		waitCtx = context.WithoutCancel(ctx)
 	}
-	if err != nil {
+	if err := t.g.gate(waitCtx, t.g.host(req.URL), false); err != nil {
 		if req.Body != nil {
 			req.Body.Close()
 		}
 		return nil, err
 	}
-	return t.next.RoundTrip(req)
+	if !hasDeadline {
+		return t.next.RoundTrip(req)
+	}
+	sendCtx, cancel := context.WithTimeout(waitCtx, budget)
+	resp, err := t.next.RoundTrip(req.WithContext(sendCtx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// A cancelBody cancels the context of its request when it is closed.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
