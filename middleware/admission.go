@@ -97,15 +97,9 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 // a waiter whose host was paused or cut while it slept reserves again.
 func (g *Guard) wait(ctx context.Context, h *host, bounded bool) error {
 	for {
-		now := g.clock()
-		h.mu.Lock()
-		if now.Before(h.pauseUntil) {
-			until, excluded := h.pauseUntil, h.excluded
-			h.mu.Unlock()
-			if err := g.waitUntil(ctx, h.name, now, until, excluded, bounded); err != nil {
-				return err
-			}
-			continue
+		now, err := g.lockUnpaused(ctx, h, bounded)
+		if err != nil {
+			return err
 		}
 		if h.lim.AllowN(now, 1) {
 			h.mu.Unlock()
@@ -141,15 +135,9 @@ func (g *Guard) wait(ctx context.Context, h *host, bounded bool) error {
 // request as fetched.
 func (g *Guard) gate(ctx context.Context, h *host, bounded bool) error {
 	for {
-		now := g.clock()
-		h.mu.Lock()
-		if now.Before(h.pauseUntil) {
-			until, excluded := h.pauseUntil, h.excluded
-			h.mu.Unlock()
-			if err := g.waitUntil(ctx, h.name, now, until, excluded, bounded); err != nil {
-				return err
-			}
-			continue
+		now, err := g.lockUnpaused(ctx, h, bounded)
+		if err != nil {
+			return err
 		}
 		at := h.lastSend.Add(h.interval)
 		if !at.After(now) {
@@ -177,6 +165,23 @@ func (g *Guard) gate(ctx context.Context, h *host, bounded bool) error {
 		h.mu.Unlock()
 		g.passed(h, at)
 		return nil
+	}
+}
+
+// lockUnpaused waits until h is not paused and returns the time it found so,
+// with h.mu held; on error h.mu is not held.
+func (g *Guard) lockUnpaused(ctx context.Context, h *host, bounded bool) (time.Time, error) {
+	for {
+		now := g.clock()
+		h.mu.Lock()
+		if !now.Before(h.pauseUntil) {
+			return now, nil
+		}
+		until, excluded := h.pauseUntil, h.excluded
+		h.mu.Unlock()
+		if err := g.waitUntil(ctx, h.name, now, until, excluded, bounded); err != nil {
+			return time.Time{}, err
+		}
 	}
 }
 

@@ -61,8 +61,6 @@ type rule struct {
 // pure ASCII: every other octet is percent-encoded.
 type octetSet [2]uint64
 
-func (s *octetSet) add(c byte) { s[c>>6&1] |= 1 << (c & 63) }
-
 // covers reports whether every octet of t is in s.
 func (s *octetSet) covers(t *octetSet) bool { return t[0]&^s[0] == 0 && t[1]&^s[1] == 0 }
 
