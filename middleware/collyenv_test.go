@@ -2,47 +2,308 @@ package robotsmw
 
 import (
 	"errors"
+	"fmt"
+	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
 )
 
-// COLLY_IGNORE_ROBOTSTXT=false turns colly's own robots.txt check back on
-// after the options of NewCollector. Attached after NewCollector, the Guard
-// turns it off for good and reports a disallowed request; attached as an
-// option, colly's check runs first, before any callback, and Visit returns
-// colly's ErrRobotsTxtBlocked. Either way the request never reaches the
-// server, and it is reported to someone.
-func TestCollyRobotsEnvFalse(t *testing.T) {
-	t.Setenv("COLLY_IGNORE_ROBOTSTXT", "false")
-	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", nil))
+// envFalseSite serves a robots.txt that disallows /private, and redirects
+// /redir into it and /hop to /ok.
+func envFalseSite(t *testing.T) *site {
+	t.Helper()
+	return newSite(t, robots("User-agent: *\nDisallow: /private\n", func(w http.ResponseWriter, r *http.Request) bool {
+		switch r.URL.Path {
+		case "/redir":
+			http.Redirect(w, r, "/private/x", http.StatusFound)
+			return true
+		case "/hop":
+			http.Redirect(w, r, "/ok", http.StatusFound)
+			return true
+		}
+		return false
+	}))
+}
 
-	var rep reports
-	g := withReports(&Guard{Rate: rate.Inf}, &rep)
-	c := colly.NewCollector()
-	g.Attach(c)
-	if err := c.Visit(s.URL + "/private/a"); err != nil {
-		t.Errorf("attached after NewCollector: Visit(/private/a) = %v, want nil", err)
-	}
-	if errs := rep.get(s.URL + "/private/a"); len(errs) != 1 || !errors.Is(errs[0], ErrDisallowed) {
-		t.Errorf("attached after NewCollector: ErrorHandler(/private/a) = %v, want ErrDisallowed", errs)
-	}
-	if n := s.count("/robots.txt"); n != 1 {
-		t.Errorf("attached after NewCollector: robots.txt fetched %d times, want 1 (the Guard's)", n)
-	}
-
-	var rep2 reports
-	g2 := withReports(&Guard{Rate: rate.Inf}, &rep2)
-	c2 := colly.NewCollector(g2.Attach)
-	if err := c2.Visit(s.URL + "/private/b"); !errors.Is(err, colly.ErrRobotsTxtBlocked) && !errors.Is(err, ErrDisallowed) {
-		t.Errorf("attached as option: Visit(/private/b) = %v, want colly.ErrRobotsTxtBlocked", err)
-	}
-
+// noPrivateHits reports every request for /private that reached s.
+func noPrivateHits(t *testing.T, name string, s *site) {
+	t.Helper()
 	for _, h := range s.log() {
 		if strings.HasPrefix(h.path, "/private") {
-			t.Errorf("server received %s %s", h.method, h.path)
+			t.Errorf("%s: server received %s %s", name, h.method, h.path)
 		}
+	}
+}
+
+// COLLY_IGNORE_ROBOTSTXT=false turns colly's own robots.txt check back on
+// after the options of NewCollector, and colly checks before any callback.
+// Attached either way (as an option or after NewCollector), the Guard
+// alone decides: colly's check is answered locally, a disallowed request
+// reaches ErrorHandler with ErrDisallowed (never colly.ErrRobotsTxtBlocked),
+// and the server sees one robots.txt request, the Guard's.
+func TestCollyRobotsEnvFalse(t *testing.T) {
+	t.Setenv("COLLY_IGNORE_ROBOTSTXT", "false")
+	tests := []struct {
+		name string
+		new  func(g *Guard) *colly.Collector
+	}{
+		{"option", func(g *Guard) *colly.Collector { return colly.NewCollector(g.Attach) }},
+		{"after NewCollector", func(g *Guard) *colly.Collector {
+			c := colly.NewCollector()
+			g.Attach(c)
+			return c
+		}},
+	}
+	for _, tt := range tests {
+		s := envFalseSite(t)
+		var rep reports
+		g := withReports(&Guard{Rate: rate.Inf}, &rep)
+		c := tt.new(g)
+		if tt.name == "option" && c.IgnoreRobotsTxt {
+			t.Fatalf("colly no longer applies COLLY_IGNORE_ROBOTSTXT after options; the test proves nothing")
+		}
+		var got []string
+		c.OnResponse(func(r *colly.Response) { got = append(got, r.Request.URL.Path) })
+
+		// The first request is disallowed: colly's check runs before it.
+		if err := c.Visit(s.URL + "/private/a"); err != nil {
+			t.Errorf("%s: Visit(/private/a) = %v, want nil", tt.name, err)
+		}
+		if err := c.Visit(s.URL + "/ok"); err != nil {
+			t.Errorf("%s: Visit(/ok) = %v, want nil", tt.name, err)
+		}
+		if err := c.Visit(s.URL + "/private/b"); err != nil {
+			t.Errorf("%s: Visit(/private/b) = %v, want nil", tt.name, err)
+		}
+		for _, path := range []string{"/private/a", "/private/b"} {
+			errs := rep.get(s.URL + path)
+			if len(errs) != 1 || !errors.Is(errs[0], ErrDisallowed) || errors.Is(errs[0], colly.ErrRobotsTxtBlocked) {
+				t.Errorf("%s: ErrorHandler(%s) = %v, want one error wrapping ErrDisallowed", tt.name, path, errs)
+			}
+		}
+		if len(got) != 1 || got[0] != "/ok" {
+			t.Errorf("%s: OnResponse saw %v, want [/ok]", tt.name, got)
+		}
+		if n := s.count("/robots.txt"); n != 1 {
+			t.Errorf("%s: robots.txt requested %d times, want 1 (the Guard's)", tt.name, n)
+		}
+		if n := s.count("/ok"); n != 1 {
+			t.Errorf("%s: /ok requested %d times, want 1", tt.name, n)
+		}
+		noPrivateHits(t, tt.name, s)
+	}
+}
+
+// In Async mode colly checks each Visit in the caller's goroutine, before
+// the Guard's first OnRequest has run at all; redirects are checked by the
+// Guard's redirect handler, also into a second origin.
+func TestCollyRobotsEnvFalseAsync(t *testing.T) {
+	t.Setenv("COLLY_IGNORE_ROBOTSTXT", "false")
+	other := newSite(t, robots("User-agent: *\nDisallow: /private\n", nil))
+	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", func(w http.ResponseWriter, r *http.Request) bool {
+		switch r.URL.Path {
+		case "/redir":
+			http.Redirect(w, r, "/private/x", http.StatusFound)
+			return true
+		case "/hop":
+			http.Redirect(w, r, "/ok", http.StatusFound)
+			return true
+		case "/away":
+			http.Redirect(w, r, other.URL+"/private/y", http.StatusFound)
+			return true
+		case "/away-ok":
+			http.Redirect(w, r, other.URL+"/fine", http.StatusFound)
+			return true
+		}
+		return false
+	}))
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf}, &rep)
+	c := colly.NewCollector(g.Attach, colly.Async())
+	var mu sync.Mutex // guards got
+	got := map[string]int{}
+	c.OnResponse(func(r *colly.Response) {
+		mu.Lock()
+		got[r.Request.URL.Path]++
+		mu.Unlock()
+	})
+	var visitErrs []error
+	for _, path := range []string{"/private/a", "/redir", "/hop", "/away", "/away-ok", "/p0", "/p1", "/private/b"} {
+		if err := c.Visit(s.URL + path); err != nil {
+			visitErrs = append(visitErrs, fmt.Errorf("Visit(%s): %w", path, err))
+		}
+	}
+	c.Wait()
+
+	for _, err := range visitErrs {
+		t.Errorf("%v, want nil", err)
+	}
+	for _, u := range []string{s.URL + "/private/a", s.URL + "/private/b", s.URL + "/redir", s.URL + "/away"} {
+		errs := rep.get(u)
+		if len(errs) != 1 || !errors.Is(errs[0], ErrDisallowed) || errors.Is(errs[0], colly.ErrRobotsTxtBlocked) {
+			t.Errorf("ErrorHandler(%s) = %v, want one error wrapping ErrDisallowed", u, errs)
+		}
+	}
+	if n := rep.len(); n != 4 {
+		t.Errorf("ErrorHandler called %d times, want 4: %v", n, rep.errs)
+	}
+	for path, want := range map[string]int{"/ok": 1, "/p0": 1, "/p1": 1, "/fine": 1} {
+		if got[path] != want {
+			t.Errorf("OnResponse saw %s %d times, want %d", path, got[path], want)
+		}
+	}
+	for _, st := range []*site{s, other} {
+		if n := st.count("/robots.txt"); n != 1 {
+			t.Errorf("server %s: robots.txt requested %d times, want 1 (the Guard's)", st.URL, n)
+		}
+		noPrivateHits(t, st.URL, st)
+	}
+}
+
+// A user's own Visit of /robots.txt is not colly's check: it goes to the
+// server, through the transport the user installed before Attach, and the
+// Guard exempts it (RFC 9309 §2.2.2).
+func TestCollyRobotsUserRobotsVisit(t *testing.T) {
+	t.Setenv("COLLY_IGNORE_ROBOTSTXT", "false")
+	s := envFalseSite(t)
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf}, &rep)
+	var sent atomic.Int64
+	user := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sent.Add(1)
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	c := colly.NewCollector(func(c *colly.Collector) { c.WithTransport(user) }, g.Attach)
+	var body string
+	c.OnResponse(func(r *colly.Response) { body = string(r.Body) })
+	if err := c.Visit(s.URL + "/robots.txt"); err != nil {
+		t.Fatalf("Visit(/robots.txt) = %v, want nil", err)
+	}
+	if !strings.Contains(body, "Disallow: /private") {
+		t.Errorf("OnResponse body = %q, want the server's robots.txt", body)
+	}
+	if n := s.count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt requested %d times, want 1 (the Visit's)", n)
+	}
+	if n := sent.Load(); n != 1 {
+		t.Errorf("user's transport sent %d requests, want 1 (colly's check answered before it)", n)
+	}
+	if rep.len() != 0 {
+		t.Errorf("ErrorHandler got %v, want nothing", rep.errs)
+	}
+}
+
+// roundTripFunc adapts a function to http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A collector and its clone share one HTTP client: attaching to both
+// installs one wrapper, around the transport the client had.
+func TestCollyRobotsWrapperOnce(t *testing.T) {
+	user := roundTripFunc(http.DefaultTransport.RoundTrip)
+	g := &Guard{}
+	c := colly.NewCollector(func(c *colly.Collector) { c.WithTransport(user) }, g.Attach)
+	d := c.Clone()
+	g.Attach(d)
+	new(Guard).Attach(d)
+	hc := collyClient(d)
+	if hc == nil {
+		t.Fatal("collyClient(clone) = nil")
+	}
+	w, ok := hc.Transport.(*collyRobotsTransport)
+	if !ok {
+		t.Fatalf("clone's transport is %T, want *collyRobotsTransport", hc.Transport)
+	}
+	if _, ok := w.next.(roundTripFunc); !ok {
+		t.Errorf("wrapper's next is %T, want the user's roundTripFunc", w.next)
+	}
+	if collyClient(c) != hc {
+		t.Errorf("collector and clone have different clients")
+	}
+}
+
+// A WithTransport after Attach replaces the wrapper; the Guard's first
+// OnRequest then turns colly's check off, after colly checked the first
+// request (which it allowed, so the Guard saw it too).
+func TestCollyRobotsWrapperReplaced(t *testing.T) {
+	t.Setenv("COLLY_IGNORE_ROBOTSTXT", "false")
+	s := envFalseSite(t)
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf}, &rep)
+	c := colly.NewCollector(g.Attach)
+	c.WithTransport(http.DefaultTransport)
+	if answersCollyRobots(c) {
+		t.Fatal("answersCollyRobots after WithTransport = true, want false")
+	}
+	for i := 0; i < 3; i++ {
+		c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
+	}
+	if !c.IgnoreRobotsTxt {
+		t.Errorf("after the first request c.IgnoreRobotsTxt = false, want true")
+	}
+	if err := c.Visit(s.URL + "/private/a"); err != nil {
+		t.Errorf("Visit(/private/a) = %v, want nil", err)
+	}
+	if errs := rep.get(s.URL + "/private/a"); len(errs) != 1 || !errors.Is(errs[0], ErrDisallowed) {
+		t.Errorf("ErrorHandler(/private/a) = %v, want ErrDisallowed", errs)
+	}
+	// colly's own check fetched robots.txt once, for the first request.
+	if n := s.count("/robots.txt"); n != 2 {
+		t.Errorf("robots.txt requested %d times, want 2 (colly's and the Guard's)", n)
+	}
+	noPrivateHits(t, "replaced", s)
+}
+
+// Only colly's check is answered locally: other GET requests for
+// /robots.txt and requests for other paths reach next unchanged.
+func TestCollyRobotsTransportPassesOthers(t *testing.T) {
+	var seen []string
+	next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		seen = append(seen, r.Method+" "+r.URL.Path)
+		return emptyRobots(r), nil
+	})
+	rt := &collyRobotsTransport{next: next}
+	for _, tt := range []struct{ method, url string }{
+		{"GET", "http://example.test/robots.txt"},
+		{"HEAD", "http://example.test/robots.txt"},
+		{"GET", "http://example.test/page"},
+	} {
+		req, err := http.NewRequest(tt.method, tt.url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rt.RoundTrip(req); err != nil {
+			t.Errorf("RoundTrip(%s %s) = %v", tt.method, tt.url, err)
+		}
+	}
+	want := []string{"GET /robots.txt", "HEAD /robots.txt", "GET /page"}
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Errorf("next saw %v, want %v", seen, want)
+	}
+}
+
+// BenchmarkCollyRobotsTransport measures what the wrapper adds to a
+// request: nothing but a path comparison for pages, a stack walk for a
+// GET of /robots.txt.
+func BenchmarkCollyRobotsTransport(b *testing.B) {
+	resp := &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}
+	rt := &collyRobotsTransport{next: roundTripFunc(func(*http.Request) (*http.Response, error) { return resp, nil })}
+	for _, path := range []string{"/page", "/robots.txt"} {
+		req, err := http.NewRequest(http.MethodGet, "http://example.test"+path, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(path, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				rt.RoundTrip(req)
+			}
+		})
 	}
 }

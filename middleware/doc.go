@@ -84,17 +84,27 @@
 // Attach turns colly's own robots.txt check off and keeps it off: colly's
 // check fails open on a 5xx robots.txt and skips redirect hops and HEAD.
 // NewCollector applies COLLY_IGNORE_ROBOTSTXT after its options, and colly
-// runs its check before any callback, so if that variable is set to
-// anything but 1, y, yes or true, attach the Guard after NewCollector:
+// runs its check before any callback, so that variable, set to anything
+// but 1, y, yes or true, turns the check back on behind the Guard's back.
+// Attach therefore also wraps the transport of colly's HTTP client: the
+// robots.txt requests of colly's own check are answered there with an
+// empty robots.txt, which colly reads as "allow all", and never reach the
+// host. colly's check then blocks nothing, the Guard alone decides, and
+// the Guard's own robots.txt fetch is the only one the host sees. The
+// wrapper keeps the transport the client had (a WithTransport or
+// SetProxyFunc before Attach) and passes every other request to it,
+// requests for /robots.txt made with Visit included.
+//
+// A WithTransport, SetProxyFunc or SetClient after Attach replaces the
+// wrapper. The Guard's first OnRequest then turns colly's check off, but
+// colly checks the requests of Visit calls made before it: a request that
+// colly's check blocks never reaches the Guard (Visit returns
+// colly.ErrRobotsTxtBlocked, and neither ErrorHandler nor Stats learn of
+// it). Install such transports before Attach, or attach after them:
 //
 //	c := colly.NewCollector()
+//	c.SetProxyFunc(proxies)
 //	g.Attach(c)
-//
-// Attached as an option instead, colly checks requests too until the
-// Guard's first OnRequest turns its check off; a request that colly's check
-// blocks never reaches the Guard: Visit returns colly.ErrRobotsTxtBlocked,
-// and neither ErrorHandler nor Stats learn of it. If every request is
-// blocked that way, colly's check is never turned off.
 //
 // Async mode, LimitRules and the queue package work with the Guard. A
 // LimitRule's Delay adds to the Guard's pacing; a rule with a DomainGlob

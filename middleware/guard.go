@@ -124,7 +124,11 @@ func Attach() colly.CollectorOption {
 
 // Attach installs g on c. It has the type of a colly.CollectorOption, so
 // it can be passed to colly.NewCollector. It
-//   - turns colly's own robots.txt check off (c.IgnoreRobotsTxt);
+//   - turns colly's own robots.txt check off (c.IgnoreRobotsTxt), and wraps
+//     the transport of c's HTTP client (c.WithTransport, around the
+//     transport c has) so that colly's check, should COLLY_IGNORE_ROBOTSTXT
+//     turn it back on, is answered locally with an empty robots.txt: it
+//     sends nothing and blocks nothing, and only the Guard decides;
 //   - registers OnRequest, OnRequestHeaders, OnResponseHeaders, OnResponse
 //     and OnError callbacks;
 //   - installs a redirect handler (c.SetRedirectHandler) that checks each
@@ -132,15 +136,17 @@ func Attach() colly.CollectorOption {
 //     no Authorization header across hosts. A later SetRedirectHandler
 //     replaces it and ends the checks of redirect hops.
 //
-// With COLLY_IGNORE_ROBOTSTXT set to a false value, call Attach after
-// NewCollector rather than passing it as an option (see the package
-// documentation).
+// A later c.WithTransport, SetProxyFunc or SetClient replaces the wrapper;
+// colly's check is then turned off by the Guard's first OnRequest, after
+// colly has checked the first request (see the package documentation).
 //
 // colly's Clone drops callbacks: call Attach on each clone too. Clones share
 // the HTTP client, so the redirect handler of the collector attached last
-// serves them all.
+// serves them all, and so does one transport wrapper: a client that has it
+// already is left alone.
 func (g *Guard) Attach(c *colly.Collector) {
 	c.IgnoreRobotsTxt = true
+	answerCollyRobots(c)
 	c.OnRequest(func(r *colly.Request) { g.onRequest(c, r) })
 	c.OnRequestHeaders(func(r *colly.Request) { g.onRequestHeaders(c, r) })
 	c.OnResponseHeaders(func(r *colly.Response) { g.onResponseHeaders(c, r) })
@@ -155,12 +161,15 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() {
 		return
 	}
-	if !c.IgnoreRobotsTxt {
+	if !c.IgnoreRobotsTxt && !answersCollyRobots(c) {
 		// COLLY_IGNORE_ROBOTSTXT is applied after the options of
-		// NewCollector and may have turned colly's own check back on.
+		// NewCollector and may have turned colly's own check back on, and
+		// the transport that answers it was replaced (collyrobots.go).
+		// While that transport is installed the flag is left alone: colly
+		// reads it in Visit, which may run concurrently with this callback.
 		c.IgnoreRobotsTxt = true
 	}
-	ctx := collectorContext(c)
+	ctx := withCrawl(collectorContext(c), c)
 	if err := g.admit(ctx, g.cache(c), r.URL, g.agent(c), false); err != nil {
 		r.Abort()
 		g.report(r, err)
@@ -197,6 +206,7 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 		}
 		ctx, cancel := g.hopContext(req.Context(), c, via[0])
 		defer cancel()
+		ctx = withCrawl(ctx, c)
 		err := g.admit(ctx, g.cache(c), req.URL, g.agent(c), true)
 		if err != nil && req.Context().Err() == nil && ctx.Err() != nil {
 			// The client's deadline passed while the hop waited.

@@ -90,26 +90,6 @@ func TestDisallowedNeverReachesServer(t *testing.T) {
 	}
 }
 
-func TestCollyRobotsCheckStaysOff(t *testing.T) {
-	t.Setenv("COLLY_IGNORE_ROBOTSTXT", "false")
-	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", nil))
-	g := &Guard{Rate: rate.Inf}
-	c := colly.NewCollector(g.Attach)
-	if c.IgnoreRobotsTxt {
-		t.Skip("colly no longer applies COLLY_IGNORE_ROBOTSTXT after options")
-	}
-	for i := 0; i < 3; i++ {
-		c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
-	}
-	if !c.IgnoreRobotsTxt {
-		t.Errorf("after the first request c.IgnoreRobotsTxt = false, want true")
-	}
-	// colly's own check fetched robots.txt once at most, the Guard once.
-	if n := s.count("/robots.txt"); n > 2 {
-		t.Errorf("robots.txt fetched %d times, want ≤ 2", n)
-	}
-}
-
 func TestOneRobotsFetchForConcurrentRequests(t *testing.T) {
 	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path == "/robots.txt" {

@@ -17,30 +17,35 @@ import (
 // The wait is local, so it is not bounded by the fetch's deadline (the
 // Cache's Timeout), which would record robots.txt as unreachable though
 // nothing was sent: the deadline's budget starts when the request is sent.
-// The wait still ends, with the host's pause and spacing.
+// The wait still ends, with the host's pause and spacing, or when the
+// fetch's context is cancelled or the crawl it belongs to ends (see
+// crawlcontext.go): a new origin's robots.txt does not wait out a long
+// pause of its host after the crawl was cancelled.
 type pacedTransport struct {
 	g    *Guard
 	next http.RoundTripper
 }
 
+// RoundTrip implements http.RoundTripper.
 func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	dl, hasDeadline := ctx.Deadline()
 	budget := time.Until(dl)
-	waitCtx := ctx
-	if hasDeadline {
-		waitCtx = context.WithoutCancel(ctx)
-	}
-	if err := t.g.gate(waitCtx, t.g.host(req.URL), false); err != nil {
+	live, stop := liveContext(ctx)
+	if err := t.g.gate(live, t.g.host(req.URL), false); err != nil {
+		stop()
 		if req.Body != nil {
 			req.Body.Close()
 		}
 		return nil, err
 	}
-	if !hasDeadline {
-		return t.next.RoundTrip(req)
+	cancel := stop
+	sendCtx := live
+	if hasDeadline {
+		var cancelSend context.CancelFunc
+		sendCtx, cancelSend = context.WithTimeout(live, budget)
+		cancel = func() { cancelSend(); stop() }
 	}
-	sendCtx, cancel := context.WithTimeout(waitCtx, budget)
 	resp, err := t.next.RoundTrip(req.WithContext(sendCtx))
 	if err != nil {
 		cancel()

@@ -1,0 +1,54 @@
+package robotsmw
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// The Guard's own robots.txt fetches run inside the policy.Cache on a
+// context that no caller can cancel (the fetch of an origin is shared by
+// every request waiting for it, and bounded by the Cache's Timeout). The
+// context keeps the values of the look-up that started the fetch, though,
+// so the Guard passes the collector's context along as a value: the crawl
+// the fetch belongs to. pacedTransport ends its wait for the host when that
+// crawl ends, instead of waiting out a pause of up to maxRetryAfter for a
+// robots.txt nobody will read.
+
+// crawlKey is the context key under which the Guard passes the context of
+// the crawl (the collector's Context) to its robots.txt fetches.
+type crawlKey struct{}
+
+// withCrawl returns ctx carrying the context of c's crawl, for the
+// look-ups of the Guard's robots.txt cache. A crawl context that cannot end
+// is not carried.
+func withCrawl(ctx context.Context, c *colly.Collector) context.Context {
+	crawl := collectorContext(c)
+	if crawl.Done() == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, crawlKey{}, crawl)
+}
+
+// liveContext returns a context with the values of ctx that is cancelled
+// when ctx is cancelled (with ctx's cause) or when the crawl carried in ctx
+// ends (see withCrawl), but not when ctx's deadline passes. stop releases
+// it and must be called once it is no longer used.
+func liveContext(ctx context.Context) (live context.Context, stop context.CancelFunc) {
+	live, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stopCtx := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			cancel(context.Cause(ctx))
+		}
+	})
+	stopCrawl := func() bool { return true }
+	if crawl, ok := ctx.Value(crawlKey{}).(context.Context); ok {
+		stopCrawl = context.AfterFunc(crawl, func() { cancel(context.Cause(crawl)) })
+	}
+	return live, func() {
+		stopCtx()
+		stopCrawl()
+		cancel(context.Canceled)
+	}
+}

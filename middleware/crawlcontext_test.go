@@ -1,0 +1,226 @@
+package robotsmw
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"golang.org/x/time/rate"
+
+	"github.com/robotsmw/robotsmw/policy"
+)
+
+// failsafe only keeps a broken test from hanging; no test asserts speed.
+const failsafe = 10 * time.Second
+
+// blockingSleep makes g's sleeps on clk wait until their context ends or a
+// value arrives on release, and tells waiting how long each one asked for.
+func blockingSleep(g *Guard, clk *fakeClock) (waiting chan time.Duration, release chan struct{}) {
+	waiting, release = make(chan time.Duration, 8), make(chan struct{})
+	g.sleep = func(ctx context.Context, d time.Duration) error {
+		waiting <- d
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-release:
+			clk.advance(d)
+			return nil
+		}
+	}
+	return waiting, release
+}
+
+// settleGoroutines waits (up to failsafe) until no more goroutines run
+// than before, and reports it if that never happens.
+func settleGoroutines(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(failsafe)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines left, %d before", n, before)
+	}
+}
+
+// A robots.txt fetch waiting for its host's long pause ends when the crawl
+// is cancelled: when the request's own context is cancelled, and when the
+// crawl carried in it ends, also behind the policy.Cache's WithoutCancel
+// and deadline. Nothing is sent and no goroutine is left.
+func TestPacedTransportCancelEndsPause(t *testing.T) {
+	errStop := errors.New("stop")
+	tests := []struct {
+		name string
+		// reqCtx returns the fetch's context and the function that
+		// cancels the crawl.
+		reqCtx func() (context.Context, func())
+	}{
+		{"request context cancelled", func() (context.Context, func()) {
+			ctx, cancel := context.WithCancel(context.Background())
+			ctx, cancelT := context.WithTimeout(ctx, time.Hour)
+			return ctx, func() { cancel(); cancelT() }
+		}},
+		{"request context cancelled with cause", func() (context.Context, func()) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			return ctx, func() { cancel(errStop) }
+		}},
+		{"crawl behind the cache's WithoutCancel", func() (context.Context, func()) {
+			crawl, cancel := context.WithCancel(context.Background())
+			c := colly.NewCollector(colly.StdlibContext(crawl))
+			ctx, cancelT := context.WithTimeout(context.WithoutCancel(withCrawl(crawl, c)), time.Hour)
+			return ctx, func() { cancel(); cancelT() }
+		}},
+	}
+	for _, tt := range tests {
+		before := runtime.NumGoroutine()
+		clk := newFakeClock()
+		g := fakeGuard(&Guard{Rate: rate.Inf}, clk, 0)
+		waiting, _ := blockingSleep(g, clk)
+		u := &url.URL{Scheme: "http", Host: "example.test", Path: "/robots.txt"}
+		g.host(u).strike(clk.now(), hard, 2*time.Hour, true, time.Second, time.Hour, 0)
+		var sent atomic.Int64
+		rt := &pacedTransport{g: g, next: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			sent.Add(1)
+			return emptyRobots(r), nil
+		})}
+		ctx, cancel := tt.reqCtx()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			resp, err := rt.RoundTrip(req)
+			if resp != nil {
+				resp.Body.Close()
+			}
+			done <- err
+		}()
+		select {
+		case d := <-waiting:
+			if d != 2*time.Hour {
+				t.Errorf("%s: RoundTrip waited for %v, want the host's pause of 2h", tt.name, d)
+			}
+		case <-time.After(failsafe):
+			t.Fatalf("%s: RoundTrip never waited for the host's pause", tt.name)
+		}
+		cancel()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: RoundTrip = %v, want an error wrapping context.Canceled", tt.name, err)
+			}
+		case <-time.After(failsafe):
+			t.Fatalf("%s: RoundTrip did not return after the crawl was cancelled", tt.name)
+		}
+		if n := sent.Load(); n != 0 {
+			t.Errorf("%s: %d requests sent, want 0", tt.name, n)
+		}
+		settleGoroutines(t, before)
+	}
+}
+
+// The wait for the host is not bounded by the fetch's deadline: once the
+// pause is over the request is sent, with the deadline's budget.
+func TestPacedTransportDeadlineDoesNotEndWait(t *testing.T) {
+	clk := newFakeClock()
+	g := fakeGuard(&Guard{Rate: rate.Inf}, clk, 0)
+	waiting, release := blockingSleep(g, clk)
+	u := &url.URL{Scheme: "http", Host: "example.test", Path: "/robots.txt"}
+	g.host(u).strike(clk.now(), hard, 2*time.Hour, true, time.Second, time.Hour, 0)
+	var sendDeadline atomic.Bool
+	rt := &pacedTransport{g: g, next: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		_, ok := r.Context().Deadline()
+		sendDeadline.Store(ok)
+		return emptyRobots(r), r.Context().Err()
+	})}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := rt.RoundTrip(req)
+		if resp != nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	<-waiting
+	<-ctx.Done() // the fetch's deadline passes while it waits
+	select {
+	case err := <-done:
+		t.Fatalf("RoundTrip = %v when its deadline passed, want it still waiting", err)
+	default:
+	}
+	close(release)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("RoundTrip after the pause = %v, want nil", err)
+		}
+	case <-time.After(failsafe):
+		t.Fatal("RoundTrip did not return after the pause")
+	}
+	if !sendDeadline.Load() {
+		t.Errorf("request sent without a deadline, want the fetch's budget")
+	}
+}
+
+// Through the Guard: a page of a new origin on a host paused for hours
+// waits for robots.txt, whose fetch waits for the pause inside the
+// policy.Cache. Cancelling the collector's context reports the page with
+// context.Canceled, ends the fetch without sending it, and leaves no
+// goroutine.
+func TestCrawlCancelEndsRobotsFetch(t *testing.T) {
+	s := newSite(t, robots("", nil))
+	u, err := url.Parse(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	clk := newFakeClock()
+	var rep reports
+	g := fakeGuard(withReports(&Guard{Rate: rate.Inf}, &rep), clk, 0)
+	waiting, _ := blockingSleep(g, clk)
+	g.host(u).strike(clk.now(), hard, 2*time.Hour, true, time.Second, time.Hour, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := colly.NewCollector(g.Attach, colly.Async(), colly.StdlibContext(ctx))
+	if err := c.Visit(s.URL + "/page"); err != nil {
+		t.Fatalf("Visit(/page) = %v", err)
+	}
+	select {
+	case <-waiting:
+	case <-time.After(failsafe):
+		t.Fatal("robots.txt fetch never waited for the host's pause")
+	}
+	cancel()
+	c.Wait()
+	if errs := rep.get(s.URL + "/page"); len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+		t.Errorf("ErrorHandler(/page) = %v, want context.Canceled", errs)
+	}
+	// The fetch ends, cut short by the cancellation: robots.txt is
+	// recorded as unreachable (RFC 9309 §2.3.1.4), never as allowing.
+	deadline := time.Now().Add(failsafe)
+	e, ok := g.cache(c).Peek(u)
+	for !ok && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		e, ok = g.cache(c).Peek(u)
+	}
+	settleGoroutines(t, before)
+	if n := len(s.log()); n != 0 {
+		t.Errorf("server received %d requests, want 0", n)
+	}
+	if !ok || e.State != policy.StateUnreachable || !errors.Is(e.Err, context.Canceled) {
+		t.Errorf("Peek(%s) after the cancelled fetch = %+v, %v; want StateUnreachable with context.Canceled", u, e, ok)
+	}
+}
