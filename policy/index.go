@@ -2,8 +2,10 @@ package policy
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // An index is a group's rules compiled for lookup.
@@ -19,29 +21,35 @@ import (
 type index struct {
 	prefixes []string // sorted, distinct literal prefixes
 	// keys[i] is key8(prefixes[i]): the binary search compares these first.
-	keys   []uint64
-	parent []int32 // longest other prefix that prefixes[i] starts with, or -1
-	// start[i]:start[i+1] are the rules of prefixes[i], in decision order:
-	// priority descending, allow before disallow, then file order.
-	start []int32
+	keys  []uint64
+	nodes []node // nodes[i] describes prefixes[i]; one more marks the end
 	rules []rule
 	// needs[j] is rules[j].need, kept apart so that skipping wildcard
 	// rules touches little memory.
-	needs []octetSet
+	needs []gramSet
+}
+
+// A node is what lookup needs of one prefix besides its key, packed so
+// that a prefix's links and its rules' bounds share a cache line.
+type node struct {
+	parent int32 // longest other prefix that this one starts with, or -1
+	// start is the first of the prefix's rules; the next node's start ends
+	// them. They are in decision order: priority descending, allow before
+	// disallow, then file order.
+	start int32
+	plen  int32 // length of the prefix
 }
 
 // key8 packs the first eight octets of s, big-endian, zero-padded. Since a
 // normalised string never holds a NUL octet, key8(a) < key8(b) implies
 // a < b, and a > b likewise.
 func key8(s string) uint64 {
-	var k uint64
-	for i := 0; i < 8; i++ {
-		k <<= 8
-		if i < len(s) {
-			k |= uint64(s[i])
-		}
+	if len(s) >= 8 {
+		return binary.BigEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))
 	}
-	return k
+	var b [8]byte
+	copy(b[:], s)
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // A rule is one compiled Allow or Disallow pattern.
@@ -52,28 +60,9 @@ type rule struct {
 	plen    int32  // length of the literal prefix of pattern
 	line    int32
 	allow   bool
-	// need holds the octets the pattern's wildcard part requires; a target
-	// lacking one of them cannot match. Zero when there is no wildcard part.
-	need octetSet
-}
-
-// An octetSet is a set of ASCII octets. Normalised patterns and targets are
-// pure ASCII: every other octet is percent-encoded.
-type octetSet [2]uint64
-
-// covers reports whether every octet of t is in s.
-func (s *octetSet) covers(t *octetSet) bool { return t[0]&^s[0] == 0 && t[1]&^s[1] == 0 }
-
-func octetsOf(str string) octetSet {
-	var lo, hi uint64
-	for i := 0; i < len(str); i++ {
-		c := str[i]
-		bit := uint64(1) << (c & 63)
-		below := uint64(c>>6&1) - 1 // all ones when c < 64
-		lo |= bit & below
-		hi |= bit &^ below
-	}
-	return octetSet{lo, hi}
+	// need is what the pattern's wildcard part requires of a target's
+	// bigrams; zero when there is no wildcard part.
+	need gramSet
 }
 
 // literalPrefix returns the length of the part of a normalised pattern that
@@ -115,13 +104,12 @@ func newIndex(rules []rule) index {
 		sorted[j] = rules[it.i]
 	}
 	rules = sorted
-	n := len(rules) + 1 // an upper bound on the prefixes, plus start's end
+	n := len(rules) + 1 // an upper bound on the prefixes, plus the end node
 	x := index{
 		rules:    rules,
 		prefixes: make([]string, 0, n),
 		keys:     make([]uint64, 0, n),
-		parent:   make([]int32, 0, n),
-		start:    make([]int32, 0, n),
+		nodes:    make([]node, 0, n),
 	}
 	var stack []int32 // prefixes that start the current one, shortest first
 	for i := range rules {
@@ -139,11 +127,10 @@ func newIndex(rules []rule) index {
 		stack = append(stack, int32(len(x.prefixes)))
 		x.prefixes = append(x.prefixes, p)
 		x.keys = append(x.keys, key8(p))
-		x.parent = append(x.parent, parent)
-		x.start = append(x.start, int32(i))
+		x.nodes = append(x.nodes, node{parent: parent, start: int32(i), plen: int32(len(p))})
 	}
-	x.start = append(x.start, int32(len(rules)))
-	x.needs = make([]octetSet, len(rules))
+	x.nodes = append(x.nodes, node{parent: -1, start: int32(len(rules))})
+	x.needs = make([]gramSet, len(rules))
 	for j := range rules {
 		x.needs[j] = rules[j].need
 	}
@@ -175,16 +162,12 @@ func (x *index) lookup(target string) *rule {
 	// The greatest prefix that is not above target: found by key, and by
 	// string only among the prefixes that share target's key.
 	tk := key8(target)
-	lo, hi := 0, len(x.keys)
-	for lo < hi {
-		if m := int(uint(lo+hi) >> 1); x.keys[m] <= tk {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo > 0 && x.keys[lo-1] == tk {
-		first, last := lo-1, lo // prefixes[first:last] share target's key
+	lo := upperBound(x.keys, tk)
+	if lo > 0 && x.keys[lo-1] == tk && len(target) > 8 {
+		// prefixes[first:last] share target's key: strings decide. (When
+		// the key holds all of target, the last of them starts with target,
+		// so every prefix of target is on its chain.)
+		first, last := lo-1, lo
 		for a := 0; a < first; {
 			if m := int(uint(a+first) >> 1); x.keys[m] < tk {
 				a = m + 1
@@ -201,32 +184,33 @@ func (x *index) lookup(target string) *rule {
 		}
 	}
 	i := int32(lo - 1)
-	if i >= 0 && !strings.HasPrefix(target, x.prefixes[i]) {
+	if i >= 0 && !x.starts(target, tk, i) {
 		// Climb to the prefixes of prefixes[i] that also start target.
 		p := x.prefixes[i]
 		n := 0
 		for n < len(p) && n < len(target) && p[n] == target[n] {
 			n++
 		}
-		for i >= 0 && len(x.prefixes[i]) > n {
-			i = x.parent[i]
+		for i >= 0 && int(x.nodes[i].plen) > n {
+			i = x.nodes[i].parent
 		}
 	}
 	var best *rule
-	var have octetSet // the octets of target, once a wildcard rule needs them
+	var have gramSet // the bigrams of target, once a wildcard rule needs them
 	haveDone := false
-	for ; i >= 0; i = x.parent[i] {
-		tail := target[len(x.prefixes[i]):]
-		for j := x.start[i]; j < x.start[i+1]; j++ {
+	for ; i >= 0; i = x.nodes[i].parent {
+		nd := &x.nodes[i]
+		tail := target[nd.plen:]
+		for j, end := nd.start, x.nodes[i+1].start; j < end; j++ {
 			r := &x.rules[j]
 			if best != nil && (r.prio < best.prio || r.prio == best.prio && (best.allow || !r.allow)) {
 				break // neither this rule nor any later one of the prefix can win
 			}
-			if need := &x.needs[j]; *need != (octetSet{}) {
+			if need := x.needs[j]; need != 0 {
 				if !haveDone {
-					have, haveDone = octetsOf(target), true
+					have, haveDone = gramsOf(target), true
 				}
-				if !have.covers(need) {
+				if !have.admits(need) {
 					continue
 				}
 			}
@@ -237,6 +221,48 @@ func (x *index) lookup(target string) *rule {
 		}
 	}
 	return best
+}
+
+// starts reports whether prefixes[i], whose key is x.keys[i], starts the
+// target whose key is tk. A prefix of at most eight octets is decided by
+// the keys alone: its key is the prefix padded with NULs, which no
+// normalised target holds.
+func (x *index) starts(target string, tk uint64, i int32) bool {
+	plen := x.nodes[i].plen
+	if plen <= 8 {
+		return (tk^x.keys[i])&keyMask(plen) == 0
+	}
+	return tk == x.keys[i] && strings.HasPrefix(target, x.prefixes[i])
+}
+
+// keyMask selects the first n (at most 8) octets of a key.
+func keyMask(n int32) uint64 {
+	if n == 0 {
+		return 0
+	}
+	return ^uint64(0) << (64 - 8*uint(n))
+}
+
+// upperBound returns the number of keys not above k. The loop runs a fixed
+// number of times for a given length and its one condition compiles to a
+// conditional move, so the search costs no mispredicted branches.
+func upperBound(keys []uint64, k uint64) int {
+	n := len(keys)
+	if n == 0 {
+		return 0
+	}
+	base := 0
+	for n > 1 {
+		half := n >> 1
+		if keys[base+half] <= k {
+			base += half
+		}
+		n -= half
+	}
+	if keys[base] <= k {
+		base++
+	}
+	return base
 }
 
 // matchTail reports whether the rule matches a target whose literal prefix

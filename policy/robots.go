@@ -457,8 +457,7 @@ func compilePattern(raw string) string {
 func newRule(pattern, raw string, prio int, pr pendingRule) rule {
 	r := rule{pattern: pattern, raw: raw, prio: int32(prio), plen: int32(literalPrefix(pattern)), line: pr.line, allow: pr.allow}
 	if rest := pattern[r.plen:]; strings.IndexByte(rest, '*') >= 0 {
-		r.need = octetsOf(strings.TrimSuffix(rest, "$"))
-		r.need[0] &^= 1 << '*' // '*' is not required of the target
+		r.need = needOf(rest)
 	}
 	return r
 }
