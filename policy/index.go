@@ -24,9 +24,16 @@ type index struct {
 	keys  []uint64
 	nodes []node // nodes[i] describes prefixes[i]; one more marks the end
 	rules []rule
-	// needs[j] is rules[j].need, kept apart so that skipping wildcard
-	// rules touches little memory.
-	needs []gramSet
+	// ranks[j] holds what the scan of rules[j] reads before it matches,
+	// kept apart so that rules skipped touch little memory.
+	ranks []rank
+}
+
+// A rank is the part of a rule that decides whether to try it.
+type rank struct {
+	need  gramSet
+	prio  int32
+	allow bool
 }
 
 // A node is what lookup needs of one prefix besides its key, packed so
@@ -130,9 +137,9 @@ func newIndex(rules []rule) index {
 		x.nodes = append(x.nodes, node{parent: parent, start: int32(i), plen: int32(len(p))})
 	}
 	x.nodes = append(x.nodes, node{parent: -1, start: int32(len(rules))})
-	x.needs = make([]gramSet, len(rules))
+	x.ranks = make([]rank, len(rules))
 	for j := range rules {
-		x.needs[j] = rules[j].need
+		x.ranks[j] = rank{rules[j].need, rules[j].prio, rules[j].allow}
 	}
 	return x
 }
@@ -202,19 +209,19 @@ func (x *index) lookup(target string) *rule {
 		nd := &x.nodes[i]
 		tail := target[nd.plen:]
 		for j, end := nd.start, x.nodes[i+1].start; j < end; j++ {
-			r := &x.rules[j]
-			if best != nil && (r.prio < best.prio || r.prio == best.prio && (best.allow || !r.allow)) {
+			rk := &x.ranks[j]
+			if best != nil && (rk.prio < best.prio || rk.prio == best.prio && (best.allow || !rk.allow)) {
 				break // neither this rule nor any later one of the prefix can win
 			}
-			if need := x.needs[j]; need != 0 {
+			if rk.need != 0 {
 				if !haveDone {
 					have, haveDone = gramsOf(target), true
 				}
-				if !have.admits(need) {
+				if !have.admits(rk.need) {
 					continue
 				}
 			}
-			if r.matchTail(tail) {
+			if r := &x.rules[j]; r.matchTail(tail) {
 				best = r
 				break
 			}

@@ -154,6 +154,17 @@ func appendTarget(dst []byte, u *url.URL) []byte {
 	return dst
 }
 
+// plainTarget returns the target of u without copying when it is u.Path
+// itself: a path that starts with '/', needs no escaping and has no query.
+func plainTarget(u *url.URL) (string, bool) {
+	p := u.Path
+	if u.Opaque != "" || u.RawPath != "" || u.RawQuery != "" || u.ForceQuery ||
+		len(p) == 0 || p[0] != '/' || !normal(p, &pathOctets) {
+		return "", false
+	}
+	return p, true
+}
+
 // escapedPath returns u.EscapedPath() without allocating in the common cases:
 // a RawPath that still encodes Path is used as it is.
 func escapedPath(u *url.URL) string {

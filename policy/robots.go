@@ -90,21 +90,26 @@ func Parse(body []byte) *Robots {
 //
 // Allowed does not allocate for targets up to a few hundred bytes.
 func (r *Robots) Allowed(agent string, u *url.URL) bool {
+	if t, ok := plainTarget(u); ok {
+		allowed, _, _ := r.decide(agent, t)
+		return allowed
+	}
 	var buf [512]byte
-	allowed, _, _ := r.decide(agent, appendTarget(buf[:0], u))
+	t := appendTarget(buf[:0], u)
+	// t is neither kept nor changed while the string is in use.
+	allowed, _, _ := r.decide(agent, unsafe.String(unsafe.SliceData(t), len(t)))
 	return allowed
 }
 
 // decide returns the verdict for a normalised target, the group that
 // applied (nil for none) and the deciding rule (nil for none).
-func (r *Robots) decide(agent string, target []byte) (bool, *group, *rule) {
+func (r *Robots) decide(agent string, target string) (bool, *group, *rule) {
 	g := r.group(agent)
 	if g == nil || isRobotsTxt(target) {
 		return true, g, nil
 	}
 	g.once.Do(g.compile)
-	// target is neither kept nor changed while the string is in use.
-	rl := g.idx.lookup(unsafe.String(unsafe.SliceData(target), len(target)))
+	rl := g.idx.lookup(target)
 	if rl == nil {
 		return true, g, nil
 	}
@@ -113,9 +118,9 @@ func (r *Robots) decide(agent string, target []byte) (bool, *group, *rule) {
 
 // isRobotsTxt reports whether the target's path is "/robots.txt", which
 // RFC 9309 §2.2.2 always allows.
-func isRobotsTxt(target []byte) bool {
+func isRobotsTxt(target string) bool {
 	const p = "/robots.txt"
-	return len(target) >= len(p) && string(target[:len(p)]) == p &&
+	return len(target) >= len(p) && target[:len(p)] == p &&
 		(len(target) == len(p) || target[len(p)] == '?')
 }
 
