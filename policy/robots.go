@@ -72,7 +72,8 @@ func Parse(body []byte) *Robots {
 	body = prepare(body)
 	b := builder{text: string(body), base: cap(body)}
 	// At most one rule a line: a cheap bound that saves regrowing.
-	b.rules = make([]groupRule, 0, min(bytes.Count(body, []byte{'\n'})+1, 1<<16))
+	n := min(bytes.Count(body, []byte{'\n'})+1, 1<<16)
+	b.rules, b.owners = make([]pendingRule, 0, n), make([]int32, 0, n)
 	tokenize(body, &b)
 	b.finish()
 	return &b.r
@@ -217,13 +218,9 @@ type builder struct {
 	// so that the next User-agent line starts a new record.
 	inRules bool
 	// rules are the rules of every group, in file order, until finish
-	// hands each group its own.
-	rules []groupRule
-}
-
-type groupRule struct {
-	pendingRule
-	group int32
+	// hands each group its own; owners[i] is the id of rules[i]'s group.
+	rules  []pendingRule
+	owners []int32
 }
 
 // groupFor returns the group for a product token, creating it.
@@ -307,34 +304,66 @@ func (b *builder) rule(ln lineInfo, allow bool, value []byte) {
 	}
 	pr := pendingRule{off: b.offset(value), len: int32(len(value)), line: int32(ln.num), allow: allow}
 	for _, g := range b.members {
-		b.rules = append(b.rules, groupRule{pr, g.id})
+		b.rules = append(b.rules, pr)
+		b.owners = append(b.owners, g.id)
 	}
 }
 
-// finish gives every group its pending rules, all in one allocation.
+// finish gives every group its pending rules, all in one allocation of
+// exactly their number.
 func (b *builder) finish() {
 	if len(b.rules) == 0 {
 		return
 	}
-	end := make([]int, len(b.r.groups)) // first counts, then end offsets
-	for _, gr := range b.rules {
-		end[gr.group]++
+	all := make([]pendingRule, len(b.rules))
+	groups := b.r.groups
+	// bounds[2*g], bounds[2*g+1] are the run of group g's rules in
+	// b.rules; -1 while the group has none.
+	bounds := make([]int32, 2*len(groups))
+	for i := range bounds {
+		bounds[i] = -1
+	}
+	prev := int32(-1)
+	runs := true // every group's rules form one run: the common case
+	for i, g := range b.owners {
+		if g != prev {
+			if bounds[2*g] >= 0 {
+				runs = false
+				break
+			}
+			bounds[2*g], prev = int32(i), g
+		}
+		bounds[2*g+1] = int32(i + 1)
+	}
+	if runs {
+		copy(all, b.rules)
+		for g, grp := range groups {
+			if lo, hi := bounds[2*g], bounds[2*g+1]; lo >= 0 {
+				grp.pending = all[lo:hi:hi]
+			}
+		}
+		return
+	}
+	// A record naming several groups interleaves their rules: a counting
+	// sort by group, which keeps file order within each.
+	end := make([]int, len(groups)) // first counts, then end offsets
+	for _, g := range b.owners {
+		end[g]++
 	}
 	for i := 1; i < len(end); i++ {
 		end[i] += end[i-1]
 	}
-	all := make([]pendingRule, len(b.rules))
-	for i := len(b.rules) - 1; i >= 0; i-- { // backwards keeps file order
-		gr := b.rules[i]
-		end[gr.group]--
-		all[end[gr.group]] = gr.pendingRule
+	for i := len(b.rules) - 1; i >= 0; i-- {
+		g := b.owners[i]
+		end[g]--
+		all[end[g]] = b.rules[i]
 	}
-	for i, g := range b.r.groups {
+	for g, grp := range groups {
 		hi := len(all)
-		if i+1 < len(end) {
-			hi = end[i+1]
+		if g+1 < len(end) {
+			hi = end[g+1]
 		}
-		g.pending = all[end[i]:hi:hi]
+		grp.pending = all[end[g]:hi:hi]
 	}
 }
 
