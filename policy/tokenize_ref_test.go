@@ -101,39 +101,9 @@ func refParseLine(num int, line []byte, h handler) {
 	}
 }
 
-// refRecognise is the plain prefix-by-prefix key recogniser.
-func refRecognise(key []byte) (kind keyKind, typo bool) {
-	switch lower(key[0]) {
-	case 'u':
-		switch {
-		case hasPrefixFold(key, "user-agent"):
-			return keyUserAgent, false
-		case hasPrefixFold(key, "useragent"), hasPrefixFold(key, "user agent"):
-			return keyUserAgent, true
-		}
-	case 'a':
-		if hasPrefixFold(key, "allow") {
-			return keyAllow, false
-		}
-	case 'd':
-		switch {
-		case hasPrefixFold(key, "disallow"):
-			return keyDisallow, false
-		case hasPrefixFold(key, "dissallow"), hasPrefixFold(key, "dissalow"),
-			hasPrefixFold(key, "disalow"), hasPrefixFold(key, "diasllow"),
-			hasPrefixFold(key, "disallaw"):
-			return keyDisallow, true
-		}
-	case 's':
-		switch {
-		case hasPrefixFold(key, "sitemap"):
-			return keySitemap, false
-		case hasPrefixFold(key, "site-map"):
-			return keySitemap, true
-		}
-	}
-	return keyUnknown, false
-}
+// refRecognise is the plain prefix-by-prefix key recogniser: the fast
+// path of recognise is what the reference leaves out.
+func refRecognise(key []byte) (kind keyKind, typo bool) { return recogniseSpelled(key) }
 
 // A callLog is a handler that writes down every call with everything the
 // tokenizer passed: the kind, every lineInfo field, and each slice's bytes
