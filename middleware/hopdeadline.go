@@ -87,20 +87,11 @@ func (g *Guard) hopContext(ctx context.Context, c *colly.Collector, first *http.
 }
 
 // clientTimeout returns the Timeout of the http.Client c uses
-// (Collector.SetRequestTimeout; colly's default is 10 s), or 0 if it
-// cannot be read. colly offers no getter, so it is read by reflection.
+// (Collector.SetRequestTimeout; colly's default is 10 s), or 0 if the
+// client cannot be read (see collyClient).
 func clientTimeout(c *colly.Collector) time.Duration {
-	v := reflect.ValueOf(c).Elem().FieldByName("backend")
-	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
-		return 0
+	if hc := collyClient(c); hc != nil {
+		return hc.Timeout
 	}
-	v = v.Elem().FieldByName("Client")
-	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
-		return 0
-	}
-	v = v.Elem().FieldByName("Timeout")
-	if !v.IsValid() || v.Kind() != reflect.Int64 {
-		return 0
-	}
-	return time.Duration(v.Int())
+	return 0
 }

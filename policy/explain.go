@@ -78,7 +78,7 @@ func (d Decision) String() string {
 // answer "why was this URL blocked?".
 func (r *Robots) Explain(agent string, u *url.URL) Decision {
 	var buf [512]byte
-	target := string(appendTarget(buf[:0], u))
+	target := targetOf(buf[:0], u)
 	allowed, g, rl := r.decide(agent, target)
 	d := Decision{Allowed: allowed, Exempt: isRobotsTxt(target)}
 	if g == nil {

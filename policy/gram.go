@@ -25,9 +25,9 @@ func gramsOf(s string) gramSet {
 }
 
 // needOf returns what a rule whose pattern, after its literal prefix, is
-// rest (which starts with '*') requires of a target: the bigrams of its
-// literal segments. Zero, for a rule without a segment of two octets,
-// requires nothing.
+// rest requires of a target: the bigrams of its literal segments. rest is
+// empty, "$", or starts with '*'. Zero, for a rule without a segment of
+// two octets (a rule without wildcard part included), requires nothing.
 func needOf(rest string) gramSet {
 	rest = strings.TrimSuffix(rest, "$") // a final '$' anchors; it is no octet
 	var g gramSet

@@ -67,9 +67,6 @@ type rule struct {
 	plen    int32  // length of the literal prefix of pattern
 	line    int32
 	allow   bool
-	// need is what the pattern's wildcard part requires of a target's
-	// bigrams; zero when there is no wildcard part.
-	need gramSet
 }
 
 // literalPrefix returns the length of the part of a normalised pattern that
@@ -139,7 +136,8 @@ func newIndex(rules []rule) index {
 	x.nodes = append(x.nodes, node{parent: -1, start: int32(len(rules))})
 	x.ranks = make([]rank, len(rules))
 	for j := range rules {
-		x.ranks[j] = rank{rules[j].need, rules[j].prio, rules[j].allow}
+		r := &rules[j]
+		x.ranks[j] = rank{needOf(r.pattern[r.plen:]), r.prio, r.allow}
 	}
 	return x
 }
@@ -242,17 +240,13 @@ func (x *index) starts(target string, tk uint64, i int32) bool {
 	return tk == x.keys[i] && strings.HasPrefix(target, x.prefixes[i])
 }
 
-// keyMask selects the first n (at most 8) octets of a key.
+// keyMask selects the first n (at most 8) octets of a key; a shift by 64,
+// for n == 0, selects none.
 func keyMask(n int32) uint64 {
-	if n == 0 {
-		return 0
-	}
 	return ^uint64(0) << (64 - 8*uint(n))
 }
 
-// upperBound returns the number of keys not above k. The loop runs a fixed
-// number of times for a given length and its one condition compiles to a
-// conditional move, so the search costs no mispredicted branches.
+// upperBound returns the number of keys not above k, which are sorted.
 func upperBound(keys []uint64, k uint64) int {
 	n := len(keys)
 	if n == 0 {

@@ -3,6 +3,7 @@ package policy
 import (
 	"net/url"
 	"strings"
+	"unsafe"
 )
 
 // mustEscape reports whether octet c may not stand unescaped in a URI and is
@@ -121,19 +122,27 @@ func appendNormal(dst []byte, s string, t *octetTable) []byte {
 	return dst
 }
 
-// appendTarget appends the part of u that rules are matched against: the
+// targetOf returns the part of u that rules are matched against: the
 // escaped path (or "/" when empty), then '?' and the raw query when u has
-// one, both normalised by appendNormal, '*' and '$' encoded. The fragment is
-// ignored and the query keeps its wire order (ROBOTS.md §12).
-func appendTarget(dst []byte, u *url.URL) []byte {
+// one, both normalised by appendNormal, '*' and '$' encoded. The fragment
+// is ignored and the query keeps its wire order (ROBOTS.md §12).
+//
+// In the common case, a path that needs no escaping and no query, the
+// target is u.Path itself; otherwise it is built in dst's spare capacity
+// (or a larger allocation), so it must not be kept past dst's reuse.
+func targetOf(dst []byte, u *url.URL) string {
 	p := u.Opaque
 	plain := false
 	switch {
 	case p != "":
 	case u.RawPath == "" && normal(u.Path, &pathOctets):
-		p, plain = u.Path, true // the common case: nothing to escape
+		p, plain = u.Path, true // nothing to escape
 	default:
 		p = escapedPath(u)
+	}
+	query := u.RawQuery != "" || u.ForceQuery
+	if plain && !query && p != "" && p[0] == '/' {
+		return p
 	}
 	if p == "" || p[0] != '/' {
 		dst = append(dst, '/')
@@ -143,7 +152,7 @@ func appendTarget(dst []byte, u *url.URL) []byte {
 	} else {
 		dst = appendNormal(dst, p, &targetOctets)
 	}
-	if u.RawQuery != "" || u.ForceQuery {
+	if query {
 		dst = append(dst, '?')
 		if normal(u.RawQuery, &targetOctets) {
 			dst = append(dst, u.RawQuery...)
@@ -151,18 +160,7 @@ func appendTarget(dst []byte, u *url.URL) []byte {
 			dst = appendNormal(dst, u.RawQuery, &targetOctets)
 		}
 	}
-	return dst
-}
-
-// plainTarget returns the target of u without copying when it is u.Path
-// itself: a path that starts with '/', needs no escaping and has no query.
-func plainTarget(u *url.URL) (string, bool) {
-	p := u.Path
-	if u.Opaque != "" || u.RawPath != "" || u.RawQuery != "" || u.ForceQuery ||
-		len(p) == 0 || p[0] != '/' || !normal(p, &pathOctets) {
-		return "", false
-	}
-	return p, true
+	return unsafe.String(unsafe.SliceData(dst), len(dst))
 }
 
 // escapedPath returns u.EscapedPath() without allocating in the common cases:

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 )
 
 // A Robots is a parsed robots.txt file.
@@ -91,14 +90,8 @@ func Parse(body []byte) *Robots {
 //
 // Allowed does not allocate for targets up to a few hundred bytes.
 func (r *Robots) Allowed(agent string, u *url.URL) bool {
-	if t, ok := plainTarget(u); ok {
-		allowed, _, _ := r.decide(agent, t)
-		return allowed
-	}
 	var buf [512]byte
-	t := appendTarget(buf[:0], u)
-	// t is neither kept nor changed while the string is in use.
-	allowed, _, _ := r.decide(agent, unsafe.String(unsafe.SliceData(t), len(t)))
+	allowed, _, _ := r.decide(agent, targetOf(buf[:0], u))
 	return allowed
 }
 
@@ -317,35 +310,7 @@ func (b *builder) finish() {
 	}
 	all := make([]pendingRule, len(b.rules))
 	groups := b.r.groups
-	// bounds[2*g], bounds[2*g+1] are the run of group g's rules in
-	// b.rules; -1 while the group has none.
-	bounds := make([]int32, 2*len(groups))
-	for i := range bounds {
-		bounds[i] = -1
-	}
-	prev := int32(-1)
-	runs := true // every group's rules form one run: the common case
-	for i, g := range b.owners {
-		if g != prev {
-			if bounds[2*g] >= 0 {
-				runs = false
-				break
-			}
-			bounds[2*g], prev = int32(i), g
-		}
-		bounds[2*g+1] = int32(i + 1)
-	}
-	if runs {
-		copy(all, b.rules)
-		for g, grp := range groups {
-			if lo, hi := bounds[2*g], bounds[2*g+1]; lo >= 0 {
-				grp.pending = all[lo:hi:hi]
-			}
-		}
-		return
-	}
-	// A record naming several groups interleaves their rules: a counting
-	// sort by group, which keeps file order within each.
+	// A counting sort by group, which keeps file order within each.
 	end := make([]int, len(groups)) // first counts, then end offsets
 	for _, g := range b.owners {
 		end[g]++
@@ -489,11 +454,7 @@ func compilePattern(raw string) string {
 }
 
 func newRule(pattern, raw string, prio int, pr pendingRule) rule {
-	r := rule{pattern: pattern, raw: raw, prio: int32(prio), plen: int32(literalPrefix(pattern)), line: pr.line, allow: pr.allow}
-	if rest := pattern[r.plen:]; strings.IndexByte(rest, '*') >= 0 {
-		r.need = needOf(rest)
-	}
-	return r
+	return rule{pattern: pattern, raw: raw, prio: int32(prio), plen: int32(literalPrefix(pattern)), line: pr.line, allow: pr.allow}
 }
 
 // disallowAll returns a policy that disallows every path but /robots.txt:
