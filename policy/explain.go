@@ -79,7 +79,7 @@ func (d Decision) String() string {
 func (r *Robots) Explain(agent string, u *url.URL) Decision {
 	var buf [512]byte
 	target := targetOf(buf[:0], u)
-	allowed, g, rl := r.decide(agent, target)
+	allowed, g, j := r.decide(agent, target)
 	d := Decision{Allowed: allowed, Exempt: isRobotsTxt(target)}
 	if g == nil {
 		return d
@@ -89,7 +89,8 @@ func (r *Robots) Explain(agent string, u *url.URL) Decision {
 	if r.global > 0 && g == r.groups[r.global-1] {
 		d.Group = GroupGlobal
 	}
-	if rl != nil {
+	if j >= 0 {
+		rl := &g.idx.rules[j]
 		d.Rule = &Rule{Allow: rl.allow, Pattern: rl.raw, Line: int(rl.line)}
 	}
 	return d

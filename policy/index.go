@@ -3,6 +3,7 @@ package policy
 import (
 	"cmp"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strings"
 	"unsafe"
@@ -18,26 +19,45 @@ import (
 // prefix of the target is on that chain, because everything sorted between
 // a prefix of t and t itself starts with that prefix. Only the rules of the
 // prefixes on the chain are tried, highest priority first.
+//
+// What a lookup reads is kept small and close together, since a crawler
+// checks many files in turn and a check mostly waits for memory: keys and
+// nodes are fixed-size and pointer-free, and the octets compared past the
+// keys sit in one string, pool, in the order lookups visit them.
 type index struct {
-	prefixes []string // sorted, distinct literal prefixes
-	// keys[i] is key8(prefixes[i]): the binary search compares these first.
-	keys  []uint64
-	nodes []node // nodes[i] describes prefixes[i]; one more marks the end
+	// keys[i] is keyOf the i-th prefix, for i < len(nodes)-1; a search
+	// tree over them follows (see upperBound).
+	keys   []key16
+	levels []int32 // offsets in keys of the search tree's levels, top first
+	nodes []node   // nodes[i] describes the i-th prefix; one more marks the end
+	ranks []rank   // what lookup reads of rules[j]
+	// pool holds each prefix's octets past its sixteenth, followed by the
+	// wildcard parts of its rules, each led by its length in two octets.
+	pool string
+	// rules are the compiled rules in decision order within each prefix;
+	// lookup's answer indexes them, and Explain reads them.
 	rules []rule
-	// ranks[j] holds what the scan of rules[j] reads before it matches,
-	// kept apart so that rules skipped touch little memory.
-	ranks []rank
 }
 
-// A rank is the part of a rule that decides whether to try it.
+// A rank is what lookup reads of a rule.
 type rank struct {
-	need  gramSet
-	prio  int32
-	allow bool
+	need gramSet // the bigrams a target must hold to match rest
+	// ord is prio<<1 | allow: of two matching rules, the one of greater
+	// ord wins (RFC 9309 §2.2.2: the longest match, allow on a tie).
+	ord uint32
+	// rest is what the rule requires past its literal prefix: restNone,
+	// restEnd, or the pool offset of its wildcard part.
+	rest uint32
 }
 
-// A node is what lookup needs of one prefix besides its key, packed so
-// that a prefix's links and its rules' bounds share a cache line.
+// Values of rank.rest below any pool offset (the pool starts with two
+// unused octets).
+const (
+	restNone = 0 // nothing: the prefix alone matches
+	restEnd  = 1 // "$": the target ends with the prefix
+)
+
+// A node describes one prefix.
 type node struct {
 	parent int32 // longest other prefix that this one starts with, or -1
 	// start is the first of the prefix's rules; the next node's start ends
@@ -45,18 +65,55 @@ type node struct {
 	// disallow, then file order.
 	start int32
 	plen  int32 // length of the prefix
+	tail  int32 // pool offset of the prefix's octets past its sixteenth
+
+	// What the prefix and the prefixes that start it hold, so that a lookup
+	// skips what cannot win: plain is the best rule among their rules
+	// without wildcard part, which all match a target the prefix starts
+	// (-1 for none), plainOrd its rank.ord (0 for none), and wildMax the
+	// greatest rank.ord of their other rules.
 }
 
-// key8 packs the first eight octets of s, big-endian, zero-padded. Since a
-// normalised string never holds a NUL octet, key8(a) < key8(b) implies
-// a < b, and a > b likewise.
-func key8(s string) uint64 {
+// A key16 holds the first sixteen octets of a string, big-endian and
+// zero-padded. Since a normalised string never holds a NUL octet, keys
+// compare as the strings' first sixteen octets do, and a key holds the whole
+// of a string of up to sixteen octets.
+type key16 struct{ hi, lo uint64 }
+
+// keyOf returns the key16 of s.
+func keyOf(s string) key16 {
 	if len(s) >= 8 {
-		return binary.BigEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))
+		p := unsafe.Slice(unsafe.StringData(s), len(s))
+		k := key16{hi: binary.BigEndian.Uint64(p)}
+		if len(s) >= 16 {
+			k.lo = binary.BigEndian.Uint64(p[8:])
+		} else {
+			// The last eight octets, shifted over those of hi (by 64, for
+			// eight octets, to nothing).
+			k.lo = binary.BigEndian.Uint64(p[len(s)-8:]) << (8 * (16 - uint(len(s))))
+		}
+		return k
 	}
 	var b [8]byte
 	copy(b[:], s)
-	return binary.BigEndian.Uint64(b[:])
+	return key16{hi: binary.BigEndian.Uint64(b[:])}
+}
+
+// le returns 1 if key k is not above key t, else 0, without branching:
+// the borrow out of the 128-bit subtraction t - k.
+func (k key16) le(t key16) int {
+	_, borrow := bits.Sub64(t.lo, k.lo, 0)
+	_, borrow = bits.Sub64(t.hi, k.hi, borrow)
+	return int(1 - borrow)
+}
+
+// b2i returns 1 for true and 0 for false, without branching.
+func b2i(b bool) int {
+	i := 0
+	if b {
+		i = 1
+	}
+	return i
 }
 
 // A rule is one compiled Allow or Disallow pattern.
@@ -92,7 +149,7 @@ func newIndex(rules []rule) index {
 	}
 	items := make([]item, len(rules))
 	for i := range rules {
-		items[i] = item{key8(rules[i].pattern[:rules[i].plen]), int32(i)}
+		items[i] = item{keyOf(rules[i].pattern[:rules[i].plen]).hi, int32(i)}
 	}
 	byPrefix := func(a, b item) int {
 		if a.key != b.key {
@@ -104,42 +161,67 @@ func newIndex(rules []rule) index {
 		slices.SortFunc(items, byPrefix)
 	}
 	sorted := make([]rule, len(rules))
+	poolLen := 2
 	for j, it := range items {
-		sorted[j] = rules[it.i]
+		r := &rules[it.i]
+		sorted[j] = *r
+		poolLen += max(int(r.plen)-16, 0) + len(r.pattern) - int(r.plen) + 2
 	}
 	rules = sorted
 	n := len(rules) + 1 // an upper bound on the prefixes, plus the end node
 	x := index{
-		rules:    rules,
-		prefixes: make([]string, 0, n),
-		keys:     make([]uint64, 0, n),
-		nodes:    make([]node, 0, n),
+		rules: rules,
+		keys:  make([]key16, 0, n),
+		nodes: make([]node, 0, n),
+		ranks: make([]rank, len(rules)),
 	}
+	pool := make([]byte, 2, poolLen)
 	var stack []int32 // prefixes that start the current one, shortest first
-	for i := range rules {
-		p := rules[i].pattern[:rules[i].plen]
-		if n := len(x.prefixes); n > 0 && x.prefixes[n-1] == p {
-			continue
-		}
-		for len(stack) > 0 && !strings.HasPrefix(p, x.prefixes[stack[len(stack)-1]]) {
-			stack = stack[:len(stack)-1]
-		}
-		parent := int32(-1)
-		if len(stack) > 0 {
-			parent = stack[len(stack)-1]
-		}
-		stack = append(stack, int32(len(x.prefixes)))
-		x.prefixes = append(x.prefixes, p)
-		x.keys = append(x.keys, key8(p))
-		x.nodes = append(x.nodes, node{parent: parent, start: int32(i), plen: int32(len(p))})
-	}
-	x.nodes = append(x.nodes, node{parent: -1, start: int32(len(rules))})
-	x.ranks = make([]rank, len(rules))
+	prev := ""
 	for j := range rules {
 		r := &rules[j]
-		x.ranks[j] = rank{needOf(r.pattern[r.plen:]), r.prio, r.allow}
+		p := r.pattern[:r.plen]
+		if len(x.nodes) == 0 || prev != p {
+			for len(stack) > 0 && !strings.HasPrefix(p, rules[x.nodes[stack[len(stack)-1]].start].pattern[:x.nodes[stack[len(stack)-1]].plen]) {
+				stack = stack[:len(stack)-1]
+			}
+			parent := int32(-1)
+			if len(stack) > 0 {
+				parent = stack[len(stack)-1]
+			}
+			stack = append(stack, int32(len(x.nodes)))
+			x.keys = append(x.keys, keyOf(p))
+			x.nodes = append(x.nodes, node{parent: parent, start: int32(j), plen: int32(len(p)), tail: int32(len(pool))})
+			if len(p) > 16 {
+				pool = append(pool, p[16:]...)
+			}
+			prev = p
+		}
+		rk := rank{ord: uint32(r.prio)<<1 | b2u(r.allow)}
+		switch rest := r.pattern[r.plen:]; rest {
+		case "":
+			rk.rest = restNone
+		case "$":
+			rk.rest = restEnd
+		default:
+			rk.need = needOf(rest)
+			rk.rest = uint32(len(pool))
+			pool = append(pool, byte(len(rest)), byte(len(rest)>>8))
+			pool = append(pool, rest...)
+		}
+		x.ranks[j] = rk
 	}
+	x.nodes = append(x.nodes, node{parent: -1, start: int32(len(rules)), tail: int32(len(pool))})
+	x.pool = string(pool)
+	x.keys, x.levels = searchTree(x.keys)
 	return x
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // compareRules orders rules by literal prefix, then in decision order.
@@ -162,26 +244,31 @@ func compareRules(a, b *rule) int {
 	return cmp.Compare(a.line, b.line)
 }
 
-// lookup returns the rule that decides target, or nil when none matches.
-func (x *index) lookup(target string) *rule {
+// lookup returns the index in rules of the rule that decides target, or
+// -1 when none matches.
+func (x *index) lookup(target string) int32 {
+	return x.scan(x.find(target), target)
+}
+
+// find returns the longest prefix that starts target, or -1 for none.
+func (x *index) find(target string) int32 {
 	// The greatest prefix that is not above target: found by key, and by
-	// string only among the prefixes that share target's key.
-	tk := key8(target)
-	lo := upperBound(x.keys, tk)
-	if lo > 0 && x.keys[lo-1] == tk && len(target) > 8 {
-		// prefixes[first:last] share target's key: strings decide. (When
-		// the key holds all of target, the last of them starts with target,
-		// so every prefix of target is on its chain.)
+	// the octets past the key only among the prefixes that share target's
+	// key.
+	tk := keyOf(target)
+	lo := x.upperBound(tk)
+	if lo > 0 && x.keys[lo-1] == tk && len(target) > 16 {
+		// prefixes[first:last] share target's key, so all are at least
+		// sixteen octets long and their tails decide. (When the key holds
+		// all of target, the last of them starts with target, so every
+		// prefix of target is on its chain.)
 		first, last := lo-1, lo
-		for a := 0; a < first; {
-			if m := int(uint(a+first) >> 1); x.keys[m] < tk {
-				a = m + 1
-			} else {
-				first = m
-			}
+		for first > 0 && x.keys[first-1] == tk {
+			first--
 		}
+		rest := target[16:]
 		for lo = first; lo < last; {
-			if m := int(uint(lo+last) >> 1); x.prefixes[m] <= target {
+			if m := int(uint(lo+last) >> 1); x.tail(int32(m)) <= rest {
 				lo = m + 1
 			} else {
 				last = m
@@ -191,53 +278,106 @@ func (x *index) lookup(target string) *rule {
 	i := int32(lo - 1)
 	if i >= 0 && !x.starts(target, tk, i) {
 		// Climb to the prefixes of prefixes[i] that also start target.
-		p := x.prefixes[i]
-		n := 0
-		for n < len(p) && n < len(target) && p[n] == target[n] {
-			n++
-		}
+		n := x.common(target, tk, i)
 		for i >= 0 && int(x.nodes[i].plen) > n {
 			i = x.nodes[i].parent
 		}
 	}
-	var best *rule
+	return i
+}
+
+// better reports whether rule j, whose rank.ord is ord, wins over rule best
+// (-1 for none) of rank.ord bestOrd when both match: RFC 9309 §2.2.2 has
+// the longest pattern win, and allow on a tie; of two rules that agree on
+// both, the earlier line is reported, as Google's matcher does.
+func (x *index) better(j int32, ord uint32, best int32, bestOrd uint32) bool {
+	return ord > bestOrd || ord == bestOrd && x.rules[j].line < x.rules[best].line
+}
+
+// scan returns the rule that decides target among the rules of prefix i,
+// which starts target, and of the prefixes that start it; -1 for none.
+func (x *index) scan(i int32, target string) int32 {
+	best := int32(-1)
+	var bestOrd uint32
 	var have gramSet // the bigrams of target, once a wildcard rule needs them
 	haveDone := false
 	for ; i >= 0; i = x.nodes[i].parent {
 		nd := &x.nodes[i]
-		tail := target[nd.plen:]
 		for j, end := nd.start, x.nodes[i+1].start; j < end; j++ {
 			rk := &x.ranks[j]
-			if best != nil && (rk.prio < best.prio || rk.prio == best.prio && (best.allow || !rk.allow)) {
+			if best >= 0 && rk.ord <= bestOrd {
 				break // neither this rule nor any later one of the prefix can win
 			}
-			if rk.need != 0 {
-				if !haveDone {
-					have, haveDone = gramsOf(target), true
+			if rk.rest == restEnd && len(target) != int(nd.plen) {
+				continue
+			}
+			if rk.rest > restEnd {
+				if rk.need != 0 {
+					if !haveDone {
+						have, haveDone = gramsOf(target), true
+					}
+					if !have.admits(rk.need) {
+						continue
+					}
 				}
-				if !have.admits(rk.need) {
+				if !match(x.wild(rk.rest), target[nd.plen:]) {
 					continue
 				}
 			}
-			if r := &x.rules[j]; r.matchTail(tail) {
-				best = r
-				break
-			}
+			best, bestOrd = j, rk.ord
+			break
 		}
 	}
 	return best
 }
 
-// starts reports whether prefixes[i], whose key is x.keys[i], starts the
-// target whose key is tk. A prefix of at most eight octets is decided by
-// the keys alone: its key is the prefix padded with NULs, which no
-// normalised target holds.
-func (x *index) starts(target string, tk uint64, i int32) bool {
+// allows reports whether rule j, a result of lookup, is an Allow rule.
+func (x *index) allows(j int32) bool { return x.ranks[j].ord&1 != 0 }
+
+// tail returns the octets of prefix i past its sixteenth.
+func (x *index) tail(i int32) string {
+	return x.pool[x.nodes[i].tail : x.nodes[i].tail+max(x.nodes[i].plen-16, 0)]
+}
+
+// wild returns the wildcard part of a rule whose rank.rest is off.
+func (x *index) wild(off uint32) string {
+	n := uint32(x.pool[off]) | uint32(x.pool[off+1])<<8
+	return x.pool[off+2 : off+2+n]
+}
+
+// starts reports whether prefix i starts the target whose key is tk. A
+// prefix of at most sixteen octets is decided by the keys alone: its key is
+// the prefix padded with NULs, which no normalised target holds.
+func (x *index) starts(target string, tk key16, i int32) bool {
 	plen := x.nodes[i].plen
-	if plen <= 8 {
-		return (tk^x.keys[i])&keyMask(plen) == 0
+	k := x.keys[i]
+	if plen <= 16 {
+		return (tk.hi^k.hi)&keyMask(min(plen, 8)) == 0 && (tk.lo^k.lo)&keyMask(max(plen-8, 0)) == 0
 	}
-	return tk == x.keys[i] && strings.HasPrefix(target, x.prefixes[i])
+	return tk == k && len(target) >= int(plen) && target[16:plen] == x.tail(i)
+}
+
+// common returns the length of the longest common prefix of target, whose
+// key is tk, and prefix i.
+func (x *index) common(target string, tk key16, i int32) int {
+	plen := int(x.nodes[i].plen)
+	k := x.keys[i]
+	if d := tk.hi ^ k.hi; d != 0 {
+		return min(bits.LeadingZeros64(d)>>3, plen, len(target))
+	}
+	if d := tk.lo ^ k.lo; d != 0 {
+		return min(8+bits.LeadingZeros64(d)>>3, plen, len(target))
+	}
+	// The keys agree: both hold at least sixteen octets, or are equal.
+	if plen <= 16 || len(target) <= 16 {
+		return min(plen, len(target))
+	}
+	t, p := target[16:], x.tail(i)
+	n := 0
+	for n < len(p) && n < len(t) && p[n] == t[n] {
+		n++
+	}
+	return 16 + n
 }
 
 // keyMask selects the first n (at most 8) octets of a key; a shift by 64,
@@ -246,35 +386,58 @@ func keyMask(n int32) uint64 {
 	return ^uint64(0) << (64 - 8*uint(n))
 }
 
-// upperBound returns the number of keys not above k, which are sorted.
-func upperBound(keys []uint64, k uint64) int {
-	n := len(keys)
-	if n == 0 {
-		return 0
+// upperBound returns the number of prefixes whose key is not above k.
+//
+// The keys are searched as a static B-tree of eight keys a node: the
+// prefixes' keys in blocks of eight form the bottom level, each level
+// above holds the first keys of the blocks of the level below but its
+// first, and blocks are padded with keys above all others. Counting the
+// keys of a block not above k gives the block to descend to. The counts
+// do not branch on the keys: the eight comparisons of a level run side by
+// side, and a crawler's targets would make any branch unpredictable.
+func (x *index) upperBound(k key16) int {
+	j := 0
+	for _, off := range x.levels {
+		b := (*[8]key16)(x.keys[int(off)+8*j:])
+		j = 8*j + b[0].le(k) + b[1].le(k) + b[2].le(k) + b[3].le(k) +
+			b[4].le(k) + b[5].le(k) + b[6].le(k) + b[7].le(k)
 	}
-	base := 0
-	for n > 1 {
-		half := n >> 1
-		if keys[base+half] <= k {
-			base += half
-		}
-		n -= half
-	}
-	if keys[base] <= k {
-		base++
-	}
-	return base
+	return j
 }
 
-// matchTail reports whether the rule matches a target whose literal prefix
-// has already been matched; tail is what follows it.
-func (r *rule) matchTail(tail string) bool {
-	rest := r.pattern[r.plen:]
-	switch rest {
-	case "":
-		return true
-	case "$":
-		return tail == ""
+// searchTree returns the keys of sorted prefixes followed by the upper
+// levels of their search tree, and the levels' offsets, top first.
+func searchTree(sorted []key16) ([]key16, []int32) {
+	if len(sorted) == 0 {
+		return nil, nil
 	}
-	return match(rest, tail)
+	top := key16{^uint64(0), ^uint64(0)} // above every key: 0xFF is never a normalised octet
+	blocks := func(n int) int { return (n + 7) / 8 }
+	size := 0
+	for n := len(sorted); ; n = blocks(n) - 1 {
+		size += 8 * blocks(n)
+		if n <= 8 {
+			break
+		}
+	}
+	keys := make([]key16, 0, size)
+	var levels []int32
+	level := sorted
+	for {
+		levels = append(levels, int32(len(keys)))
+		keys = append(keys, level...)
+		for len(keys)%8 != 0 {
+			keys = append(keys, top)
+		}
+		if len(level) <= 8 {
+			break
+		}
+		var next []key16 // the level above: first keys of blocks 1, 2, ...
+		for b := 8; b < len(level); b += 8 {
+			next = append(next, level[b])
+		}
+		level = next
+	}
+	slices.Reverse(levels)
+	return keys, levels
 }

@@ -52,7 +52,13 @@ func FuzzIndex(f *testing.F) {
 		}
 		wantFound, wantAllow, wantPrio := naiveLookup(rules, target)
 		x := newIndex(append([]rule(nil), rules...))
-		got := x.lookup(target)
+		var got *rule
+		if j := x.lookup(target); j >= 0 {
+			got = &x.rules[j]
+			if x.allows(j) != got.allow {
+				t.Fatalf("lookup(%q): allows(%d) = %v, rule %+v", target, j, x.allows(j), got)
+			}
+		}
 		if (got != nil) != wantFound || got != nil && (got.allow != wantAllow || got.prio != wantPrio) {
 			t.Fatalf("lookup(%q) = %+v; naive: found=%v allow=%v prio=%d\nrules: %q", target, got, wantFound, wantAllow, wantPrio, lines[:len(lines)-1])
 		}

@@ -96,18 +96,19 @@ func (r *Robots) Allowed(agent string, u *url.URL) bool {
 }
 
 // decide returns the verdict for a normalised target, the group that
-// applied (nil for none) and the deciding rule (nil for none).
-func (r *Robots) decide(agent string, target string) (bool, *group, *rule) {
+// applied (nil for none) and the deciding rule's index in the group's
+// g.idx.rules (-1 for none).
+func (r *Robots) decide(agent string, target string) (bool, *group, int32) {
 	g := r.group(agent)
 	if g == nil || isRobotsTxt(target) {
-		return true, g, nil
+		return true, g, -1
 	}
 	g.once.Do(g.compile)
-	rl := g.idx.lookup(target)
-	if rl == nil {
-		return true, g, nil
+	j := g.idx.lookup(target)
+	if j < 0 {
+		return true, g, -1
 	}
-	return rl.allow, g, rl
+	return g.idx.allows(j), g, j
 }
 
 // isRobotsTxt reports whether the target's path is "/robots.txt", which
