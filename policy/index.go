@@ -29,8 +29,8 @@ type index struct {
 	// tree over them follows (see upperBound).
 	keys   []key16
 	levels []int32 // offsets in keys of the search tree's levels, top first
-	nodes []node   // nodes[i] describes the i-th prefix; one more marks the end
-	ranks []rank   // what lookup reads of rules[j]
+	nodes  []node  // nodes[i] describes the i-th prefix; one more marks the end
+	ranks  []rank  // what lookup reads of rules[j]
 	// pool holds each prefix's octets past its sixteenth, followed by the
 	// wildcard parts of its rules, each led by its length in two octets.
 	pool string
@@ -197,7 +197,7 @@ func newIndex(rules []rule) index {
 			}
 			prev = p
 		}
-		rk := rank{ord: uint32(r.prio)<<1 | b2u(r.allow)}
+		rk := rank{ord: uint32(r.prio)<<1 | uint32(b2i(r.allow))}
 		switch rest := r.pattern[r.plen:]; rest {
 		case "":
 			rk.rest = restNone
@@ -215,13 +215,6 @@ func newIndex(rules []rule) index {
 	x.pool = string(pool)
 	x.keys, x.levels = searchTree(x.keys)
 	return x
-}
-
-func b2u(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // compareRules orders rules by literal prefix, then in decision order.
@@ -284,14 +277,6 @@ func (x *index) find(target string) int32 {
 		}
 	}
 	return i
-}
-
-// better reports whether rule j, whose rank.ord is ord, wins over rule best
-// (-1 for none) of rank.ord bestOrd when both match: RFC 9309 §2.2.2 has
-// the longest pattern win, and allow on a tie; of two rules that agree on
-// both, the earlier line is reported, as Google's matcher does.
-func (x *index) better(j int32, ord uint32, best int32, bestOrd uint32) bool {
-	return ord > bestOrd || ord == bestOrd && x.rules[j].line < x.rules[best].line
 }
 
 // scan returns the rule that decides target among the rules of prefix i,
