@@ -74,13 +74,18 @@ func unhex(c byte) (byte, bool) {
 const upperHex = "0123456789ABCDEF"
 
 // normal reports whether s is already in the form appendNormal produces.
+// It classifies eight octets between two tests (classPlain is zero).
 func normal(s string, t *octetTable) bool {
-	for i := 0; i < len(s); i++ {
-		if t[s[i]] != classPlain {
+	for ; len(s) >= 8; s = s[8:] {
+		if t[s[0]]|t[s[1]]|t[s[2]]|t[s[3]]|t[s[4]]|t[s[5]]|t[s[6]]|t[s[7]] != classPlain {
 			return false
 		}
 	}
-	return true
+	var c uint8
+	for i := 0; i < len(s); i++ {
+		c |= t[s[i]]
+	}
+	return c == classPlain
 }
 
 // appendNormal appends s to dst in the one form both sides of a match are
@@ -131,6 +136,9 @@ func appendNormal(dst []byte, s string, t *octetTable) []byte {
 // target is u.Path itself; otherwise it is built in dst's spare capacity
 // (or a larger allocation), so it must not be kept past dst's reuse.
 func targetOf(dst []byte, u *url.URL) string {
+	if t, ok := plainTarget(u); ok {
+		return t
+	}
 	p := u.Opaque
 	plain := false
 	switch {
@@ -141,9 +149,6 @@ func targetOf(dst []byte, u *url.URL) string {
 		p = escapedPath(u)
 	}
 	query := u.RawQuery != "" || u.ForceQuery
-	if plain && !query && p != "" && p[0] == '/' {
-		return p
-	}
 	if p == "" || p[0] != '/' {
 		dst = append(dst, '/')
 	}
@@ -161,6 +166,15 @@ func targetOf(dst []byte, u *url.URL) string {
 		}
 	}
 	return unsafe.String(unsafe.SliceData(dst), len(dst))
+}
+
+// plainTarget returns the target of u when it is u.Path itself: a path
+// that starts with '/' and needs no escaping, and no query.
+func plainTarget(u *url.URL) (string, bool) {
+	p := u.Path
+	ok := u.Opaque == "" && u.RawPath == "" && u.RawQuery == "" && !u.ForceQuery &&
+		p != "" && p[0] == '/' && normal(p, &pathOctets)
+	return p, ok
 }
 
 // escapedPath returns u.EscapedPath() without allocating in the common cases:

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"net/url"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // A Robots is a parsed robots.txt file.
@@ -90,6 +92,16 @@ func Parse(body []byte) *Robots {
 //
 // Allowed does not allocate for targets up to a few hundred bytes.
 func (r *Robots) Allowed(agent string, u *url.URL) bool {
+	if target, ok := plainTarget(u); ok {
+		allowed, _, _ := r.decide(agent, target)
+		return allowed
+	}
+	return r.allowedBuilt(agent, u)
+}
+
+// allowedBuilt is Allowed for a URL whose target is built: one with a
+// query, or a path that needs escaping.
+func (r *Robots) allowedBuilt(agent string, u *url.URL) bool {
 	var buf [512]byte
 	allowed, _, _ := r.decide(agent, targetOf(buf[:0], u))
 	return allowed
@@ -142,13 +154,27 @@ func (r *Robots) group(agent string) *group {
 	return nil
 }
 
-// agentHash is FNV-1a over the ASCII lower case of s.
-func agentHash[S string | []byte](s S) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint32(lower(s[i]))) * 16777619
+// agentHash hashes s without regard to ASCII case, reading eight octets
+// at a time: every octet is taken with its 0x20 bit set, which folds the
+// case of letters (and merges a few other octets, which costs at most a
+// probe). Only the first and last eight octets count.
+func agentHash(s string) uint32 {
+	const fold = 0x2020202020202020
+	n := len(s)
+	p := unsafe.Slice(unsafe.StringData(s), n)
+	var a, b uint64
+	switch {
+	case n >= 8:
+		a, b = binary.LittleEndian.Uint64(p), binary.LittleEndian.Uint64(p[n-8:])
+	case n >= 4:
+		a, b = uint64(binary.LittleEndian.Uint32(p)), uint64(binary.LittleEndian.Uint32(p[n-4:]))
+	default:
+		for _, c := range p {
+			a = a<<8 | uint64(c)
+		}
 	}
-	return h
+	h := ((a|fold)^uint64(n))*0x9E3779B97F4A7C15 ^ (b|fold)*0xC2B2AE3D27D4EB4F
+	return uint32(h>>32 ^ h)
 }
 
 func equalFoldASCII(a, b string) bool {
