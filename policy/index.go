@@ -283,37 +283,45 @@ func (x *index) find(target string) int32 {
 // which starts target, and of the prefixes that start it; -1 for none.
 func (x *index) scan(i int32, target string) int32 {
 	best := int32(-1)
-	var bestOrd uint32
-	var have gramSet // the bigrams of target, once a wildcard rule needs them
+	var bestOrd uint32 // 0 below every rule's
+	// have holds the bigrams of target once a wildcard rule needs them;
+	// until then it admits every rule.
+	have := ^gramSet(0)
 	haveDone := false
 	for ; i >= 0; i = x.nodes[i].parent {
-		nd := &x.nodes[i]
-		for j, end := nd.start, x.nodes[i+1].start; j < end; j++ {
+		start, end := x.nodes[i].start, x.nodes[i+1].start
+		for j := start; j < end; j++ {
 			rk := &x.ranks[j]
-			if best >= 0 && rk.ord <= bestOrd {
+			if rk.ord <= bestOrd {
 				break // neither this rule nor any later one of the prefix can win
 			}
-			if rk.rest == restEnd && len(target) != int(nd.plen) {
+			if !have.admits(rk.need) {
 				continue
 			}
-			if rk.rest > restEnd {
-				if rk.need != 0 {
-					if !haveDone {
-						have, haveDone = gramsOf(target), true
-					}
-					if !have.admits(rk.need) {
-						continue
-					}
-				}
-				if !match(x.wild(rk.rest), target[nd.plen:]) {
-					continue
-				}
+			if rk.rest != restNone && !x.tries(rk, x.nodes[i].plen, target, &have, &haveDone) {
+				continue
 			}
 			best, bestOrd = j, rk.ord
 			break
 		}
 	}
 	return best
+}
+
+// tries reports whether a rule with a wildcard part or '$', whose literal
+// prefix of plen octets starts target, matches it. have and done are
+// scan's bigrams of target, computed here when first needed.
+func (x *index) tries(rk *rank, plen int32, target string, have *gramSet, done *bool) bool {
+	if rk.rest == restEnd {
+		return len(target) == int(plen)
+	}
+	if rk.need != 0 && !*done {
+		*have, *done = gramsOf(target), true
+		if !have.admits(rk.need) {
+			return false
+		}
+	}
+	return match(x.wild(rk.rest), target[plen:])
 }
 
 // allows reports whether rule j, a result of lookup, is an Allow rule.
