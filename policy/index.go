@@ -34,6 +34,11 @@ type index struct {
 	// pool holds each prefix's octets past its sixteenth, followed by the
 	// wildcard parts of its rules, each led by its length in two octets.
 	pool string
+	// second has bit c set when a prefix of two octets or more has c as
+	// its second octet; short is the prefix "/", else "", else -1. A
+	// target whose second octet is not in second starts no other prefix.
+	second [4]uint64
+	short  int32
 	// rules are the compiled rules in decision order within each prefix;
 	// lookup's answer indexes them, and Explain reads them.
 	rules []rule
@@ -214,6 +219,16 @@ func newIndex(rules []rule) index {
 	x.nodes = append(x.nodes, node{parent: -1, start: int32(len(rules)), tail: int32(len(pool))})
 	x.pool = string(pool)
 	x.keys, x.levels = searchTree(x.keys)
+	x.short = -1
+	for i := range len(x.nodes) - 1 {
+		p := rules[x.nodes[i].start].pattern[:x.nodes[i].plen]
+		switch {
+		case len(p) >= 2:
+			x.second[p[1]>>6] |= 1 << (p[1] & 63)
+		case p == "/" || p == "" && x.short < 0:
+			x.short = int32(i)
+		}
+	}
 	return x
 }
 
@@ -245,6 +260,9 @@ func (x *index) lookup(target string) int32 {
 
 // find returns the longest prefix that starts target, or -1 for none.
 func (x *index) find(target string) int32 {
+	if len(target) >= 2 && x.second[target[1]>>6]&(1<<(target[1]&63)) == 0 {
+		return x.short // targets start with '/'
+	}
 	// The greatest prefix that is not above target: found by key, and by
 	// the octets past the key only among the prefixes that share target's
 	// key.
