@@ -60,6 +60,13 @@ type rank struct {
 const (
 	restNone = 0 // nothing: the prefix alone matches
 	restEnd  = 1 // "$": the target ends with the prefix
+
+	// Flags of a pool offset in rank.rest, for a wildcard part that is '*'
+	// and one literal segment, which the rest of the target then contains
+	// (restContains) or, for a pattern ending in '$', ends with (restSuffix).
+	restContains = 1 << 31
+	restSuffix   = 1 << 30
+	restOffset   = restSuffix - 1 // the bits of the offset
 )
 
 // A node describes one prefix.
@@ -211,6 +218,13 @@ func newIndex(rules []rule) index {
 		default:
 			rk.need = needOf(rest)
 			rk.rest = uint32(len(pool))
+			if rest[0] == '*' && strings.IndexByte(rest[1:], '*') < 0 {
+				if rest[len(rest)-1] == '$' {
+					rk.rest |= restSuffix
+				} else {
+					rk.rest |= restContains
+				}
+			}
 			pool = append(pool, byte(len(rest)), byte(len(rest)>>8))
 			pool = append(pool, rest...)
 		}
@@ -339,7 +353,14 @@ func (x *index) tries(rk *rank, plen int32, target string, have *gramSet, done *
 			return false
 		}
 	}
-	return match(x.wild(rk.rest), target[plen:])
+	w, tail := x.wild(rk.rest&restOffset), target[plen:]
+	switch {
+	case rk.rest&restContains != 0:
+		return strings.Contains(tail, w[1:])
+	case rk.rest&restSuffix != 0:
+		return strings.HasSuffix(tail, w[1:len(w)-1])
+	}
+	return match(w, tail)
 }
 
 // allows reports whether rule j, a result of lookup, is an Allow rule.
