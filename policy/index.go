@@ -14,16 +14,18 @@ import (
 // Every pattern is split into its literal prefix (up to the first '*', or
 // without a final '$') and the rest. The distinct prefixes are kept sorted,
 // each with a link to the longest other prefix it starts with. The
-// prefixes that start a target are then found by one binary search (the
+// prefixes that start a target are then found by one search (the
 // greatest prefix not above the target) and a walk up those links: every
 // prefix of the target is on that chain, because everything sorted between
 // a prefix of t and t itself starts with that prefix. Only the rules of the
 // prefixes on the chain are tried, highest priority first.
 //
-// What a lookup reads is kept small and close together, since a crawler
-// checks many files in turn and a check mostly waits for memory: keys and
-// nodes are fixed-size and pointer-free, and the octets compared past the
-// keys sit in one string, pool, in the order lookups visit them.
+// What a lookup reads is kept small, close together and cheap to branch
+// on, since a crawler checks many files in turn, each check finding both
+// the caches and the branch predictor cold: keys, nodes and ranks are
+// fixed-size and pointer-free, the octets compared past the keys sit in one
+// string, pool, in the order lookups visit them, and the key search
+// computes rather than guesses its way down.
 type index struct {
 	// keys[i] is keyOf the i-th prefix, for i < len(nodes)-1; a search
 	// tree over them follows (see upperBound).
@@ -32,7 +34,8 @@ type index struct {
 	nodes  []node  // nodes[i] describes the i-th prefix; one more marks the end
 	ranks  []rank  // what lookup reads of rules[j]
 	// pool holds each prefix's octets past its sixteenth, followed by the
-	// wildcard parts of its rules, each led by its length in two octets.
+	// wildcard parts of its rules, each led by its length in two octets
+	// (see wildLenFits).
 	pool string
 	// second has bit c set when a prefix of two octets or more has c as
 	// its second octet; short is the prefix "/", else "", else -1. A
@@ -43,6 +46,10 @@ type index struct {
 	// lookup's answer indexes them, and Explain reads them.
 	rules []rule
 }
+
+// wildLenFits fails to compile unless a normalised pattern, at most three
+// octets for each octet of a line, fits the pool's two-octet lengths.
+const wildLenFits uint16 = 3 * maxLineLen
 
 // A rank is what lookup reads of a rule.
 type rank struct {
@@ -78,12 +85,6 @@ type node struct {
 	start int32
 	plen  int32 // length of the prefix
 	tail  int32 // pool offset of the prefix's octets past its sixteenth
-
-	// What the prefix and the prefixes that start it hold, so that a lookup
-	// skips what cannot win: plain is the best rule among their rules
-	// without wildcard part, which all match a target the prefix starts
-	// (-1 for none), plainOrd its rank.ord (0 for none), and wildMax the
-	// greatest rank.ord of their other rules.
 }
 
 // A key16 holds the first sixteen octets of a string, big-endian and
@@ -283,13 +284,17 @@ func (x *index) find(target string) int32 {
 	tk := keyOf(target)
 	lo := x.upperBound(tk)
 	if lo > 0 && x.keys[lo-1] == tk && len(target) > 16 {
-		// prefixes[first:last] share target's key, so all are at least
-		// sixteen octets long and their tails decide. (When the key holds
-		// all of target, the last of them starts with target, so every
-		// prefix of target is on its chain.)
+		// The prefixes first to last-1 share target's key, so all are at
+		// least sixteen octets long and their tails decide. (When the key
+		// holds all of target, the last of them starts with target, so
+		// every prefix of target is on its chain.)
 		first, last := lo-1, lo
-		for first > 0 && x.keys[first-1] == tk {
-			first--
+		for a := 0; a < first; {
+			if m := int(uint(a+first) >> 1); x.keys[m] == tk {
+				first = m
+			} else {
+				a = m + 1
+			}
 		}
 		rest := target[16:]
 		for lo = first; lo < last; {
