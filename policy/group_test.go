@@ -68,3 +68,20 @@ func TestCrawlDelayAppliesAbove(t *testing.T) {
 		t.Errorf("Allowed(%q, %q) = true, want false: baidu and '*' form one record", "baidu", "/x")
 	}
 }
+
+// TestGroupLookupTokenLengths checks that a token of every length finds its
+// group in the other case: the agent hash reads short and long tokens
+// differently (RFC 9309 §2.2.1: product tokens compare case-insensitively).
+func TestGroupLookupTokenLengths(t *testing.T) {
+	const word = "AbCdEfGhIjKlMnOpQrStUv"
+	u, _ := url.Parse("/x")
+	for n := 1; n <= len(word); n++ {
+		token := word[:n]
+		r := Parse([]byte("User-agent: *\nAllow: /\n\nUser-agent: " + token + "\nDisallow: /x\n"))
+		for _, agent := range []string{token, strings.ToLower(token), strings.ToUpper(token)} {
+			if r.Allowed(agent, u) {
+				t.Errorf("Allowed(%q, %q) = true with group %q, want false", agent, "/x", token)
+			}
+		}
+	}
+}

@@ -187,6 +187,7 @@ func newIndex(rules []rule) index {
 		keys:  make([]key16, 0, n),
 		nodes: make([]node, 0, n),
 		ranks: make([]rank, len(rules)),
+		short: -1,
 	}
 	pool := make([]byte, 2, poolLen)
 	var stack []int32 // prefixes that start the current one, shortest first
@@ -195,7 +196,7 @@ func newIndex(rules []rule) index {
 		r := &rules[j]
 		p := r.pattern[:r.plen]
 		if len(x.nodes) == 0 || prev != p {
-			for len(stack) > 0 && !strings.HasPrefix(p, rules[x.nodes[stack[len(stack)-1]].start].pattern[:x.nodes[stack[len(stack)-1]].plen]) {
+			for len(stack) > 0 && !strings.HasPrefix(p, x.prefix(stack[len(stack)-1])) {
 				stack = stack[:len(stack)-1]
 			}
 			parent := int32(-1)
@@ -207,6 +208,12 @@ func newIndex(rules []rule) index {
 			x.nodes = append(x.nodes, node{parent: parent, start: int32(j), plen: int32(len(p)), tail: int32(len(pool))})
 			if len(p) > 16 {
 				pool = append(pool, p[16:]...)
+			}
+			switch {
+			case len(p) >= 2:
+				x.second[p[1]>>6] |= 1 << (p[1] & 63)
+			case p == "/" || p == "" && x.short < 0:
+				x.short = int32(len(x.nodes) - 1)
 			}
 			prev = p
 		}
@@ -234,16 +241,6 @@ func newIndex(rules []rule) index {
 	x.nodes = append(x.nodes, node{parent: -1, start: int32(len(rules)), tail: int32(len(pool))})
 	x.pool = string(pool)
 	x.keys, x.levels = searchTree(x.keys)
-	x.short = -1
-	for i := range len(x.nodes) - 1 {
-		p := rules[x.nodes[i].start].pattern[:x.nodes[i].plen]
-		switch {
-		case len(p) >= 2:
-			x.second[p[1]>>6] |= 1 << (p[1] & 63)
-		case p == "/" || p == "" && x.short < 0:
-			x.short = int32(i)
-		}
-	}
 	return x
 }
 
@@ -307,7 +304,7 @@ func (x *index) find(target string) int32 {
 	}
 	i := int32(lo - 1)
 	if i >= 0 && !x.starts(target, tk, i) {
-		// Climb to the prefixes of prefixes[i] that also start target.
+		// Climb to the prefixes of prefix i that also start target.
 		n := x.common(target, tk, i)
 		for i >= 0 && int(x.nodes[i].plen) > n {
 			i = x.nodes[i].parent
@@ -370,6 +367,11 @@ func (x *index) tries(rk *rank, plen int32, target string, have *gramSet, done *
 
 // allows reports whether rule j, a result of lookup, is an Allow rule.
 func (x *index) allows(j int32) bool { return x.ranks[j].ord&1 != 0 }
+
+// prefix returns prefix i.
+func (x *index) prefix(i int32) string {
+	return x.rules[x.nodes[i].start].pattern[:x.nodes[i].plen]
+}
 
 // tail returns the octets of prefix i past its sixteenth.
 func (x *index) tail(i int32) string {

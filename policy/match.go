@@ -139,6 +139,12 @@ func targetOf(dst []byte, u *url.URL) string {
 	if t, ok := plainTarget(u); ok {
 		return t
 	}
+	return builtTarget(dst, u)
+}
+
+// builtTarget is targetOf for a URL that plainTarget turned down: the
+// target is built in dst.
+func builtTarget(dst []byte, u *url.URL) string {
 	p := u.Opaque
 	plain := false
 	switch {

@@ -103,7 +103,7 @@ func (r *Robots) Allowed(agent string, u *url.URL) bool {
 // query, or a path that needs escaping.
 func (r *Robots) allowedBuilt(agent string, u *url.URL) bool {
 	var buf [512]byte
-	allowed, _, _ := r.decide(agent, targetOf(buf[:0], u))
+	allowed, _, _ := r.decide(agent, builtTarget(buf[:0], u))
 	return allowed
 }
 
