@@ -94,14 +94,7 @@ func TestPacedTransportCancelEndsPause(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan error, 1)
-		go func() {
-			resp, err := rt.RoundTrip(req)
-			if resp != nil {
-				resp.Body.Close()
-			}
-			done <- err
-		}()
+		done := roundTripAsync(rt, req)
 		select {
 		case d := <-waiting:
 			if d != 2*time.Hour {
@@ -146,14 +139,7 @@ func TestPacedTransportDeadlineDoesNotEndWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		resp, err := rt.RoundTrip(req)
-		if resp != nil {
-			resp.Body.Close()
-		}
-		done <- err
-	}()
+	done := roundTripAsync(rt, req)
 	<-waiting
 	<-ctx.Done() // the fetch's deadline passes while it waits
 	select {
@@ -223,4 +209,18 @@ func TestCrawlCancelEndsRobotsFetch(t *testing.T) {
 	if !ok || e.State != policy.StateUnreachable || !errors.Is(e.Err, context.Canceled) {
 		t.Errorf("Peek(%s) after the cancelled fetch = %+v, %v; want StateUnreachable with context.Canceled", u, e, ok)
 	}
+}
+
+// roundTripAsync sends req through rt on its own goroutine and delivers the
+// error, closing any response body.
+func roundTripAsync(rt http.RoundTripper, req *http.Request) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		resp, err := rt.RoundTrip(req)
+		if resp != nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	return done
 }
