@@ -37,11 +37,18 @@ type index struct {
 	// wildcard parts of its rules, each led by its length in two octets
 	// (see wildLenFits).
 	pool string
-	// second has bit c set when a prefix of two octets or more has c as
-	// its second octet; short is the prefix "/", else "", else -1. A
-	// target whose second octet is not in second starts no other prefix.
+	// second has bit c set when a prefix of two octets or more starts
+	// with '/' and c; short is the prefix "/", else "", else -1. A target
+	// (which starts with '/') whose second octet is not in second starts
+	// no other prefix.
 	second [4]uint64
 	short  int32
+	// runs[k] is the first of the prefixes that start with '/' and the
+	// k-th octet of second, in order; they end where the next run starts,
+	// and a last entry ends the last run. secondBase[w] counts the octets
+	// of second[:w], so that a target's run is found by counting bits.
+	runs       []int32
+	secondBase [4]uint8
 	// rules are the compiled rules in decision order within each prefix;
 	// lookup's answer indexes them, and Explain reads them.
 	rules []rule
@@ -191,6 +198,7 @@ func newIndex(rules []rule) index {
 	}
 	pool := make([]byte, 2, poolLen)
 	var stack []int32 // prefixes that start the current one, shortest first
+	var runsEnd int32 // one past the last prefix that starts with '/' and another octet
 	prev := ""
 	for j := range rules {
 		r := &rules[j]
@@ -209,11 +217,15 @@ func newIndex(rules []rule) index {
 			if len(p) > 16 {
 				pool = append(pool, p[16:]...)
 			}
-			switch {
-			case len(p) >= 2:
-				x.second[p[1]>>6] |= 1 << (p[1] & 63)
+			switch i := int32(len(x.nodes) - 1); {
+			case len(p) >= 2 && p[0] == '/':
+				if w, b := &x.second[p[1]>>6], uint64(1)<<(p[1]&63); *w&b == 0 {
+					*w |= b
+					x.runs = append(x.runs, i)
+				}
+				runsEnd = i + 1
 			case p == "/" || p == "" && x.short < 0:
-				x.short = int32(len(x.nodes) - 1)
+				x.short = i
 			}
 			prev = p
 		}
@@ -239,6 +251,10 @@ func newIndex(rules []rule) index {
 		x.ranks[j] = rk
 	}
 	x.nodes = append(x.nodes, node{parent: -1, start: int32(len(rules)), tail: int32(len(pool))})
+	x.runs = append(x.runs, runsEnd)
+	for w := 1; w < len(x.secondBase); w++ {
+		x.secondBase[w] = x.secondBase[w-1] + uint8(bits.OnesCount64(x.second[w-1]))
+	}
 	x.pool = string(pool)
 	x.keys, x.levels = searchTree(x.keys)
 	return x
@@ -272,14 +288,26 @@ func (x *index) lookup(target string) int32 {
 
 // find returns the longest prefix that starts target, or -1 for none.
 func (x *index) find(target string) int32 {
-	if len(target) >= 2 && x.second[target[1]>>6]&(1<<(target[1]&63)) == 0 {
+	if len(target) < 2 {
 		return x.short // targets start with '/'
+	}
+	w, b := x.second[target[1]>>6], uint64(1)<<(target[1]&63)
+	if w&b == 0 {
+		return x.short
 	}
 	// The greatest prefix that is not above target: found by key, and by
 	// the octets past the key only among the prefixes that share target's
-	// key.
+	// key. The key search is confined to the run of prefixes that start
+	// as target does, which is most often a block of the search tree's
+	// size or less.
 	tk := keyOf(target)
-	lo := x.upperBound(tk)
+	var lo int
+	run := int(x.secondBase[target[1]>>6]) + bits.OnesCount64(w&(b-1))
+	if first, end := int(x.runs[run]), int(x.runs[run+1]); end-first <= 8 {
+		lo = x.countBlock(min(first, x.bottom()-8), tk)
+	} else {
+		lo = x.upperBound(tk)
+	}
 	if lo > 0 && x.keys[lo-1] == tk && len(target) > 16 {
 		// The prefixes first to last-1 share target's key, so all are at
 		// least sixteen octets long and their tails decide. (When the key
@@ -442,6 +470,20 @@ func (x *index) upperBound(k key16) int {
 			b[4].le(k) + b[5].le(k) + b[6].le(k) + b[7].le(k)
 	}
 	return j
+}
+
+// bottom returns the length of the search tree's bottom level: the keys
+// of the prefixes, padded to a multiple of eight.
+func (x *index) bottom() int {
+	return (len(x.nodes) - 1 + 7) &^ 7
+}
+
+// countBlock returns the number of prefixes whose key is not above k, which
+// must be all of keys[:i] and none past keys[i+8].
+func (x *index) countBlock(i int, k key16) int {
+	b := (*[8]key16)(x.keys[i:])
+	return i + b[0].le(k) + b[1].le(k) + b[2].le(k) + b[3].le(k) +
+		b[4].le(k) + b[5].le(k) + b[6].le(k) + b[7].le(k)
 }
 
 // searchTree returns the keys of sorted prefixes followed by the upper
