@@ -78,8 +78,8 @@ func (d Decision) String() string {
 // answer "why was this URL blocked?".
 func (r *Robots) Explain(agent string, u *url.URL) Decision {
 	var buf [512]byte
-	target := targetOf(buf[:0], u)
-	allowed, g, j := r.decide(agent, target)
+	target, set := targetOf(buf[:0], u)
+	allowed, g, j := r.decide(agent, target, set)
 	d := Decision{Allowed: allowed, Exempt: isRobotsTxt(target)}
 	if g == nil {
 		return d

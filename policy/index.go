@@ -60,7 +60,7 @@ const wildLenFits uint16 = 3 * maxLineLen
 
 // A rank is what lookup reads of a rule.
 type rank struct {
-	need gramSet // the bigrams a target must hold to match rest
+	need octetSet // the octets a target must hold to match rest
 	// ord is prio<<1 | allow: of two matching rules, the one of greater
 	// ord wins (RFC 9309 §2.2.2: the longest match, allow on a tie).
 	ord uint32
@@ -280,10 +280,10 @@ func compareRules(a, b *rule) int {
 	return cmp.Compare(a.line, b.line)
 }
 
-// lookup returns the index in rules of the rule that decides target, or
-// -1 when none matches.
-func (x *index) lookup(target string) int32 {
-	return x.scan(x.find(target), target)
+// lookup returns the index in rules of the rule that decides target, whose
+// octets set summarises, or -1 when none matches.
+func (x *index) lookup(target string, set octetSet) int32 {
+	return x.scan(x.find(target), target, set)
 }
 
 // find returns the longest prefix that starts target, or -1 for none.
@@ -343,13 +343,10 @@ func (x *index) find(target string) int32 {
 
 // scan returns the rule that decides target among the rules of prefix i,
 // which starts target, and of the prefixes that start it; -1 for none.
-func (x *index) scan(i int32, target string) int32 {
+// have summarises the octets of target.
+func (x *index) scan(i int32, target string, have octetSet) int32 {
 	best := int32(-1)
 	var bestOrd uint32 // 0 below every rule's
-	// have holds the bigrams of target once a wildcard rule needs them;
-	// until then it admits every rule.
-	have := ^gramSet(0)
-	haveDone := false
 	for ; i >= 0; i = x.nodes[i].parent {
 		start, end := x.nodes[i].start, x.nodes[i+1].start
 		for j := start; j < end; j++ {
@@ -360,7 +357,7 @@ func (x *index) scan(i int32, target string) int32 {
 			if !have.admits(rk.need) {
 				continue
 			}
-			if rk.rest != restNone && !x.tries(rk, x.nodes[i].plen, target, &have, &haveDone) {
+			if rk.rest != restNone && !x.tries(rk, x.nodes[i].plen, target) {
 				continue
 			}
 			best, bestOrd = j, rk.ord
@@ -371,17 +368,10 @@ func (x *index) scan(i int32, target string) int32 {
 }
 
 // tries reports whether a rule with a wildcard part or '$', whose literal
-// prefix of plen octets starts target, matches it. have and done are
-// scan's bigrams of target, computed here when first needed.
-func (x *index) tries(rk *rank, plen int32, target string, have *gramSet, done *bool) bool {
+// prefix of plen octets starts target, matches it.
+func (x *index) tries(rk *rank, plen int32, target string) bool {
 	if rk.rest == restEnd {
 		return len(target) == int(plen)
-	}
-	if rk.need != 0 && !*done {
-		*have, *done = gramsOf(target), true
-		if !have.admits(rk.need) {
-			return false
-		}
 	}
 	w, tail := x.wild(rk.rest&restOffset), target[plen:]
 	switch {

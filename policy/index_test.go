@@ -53,7 +53,7 @@ func FuzzIndex(f *testing.F) {
 		wantFound, wantAllow, wantPrio := naiveLookup(rules, target)
 		x := newIndex(append([]rule(nil), rules...))
 		var got *rule
-		if j := x.lookup(target); j >= 0 {
+		if j := x.lookup(target, octetsOf(target)); j >= 0 {
 			got = &x.rules[j]
 			if x.allows(j) != got.allow {
 				t.Fatalf("lookup(%q): allows(%d) = %v, rule %+v", target, j, x.allows(j), got)

@@ -9,45 +9,41 @@ import (
 // mustEscape reports whether octet c may not stand unescaped in a URI and is
 // therefore percent-encoded before matching (RFC 9309 §2.2.2, RFC 3986 §2):
 // controls, space, DEL, every non-ASCII byte and "<>\^`{|}.
-func mustEscape(c byte) bool { return patternOctets[c] == classEscape }
+func mustEscape(c byte) bool { return c != '%' && patternOctets[c]&notPlain != 0 }
 
-// Octet classes for normalisation.
-const (
-	classPlain  = iota // stands as it is
-	classEscape        // is percent-encoded
-	classPct           // '%': starts an escape
-)
+// An octetTable describes every octet for summarize, normal and
+// appendNormal: its octetBit, and notPlain when normalising does not leave
+// it as it is: it is percent-encoded, or it is '%', which starts an escape.
+type octetTable [256]uint64
 
-// An octetTable classifies every octet for normal and appendNormal.
-type octetTable [256]uint8
+// notPlain is the bit of an octetTable entry for an octet that normalising
+// changes or reads further.
+const notPlain = 1 << 63
 
-// patternOctets classifies the octets of rule patterns, targetOctets those
+// patternOctets describes the octets of rule patterns, targetOctets those
 // of URLs. They differ in '*' and '$': RFC 9309 §2.2.3 has crawlers that
 // match these characters verbatim in a URI compare them percent-encoded, so
 // the pattern "/foo-%24" matches the URI "/foo-$", while in a pattern they
-// are wildcards. Both tables are read-only, filled once at package
+// are wildcards. The tables are read-only, filled once at package
 // initialisation.
 var patternOctets, targetOctets, pathOctets = octetTables()
 
-// pathOctets marks as classPlain exactly the octets that a decoded URL path
-// may hold and that both url.URL.EscapedPath and appendNormal (with
+// pathOctets has notPlain clear for exactly the octets that a decoded URL
+// path may hold and that both url.URL.EscapedPath and appendNormal (with
 // targetOctets) leave as they are; a path made of them is its own target.
 func octetTables() (pattern, target, path octetTable) {
 	for c := range pattern {
-		if c <= ' ' || c >= 0x7F {
-			pattern[c] = classEscape
+		pattern[c] = 1 << octetBit(byte(c))
+		if c <= ' ' || c >= 0x7F || strings.IndexByte("\"<>\\^`{|}%", byte(c)) >= 0 {
+			pattern[c] |= notPlain
 		}
 	}
-	for _, c := range "\"<>\\^`{|}" {
-		pattern[c] = classEscape
-	}
-	pattern['%'] = classPct
 	target = pattern
-	target['*'] = classEscape
-	target['$'] = classEscape
+	target['*'] |= notPlain
+	target['$'] |= notPlain
 	path = target
 	for _, c := range "!'()#?[]" { // escaped by EscapedPath
-		path[c] = classEscape
+		path[c] |= notPlain
 	}
 	return pattern, target, path
 }
@@ -73,20 +69,23 @@ func unhex(c byte) (byte, bool) {
 
 const upperHex = "0123456789ABCDEF"
 
-// normal reports whether s is already in the form appendNormal produces.
-// It classifies eight octets between two tests (classPlain is zero).
-func normal(s string, t *octetTable) bool {
+// summarize returns the OR of the entries of t for the octets of s: their
+// octetSet, with notPlain set when s is not in the form appendNormal
+// produces. It reads eight octets between two tests.
+func summarize(s string, t *octetTable) uint64 {
+	var a, b uint64
 	for ; len(s) >= 8; s = s[8:] {
-		if t[s[0]]|t[s[1]]|t[s[2]]|t[s[3]]|t[s[4]]|t[s[5]]|t[s[6]]|t[s[7]] != classPlain {
-			return false
-		}
+		a |= t[s[0]] | t[s[1]] | t[s[2]] | t[s[3]]
+		b |= t[s[4]] | t[s[5]] | t[s[6]] | t[s[7]]
 	}
-	var c uint8
 	for i := 0; i < len(s); i++ {
-		c |= t[s[i]]
+		a |= t[s[i]]
 	}
-	return c == classPlain
+	return a | b
 }
+
+// normal reports whether s is already in the form appendNormal produces.
+func normal(s string, t *octetTable) bool { return summarize(s, t)&notPlain == 0 }
 
 // appendNormal appends s to dst in the one form both sides of a match are
 // brought to (ROBOTS.md §12, RFC 9309 §2.2.2): octets that may not stand in a
@@ -118,7 +117,7 @@ func appendNormal(dst []byte, s string, t *octetTable) []byte {
 				dst = append(dst, '%', upperHex[hi], upperHex[lo])
 			}
 			i += 2
-		case t[c] == classEscape:
+		case t[c]&notPlain != 0: // not '%'
 			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
 		default:
 			dst = append(dst, c)
@@ -127,60 +126,76 @@ func appendNormal(dst []byte, s string, t *octetTable) []byte {
 	return dst
 }
 
-// targetOf returns the part of u that rules are matched against: the
-// escaped path (or "/" when empty), then '?' and the raw query when u has
-// one, both normalised by appendNormal, '*' and '$' encoded. The fragment
-// is ignored and the query keeps its wire order (ROBOTS.md §12).
+// targetOf returns the part of u that rules are matched against, and the
+// summary of its octets: the escaped path (or "/" when empty), then '?'
+// and the raw query when u has one, both normalised by appendNormal, '*'
+// and '$' encoded. The fragment is ignored and the query keeps its wire
+// order (ROBOTS.md §12).
 //
 // In the common case, a path that needs no escaping and no query, the
 // target is u.Path itself; otherwise it is built in dst's spare capacity
 // (or a larger allocation), so it must not be kept past dst's reuse.
-func targetOf(dst []byte, u *url.URL) string {
-	if t, ok := plainTarget(u); ok {
-		return t
+func targetOf(dst []byte, u *url.URL) (string, octetSet) {
+	if t, set, ok := plainTarget(u); ok {
+		return t, set
 	}
 	return builtTarget(dst, u)
 }
 
 // builtTarget is targetOf for a URL that plainTarget turned down: the
 // target is built in dst.
-func builtTarget(dst []byte, u *url.URL) string {
-	p := u.Opaque
-	plain := false
-	switch {
-	case p != "":
-	case u.RawPath == "" && normal(u.Path, &pathOctets):
-		p, plain = u.Path, true // nothing to escape
-	default:
-		p = escapedPath(u)
-	}
-	query := u.RawQuery != "" || u.ForceQuery
-	if p == "" || p[0] != '/' {
-		dst = append(dst, '/')
-	}
-	if plain || normal(p, &targetOctets) {
-		dst = append(dst, p...)
-	} else {
-		dst = appendNormal(dst, p, &targetOctets)
-	}
-	if query {
-		dst = append(dst, '?')
-		if normal(u.RawQuery, &targetOctets) {
-			dst = append(dst, u.RawQuery...)
-		} else {
-			dst = appendNormal(dst, u.RawQuery, &targetOctets)
+func builtTarget(dst []byte, u *url.URL) (string, octetSet) {
+	// sum is the summary of p under targetOctets, or notPlain while that
+	// is not known.
+	p, sum := u.Opaque, uint64(notPlain)
+	if p == "" {
+		p = u.Path
+		// A path plain under pathOctets is plain under targetOctets too.
+		if sum = summarize(p, &pathOctets); u.RawPath != "" || sum&notPlain != 0 {
+			p, sum = escapedPath(u), notPlain
 		}
 	}
-	return unsafe.String(unsafe.SliceData(dst), len(dst))
+	var set octetSet
+	if p == "" || p[0] != '/' {
+		dst = append(dst, '/')
+		set |= 1 << octetBit('/')
+	}
+	if sum&notPlain != 0 {
+		sum = summarize(p, &targetOctets)
+	}
+	dst = appendPart(dst, p, sum, &set)
+	if u.RawQuery != "" || u.ForceQuery {
+		dst = append(dst, '?')
+		set |= 1 << octetBit('?')
+		dst = appendPart(dst, u.RawQuery, summarize(u.RawQuery, &targetOctets), &set)
+	}
+	return unsafe.String(unsafe.SliceData(dst), len(dst)), set
 }
 
-// plainTarget returns the target of u when it is u.Path itself: a path
-// that starts with '/' and needs no escaping, and no query.
-func plainTarget(u *url.URL) (string, bool) {
+// appendPart appends s, normalised by appendNormal with targetOctets, to
+// dst, and adds the octets it appends to *set. sum is summarize(s,
+// &targetOctets).
+func appendPart(dst []byte, s string, sum uint64, set *octetSet) []byte {
+	if sum&notPlain == 0 {
+		*set |= octetSet(sum)
+		return append(dst, s...)
+	}
+	n := len(dst)
+	dst = appendNormal(dst, s, &targetOctets)
+	*set |= octetsOf(unsafe.String(unsafe.SliceData(dst[n:]), len(dst)-n))
+	return dst
+}
+
+// plainTarget returns the target of u and the summary of its octets when
+// the target is u.Path itself: a path that starts with '/' and needs no
+// escaping, and no query.
+func plainTarget(u *url.URL) (string, octetSet, bool) {
 	p := u.Path
-	ok := u.Opaque == "" && u.RawPath == "" && u.RawQuery == "" && !u.ForceQuery &&
-		p != "" && p[0] == '/' && normal(p, &pathOctets)
-	return p, ok
+	if u.Opaque != "" || u.RawPath != "" || u.RawQuery != "" || u.ForceQuery || p == "" || p[0] != '/' {
+		return "", 0, false
+	}
+	sum := summarize(p, &pathOctets)
+	return p, octetSet(sum), sum&notPlain == 0
 }
 
 // escapedPath returns u.EscapedPath() without allocating in the common cases:

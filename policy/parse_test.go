@@ -397,8 +397,8 @@ func TestAppendTarget(t *testing.T) {
 		{"/a%2ab%24", "/a%2Ab%24"},
 		{"/robots.txt", "/robots.txt"},
 	} {
-		if got := targetOf(nil, parseTestURL(t, c.in)); got != c.want {
-			t.Errorf("targetOf(nil, %q) = %q, want %q", c.in, got, c.want)
+		if got, set := targetOf(nil, parseTestURL(t, c.in)); got != c.want || set != octetsOf(got) {
+			t.Errorf("targetOf(nil, %q) = %q, %#x, want %q, %#x", c.in, got, set, c.want, octetsOf(c.want))
 		}
 	}
 }

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math"
 	"net/url"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 )
 
 // A Robots is a parsed robots.txt file.
@@ -22,9 +20,9 @@ import (
 type Robots struct {
 	groups []*group
 	// agents is an open-addressed hash table of the groups naming product
-	// tokens: 1 + an index in groups, or 0 for an empty slot. Its length is
-	// a power of two, at least twice the number of tokens.
-	agents []int32
+	// tokens (see agentSlot). Its length is a power of two, at least twice
+	// the number of tokens.
+	agents []agentSlot
 	// global is 1 + the index of the merged '*' group, or 0 when there is none.
 	global int32
 
@@ -92,8 +90,8 @@ func Parse(body []byte) *Robots {
 //
 // Allowed does not allocate for targets up to a few hundred bytes.
 func (r *Robots) Allowed(agent string, u *url.URL) bool {
-	if target, ok := plainTarget(u); ok {
-		allowed, _, _ := r.decide(agent, target)
+	if target, set, ok := plainTarget(u); ok {
+		allowed, _, _ := r.decide(agent, target, set)
 		return allowed
 	}
 	return r.allowedBuilt(agent, u)
@@ -103,20 +101,21 @@ func (r *Robots) Allowed(agent string, u *url.URL) bool {
 // query, or a path that needs escaping.
 func (r *Robots) allowedBuilt(agent string, u *url.URL) bool {
 	var buf [512]byte
-	allowed, _, _ := r.decide(agent, builtTarget(buf[:0], u))
+	target, set := builtTarget(buf[:0], u)
+	allowed, _, _ := r.decide(agent, target, set)
 	return allowed
 }
 
-// decide returns the verdict for a normalised target, the group that
-// applied (nil for none) and the deciding rule's index in the group's
-// g.idx.rules (-1 for none).
-func (r *Robots) decide(agent string, target string) (bool, *group, int32) {
+// decide returns the verdict for a normalised target whose octets set
+// summarises, the group that applied (nil for none) and the deciding
+// rule's index in the group's g.idx.rules (-1 for none).
+func (r *Robots) decide(agent string, target string, set octetSet) (bool, *group, int32) {
 	g := r.group(agent)
 	if g == nil || isRobotsTxt(target) {
 		return true, g, -1
 	}
 	g.once.Do(g.compile)
-	j := g.idx.lookup(target)
+	j := g.idx.lookup(target, set)
 	if j < 0 {
 		return true, g, -1
 	}
@@ -129,64 +128,6 @@ func isRobotsTxt(target string) bool {
 	const p = "/robots.txt"
 	return len(target) >= len(p) && target[:len(p)] == p &&
 		(len(target) == len(p) || target[len(p)] == '?')
-}
-
-// group returns the group that applies to agent: the merged group naming
-// its product token, else the merged '*' group, else nil.
-//
-// RFC 9309 §2.2.1: a group naming the agent hides the '*' group even when it
-// has no rules, or no rule that matches.
-func (r *Robots) group(agent string) *group {
-	if r == nil {
-		return nil
-	}
-	if len(r.agents) > 0 {
-		mask := uint32(len(r.agents) - 1)
-		for h := agentHash(agent) & mask; r.agents[h] != 0; h = (h + 1) & mask {
-			if g := r.groups[r.agents[h]-1]; equalFoldASCII(g.agent, agent) {
-				return g
-			}
-		}
-	}
-	if r.global > 0 {
-		return r.groups[r.global-1]
-	}
-	return nil
-}
-
-// agentHash hashes s without regard to ASCII case, reading eight octets
-// at a time: every octet is taken with its 0x20 bit set, which folds the
-// case of letters (and merges a few other octets, which costs at most a
-// probe). Only the first and last eight octets count.
-func agentHash(s string) uint32 {
-	const fold = 0x2020202020202020
-	n := len(s)
-	p := unsafe.Slice(unsafe.StringData(s), n)
-	var a, b uint64
-	switch {
-	case n >= 8:
-		a, b = binary.LittleEndian.Uint64(p), binary.LittleEndian.Uint64(p[n-8:])
-	case n >= 4:
-		a, b = uint64(binary.LittleEndian.Uint32(p)), uint64(binary.LittleEndian.Uint32(p[n-4:]))
-	default:
-		for _, c := range p {
-			a = a<<8 | uint64(c)
-		}
-	}
-	h := ((a|fold)^uint64(n))*0x9E3779B97F4A7C15 ^ (b|fold)*0xC2B2AE3D27D4EB4F
-	return uint32(h>>32 ^ h)
-}
-
-func equalFoldASCII(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		if lower(a[i]) != lower(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // CrawlDelay returns the Crawl-delay of the group that applies to agent and
@@ -259,37 +200,6 @@ func (b *builder) groupFor(token []byte, global bool) *group {
 	b.r.groups = append(b.r.groups, g)
 	b.r.addAgent(g)
 	return g
-}
-
-// addAgent enters g, a group naming a product token, in r.agents.
-func (r *Robots) addAgent(g *group) {
-	n := len(r.groups) // groups naming tokens, g included
-	if r.global > 0 {
-		n--
-	}
-	if 2*n > len(r.agents) {
-		old := r.agents
-		size := 8
-		for size < 4*n {
-			size *= 2
-		}
-		r.agents = make([]int32, size)
-		for _, i := range old {
-			if i != 0 {
-				r.insertAgent(i)
-			}
-		}
-	}
-	r.insertAgent(g.id + 1)
-}
-
-func (r *Robots) insertAgent(i int32) {
-	mask := uint32(len(r.agents) - 1)
-	h := agentHash(r.groups[i-1].agent) & mask
-	for r.agents[h] != 0 {
-		h = (h + 1) & mask
-	}
-	r.agents[h] = i
 }
 
 func (b *builder) userAgent(_ lineInfo, value []byte) {

@@ -1,0 +1,262 @@
+package policy
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type xcheck struct {
+	r     *Robots
+	agent string
+	u     *url.URL
+	tgt   string
+}
+
+func loadX(t testing.TB) []xcheck {
+	sh := "../../shared"
+	data, err := os.ReadFile(filepath.Join(sh, "bench", "robots-workload.tsv"))
+	if err != nil {
+		t.Skip(err)
+	}
+	pol := map[string]*Robots{}
+	var out []xcheck
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		r := pol[f[0]]
+		if r == nil {
+			b, err := os.ReadFile(filepath.Join(sh, "corpus", "robots", f[0]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r = Parse(b)
+			pol[f[0]] = r
+		}
+		u, err := url.Parse(f[2])
+		if err != nil {
+			continue
+		}
+		out = append(out, xcheck{r: r, agent: f[1], u: u, tgt: strings.Clone(first(targetOf(nil, u)))})
+	}
+	for _, c := range out {
+		c.r.Allowed(c.agent, c.u)
+	}
+	return out
+}
+
+var xsink int
+
+func cycle(cs []xcheck, f func(c *xcheck)) float64 {
+	best := time.Duration(1 << 62)
+	for r := 0; r < 15; r++ {
+		t0 := time.Now()
+		for i := range cs {
+			f(&cs[i])
+		}
+		if d := time.Since(t0); d < best {
+			best = d
+		}
+	}
+	return float64(best) / float64(len(cs))
+}
+
+func touchIdx(x *index) int {
+	s := 0
+	for _, k := range x.keys {
+		s += int(k.hi)
+	}
+	for _, n := range x.nodes {
+		s += int(n.plen)
+	}
+	for _, r := range x.ranks {
+		s += int(r.ord)
+	}
+	for i := 0; i < len(x.pool); i += 64 {
+		s += int(x.pool[i])
+	}
+	return s
+}
+
+func TestExpBranch(t *testing.T) {
+	cs := loadX(t)
+	type run struct{ lo, hi int }
+	var runs []run
+	for i := 0; i < len(cs); {
+		j := i
+		for j < len(cs) && cs[j].r == cs[i].r {
+			j++
+		}
+		runs = append(runs, run{i, j})
+		i = j
+	}
+	var bc, bt, bh time.Duration = 1 << 62, 1 << 62, 1 << 62
+	for r := 0; r < 15; r++ {
+		var c, tt, h time.Duration
+		for _, ru := range runs {
+			t0 := time.Now()
+			for j := ru.lo; j < ru.hi; j++ {
+				if a, _, _ := cs[j].r.decide(cs[j].agent, cs[j].tgt, octetsOf(cs[j].tgt)); a {
+					xsink++
+				}
+			}
+			c += time.Since(t0)
+		}
+		for _, ru := range runs {
+			// touch memory only
+			for j := ru.lo; j < ru.hi; j++ {
+				if g := cs[j].r.group(cs[j].agent); g != nil {
+					xsink += touchIdx(&g.idx)
+				}
+				xsink += len(cs[j].tgt) + int(cs[j].tgt[len(cs[j].tgt)/2])
+			}
+			t0 := time.Now()
+			for j := ru.lo; j < ru.hi; j++ {
+				if a, _, _ := cs[j].r.decide(cs[j].agent, cs[j].tgt, octetsOf(cs[j].tgt)); a {
+					xsink++
+				}
+			}
+			tt += time.Since(t0)
+		}
+		for _, ru := range runs {
+			for k := 0; k < 3; k++ {
+				for j := ru.lo; j < ru.hi; j++ {
+					if a, _, _ := cs[j].r.decide(cs[j].agent, cs[j].tgt, octetsOf(cs[j].tgt)); a {
+						xsink++
+					}
+				}
+			}
+			t0 := time.Now()
+			for j := ru.lo; j < ru.hi; j++ {
+				if a, _, _ := cs[j].r.decide(cs[j].agent, cs[j].tgt, octetsOf(cs[j].tgt)); a {
+					xsink++
+				}
+			}
+			h += time.Since(t0)
+		}
+		bc, bt, bh = min(bc, c), min(bt, tt), min(bh, h)
+	}
+	n := float64(len(cs))
+	fmt.Printf("decide cycle %.1f  memory-touched %.1f  run-repeated %.1f ns/check\n", float64(bc)/n, float64(bt)/n, float64(bh)/n)
+}
+
+func modes(cs []xcheck, f func(c *xcheck)) (cold, warm, rep float64) {
+	type run struct{ lo, hi int }
+	var runs []run
+	for i := 0; i < len(cs); {
+		j := i
+		for j < len(cs) && cs[j].r == cs[i].r {
+			j++
+		}
+		runs = append(runs, run{i, j})
+		i = j
+	}
+	var bc, bt, bh time.Duration = 1 << 62, 1 << 62, 1 << 62
+	for r := 0; r < 11; r++ {
+		var c, tt, h time.Duration
+		for _, ru := range runs {
+			t0 := time.Now()
+			for j := ru.lo; j < ru.hi; j++ {
+				f(&cs[j])
+			}
+			c += time.Since(t0)
+		}
+		for _, ru := range runs {
+			for j := ru.lo; j < ru.hi; j++ {
+				if g := cs[j].r.group(cs[j].agent); g != nil {
+					xsink += touchIdx(&g.idx)
+				}
+				u := cs[j].u
+				xsink += len(cs[j].tgt) + int(cs[j].tgt[len(cs[j].tgt)/2]) + len(u.Path) + len(u.RawQuery)
+			}
+			t0 := time.Now()
+			for j := ru.lo; j < ru.hi; j++ {
+				f(&cs[j])
+			}
+			tt += time.Since(t0)
+		}
+		for _, ru := range runs {
+			for k := 0; k < 3; k++ {
+				for j := ru.lo; j < ru.hi; j++ {
+					f(&cs[j])
+				}
+			}
+			t0 := time.Now()
+			for j := ru.lo; j < ru.hi; j++ {
+				f(&cs[j])
+			}
+			h += time.Since(t0)
+		}
+		bc, bt, bh = min(bc, c), min(bt, tt), min(bh, h)
+	}
+	n := float64(len(cs))
+	return float64(bc) / n, float64(bt) / n, float64(bh) / n
+}
+
+func TestExpParts2(t *testing.T) {
+	cs := loadX(t)
+	for _, p := range []struct {
+		name string
+		f    func(c *xcheck)
+	}{
+		{"allowed", func(c *xcheck) { if c.r.Allowed(c.agent, c.u) { xsink++ } }},
+		{"plainTarget", func(c *xcheck) { s, _, ok := plainTarget(c.u); if ok { xsink += len(s) } }},
+		{"normalTgt", func(c *xcheck) { if normal(c.tgt, &pathOctets) { xsink++ } }},
+		{"decide", func(c *xcheck) { if a, _, _ := c.r.decide(c.agent, c.tgt, octetsOf(c.tgt)); a { xsink++ } }},
+		{"group", func(c *xcheck) { if g := c.r.group(c.agent); g != nil { xsink += int(g.id) } }},
+		{"find", func(c *xcheck) { if g := c.r.group(c.agent); g != nil { xsink += int(g.idx.find(c.tgt)) } }},
+		{"lookup", func(c *xcheck) { if g := c.r.group(c.agent); g != nil { xsink += int(g.idx.lookup(c.tgt, octetsOf(c.tgt))) } }},
+		{"octetsOf", func(c *xcheck) { xsink += int(octetsOf(c.tgt)) }},
+	} {
+		c, w, r := modes(cs, p.f)
+		fmt.Printf("%-12s cold %6.1f warm-mem %6.1f repeated %6.1f\n", p.name, c, w, r)
+	}
+	var q, long, n int
+	for _, c := range cs {
+		if c.u.RawQuery != "" { q++ }
+		n += len(c.tgt)
+		if len(c.tgt) > 16 { long++ }
+	}
+	fmt.Printf("query %.2f avg len %.1f >16 %.2f\n", float64(q)/float64(len(cs)), float64(n)/float64(len(cs)), float64(long)/float64(len(cs)))
+	ag := map[string]int{}
+	for _, c := range cs { ag[c.agent]++ }
+	fmt.Println(ag)
+}
+
+func TestExpFloor(t *testing.T) {
+	cs := loadX(t)
+	for _, p := range []struct {
+		name string
+		f    func(c *xcheck)
+	}{
+		{"allowed", func(c *xcheck) { if c.r.Allowed(c.agent, c.u) { xsink++ } }},
+		{"decide", func(c *xcheck) { if a, _, _ := c.r.decide(c.agent, c.tgt, octetsOf(c.tgt)); a { xsink++ } }},
+		{"group", func(c *xcheck) { if g := c.r.group(c.agent); g != nil { xsink += int(g.id) } }},
+		{"find", func(c *xcheck) { if g := c.r.group(c.agent); g != nil { xsink += int(g.idx.find(c.tgt)) } }},
+		{"lookup", func(c *xcheck) { if g := c.r.group(c.agent); g != nil { xsink += int(g.idx.lookup(c.tgt, octetsOf(c.tgt))) } }},
+		{"plainTarget", func(c *xcheck) { s, _, ok := plainTarget(c.u); if ok { xsink += len(s) } }},
+	} {
+		best := time.Duration(1 << 62)
+		for r := 0; r < 5; r++ {
+			var tot time.Duration
+			for i := range cs {
+				c := &cs[i]
+				for k := 0; k < 20; k++ { p.f(c) }
+				t0 := time.Now()
+				for k := 0; k < 20; k++ { p.f(c) }
+				tot += time.Since(t0)
+			}
+			best = min(best, tot)
+		}
+		fmt.Printf("%-12s floor %.1f\n", p.name, float64(best)/float64(20*len(cs)))
+	}
+}
+
+
+func first(s string, _ octetSet) string { return s }
