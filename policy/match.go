@@ -71,17 +71,26 @@ const upperHex = "0123456789ABCDEF"
 
 // summarize returns the OR of the entries of t for the octets of s: their
 // octetSet, with notPlain set when s is not in the form appendNormal
-// produces. It reads eight octets between two tests.
+// produces. It reads eight octets between two tests, and the last eight
+// (or four) again rather than one by one, as OR does not mind.
 func summarize(s string, t *octetTable) uint64 {
-	var a, b uint64
-	for ; len(s) >= 8; s = s[8:] {
-		a |= t[s[0]] | t[s[1]] | t[s[2]] | t[s[3]]
-		b |= t[s[4]] | t[s[5]] | t[s[6]] | t[s[7]]
+	n := len(s)
+	switch {
+	case n >= 8:
+		var a, b uint64
+		for i := 0; i < n-8; i += 8 {
+			a |= t[s[i]] | t[s[i+1]] | t[s[i+2]] | t[s[i+3]]
+			b |= t[s[i+4]] | t[s[i+5]] | t[s[i+6]] | t[s[i+7]]
+		}
+		e := s[n-8:]
+		return a | b | t[e[0]] | t[e[1]] | t[e[2]] | t[e[3]] | t[e[4]] | t[e[5]] | t[e[6]] | t[e[7]]
+	case n >= 4:
+		e := s[n-4:]
+		return t[s[0]] | t[s[1]] | t[s[2]] | t[s[3]] | t[e[0]] | t[e[1]] | t[e[2]] | t[e[3]]
+	case n > 0:
+		return t[s[0]] | t[s[n/2]] | t[s[n-1]]
 	}
-	for i := 0; i < len(s); i++ {
-		a |= t[s[i]]
-	}
-	return a | b
+	return 0
 }
 
 // normal reports whether s is already in the form appendNormal produces.

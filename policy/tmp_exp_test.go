@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"sort"
 	"time"
 )
 
@@ -260,3 +261,90 @@ func TestExpFloor(t *testing.T) {
 
 
 func first(s string, _ octetSet) string { return s }
+
+func TestExpIsolate(t *testing.T) {
+	cs := loadX(t)
+	sets := make([]octetSet, len(cs))
+	for i := range cs { sets[i] = octetsOf(cs[i].tgt) }
+	dec := func(j int) { if a, _, _ := cs[j].r.decide(cs[j].agent, cs[j].tgt, sets[j]); a { xsink++ } }
+	// perm: a far check for scrambling
+	far := func(j int) int { return (j*7919 + 3331) % len(cs) }
+	var empty, cold, warmData, warmBoth time.Duration
+	for r := 0; r < 5; r++ {
+		var e, c, w, b time.Duration
+		for j := range cs {
+			// empty
+			dec(far(j))
+			t0 := time.Now(); t1 := time.Now(); e += t1.Sub(t0)
+			// cold: scramble with a far check, then time j (its data is cold-ish: previous checks touched other files)
+			dec(far(j + 1))
+			t0 = time.Now(); dec(j); c += time.Since(t0)
+			// warm data: j's data warmed by running j, then scramble predictor with far check
+			dec(j); dec(far(j + 2))
+			t0 = time.Now(); dec(j); w += time.Since(t0)
+			// warm both: run j twice
+			dec(j); dec(j)
+			t0 = time.Now(); dec(j); b += time.Since(t0)
+		}
+		if r == 0 || c < cold { cold, warmData, warmBoth, empty = c, w, b, e }
+	}
+	n := time.Duration(len(cs))
+	fmt.Printf("empty %v cold %v warmData %v warmBoth %v (per check, incl timer)\n", empty/n, cold/n, warmData/n, warmBoth/n)
+}
+
+func cycleOnly(cs []xcheck, f func(c *xcheck)) float64 {
+	best := time.Duration(1 << 62)
+	for r := 0; r < 21; r++ {
+		t0 := time.Now()
+		for i := range cs {
+			f(&cs[i])
+		}
+		if d := time.Since(t0); d < best {
+			best = d
+		}
+	}
+	return float64(best) / float64(len(cs))
+}
+
+func TestExpSortFeatures(t *testing.T) {
+	cs := loadX(t)
+	type feat struct {
+		name string
+		key  func(c *xcheck) int
+	}
+	findOf := func(c *xcheck) int {
+		g := c.r.group(c.agent)
+		if g == nil { return -2 }
+		return int(g.idx.find(c.tgt))
+	}
+	lookOf := func(c *xcheck) int {
+		g := c.r.group(c.agent)
+		if g == nil { return -2 }
+		return int(g.idx.lookup(c.tgt, octetsOf(c.tgt)))
+	}
+	fs := []feat{
+		{"orig", func(c *xcheck) int { return 0 }},
+		{"query", func(c *xcheck) int { if c.u.RawQuery != "" { return 1 }; return 0 }},
+		{"len", func(c *xcheck) int { return len(c.tgt) }},
+		{"len8", func(c *xcheck) int { return len(c.tgt) / 8 }},
+		{"agent", func(c *xcheck) int { return len(c.agent)*256 + int(c.agent[0]) }},
+		{"second", func(c *xcheck) int { if len(c.tgt) < 2 { return 0 }; return int(c.tgt[1]) }},
+		{"find", findOf},
+		{"lookup", lookOf},
+		{"find+lookup", func(c *xcheck) int { return findOf(c)*100000 + lookOf(c) }},
+		{"all", func(c *xcheck) int { return ((findOf(c)*100000+lookOf(c))*4+len(c.agent))*1000 + len(c.tgt) }},
+	}
+	f := func(c *xcheck) { if c.r.Allowed(c.agent, c.u) { xsink++ } }
+	for _, ft := range fs {
+		p := make([]xcheck, len(cs))
+		copy(p, cs)
+		for i := 0; i < len(p); {
+			j := i
+			for j < len(p) && p[j].r == p[i].r { j++ }
+			run := p[i:j]
+			sort.SliceStable(run, func(a, b int) bool { return ft.key(&run[a]) < ft.key(&run[b]) })
+			i = j
+		}
+		fmt.Printf("%-12s %.1f\n", ft.name, cycleOnly(p, f))
+	}
+}
