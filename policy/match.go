@@ -167,7 +167,7 @@ func builtTarget(dst []byte, u *url.URL) (string, octetSet) {
 	var set octetSet
 	if p == "" || p[0] != '/' {
 		dst = append(dst, '/')
-		set |= 1 << octetBit('/')
+		set |= slashOctet
 	}
 	if sum&notPlain != 0 {
 		sum = summarize(p, &targetOctets)
@@ -175,7 +175,7 @@ func builtTarget(dst []byte, u *url.URL) (string, octetSet) {
 	dst = appendPart(dst, p, sum, &set)
 	if u.RawQuery != "" || u.ForceQuery {
 		dst = append(dst, '?')
-		set |= 1 << octetBit('?')
+		set |= queryOctet
 		dst = appendPart(dst, u.RawQuery, summarize(u.RawQuery, &targetOctets), &set)
 	}
 	return unsafe.String(unsafe.SliceData(dst), len(dst)), set

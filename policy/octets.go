@@ -32,6 +32,12 @@ func octetBit(c byte) uint {
 	return 62
 }
 
+// The octetSets of '/' and '?' alone, which targets are built with.
+var (
+	slashOctet = octetSet(1) << octetBit('/')
+	queryOctet = octetSet(1) << octetBit('?')
+)
+
 // octetsOf returns the summary of the octets of s.
 func octetsOf(s string) octetSet {
 	return octetSet(summarize(s, &targetOctets) &^ notPlain)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // A Robots is a parsed robots.txt file.
@@ -100,6 +101,20 @@ func (r *Robots) Allowed(agent string, u *url.URL) bool {
 // allowedBuilt is Allowed for a URL whose target is built: one with a
 // query, or a path that needs escaping.
 func (r *Robots) allowedBuilt(agent string, u *url.URL) bool {
+	// Most often: a plain path and a short plain query, joined in a buffer
+	// that is cheap to clear.
+	const short = 128
+	p, q := u.Path, u.RawQuery
+	if u.Opaque == "" && u.RawPath == "" && p != "" && p[0] == '/' && len(p)+len(q) < short {
+		if sum := summarize(p, &pathOctets) | summarize(q, &targetOctets); sum&notPlain == 0 {
+			var buf [short]byte
+			n := copy(buf[:], p)
+			buf[n] = '?'
+			n += 1 + copy(buf[n+1:], q)
+			allowed, _, _ := r.decide(agent, unsafe.String(&buf[0], n), octetSet(sum)|queryOctet)
+			return allowed
+		}
+	}
 	var buf [512]byte
 	target, set := builtTarget(buf[:0], u)
 	allowed, _, _ := r.decide(agent, target, set)
