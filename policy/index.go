@@ -303,30 +303,37 @@ func (x *index) find(target string) int32 {
 	tk := keyOf(target)
 	var lo int
 	run := int(x.secondBase[target[1]>>6]) + bits.OnesCount64(w&(b-1))
-	if first, end := int(x.runs[run]), int(x.runs[run+1]); end-first <= 8 {
-		lo = x.countBlock(min(first, x.bottom()-8), tk)
+	start, end := int(x.runs[run]), int(x.runs[run+1])
+	if end-start <= 8 {
+		lo = x.countBlock(min(start, x.bottom()-8), tk)
 	} else {
 		lo = x.upperBound(tk)
 	}
 	if lo > 0 && x.keys[lo-1] == tk && len(target) > 16 {
 		// The prefixes first to last-1 share target's key, so all are at
-		// least sixteen octets long and their tails decide. (When the key
-		// holds all of target, the last of them starts with target, so
-		// every prefix of target is on its chain.)
+		// least sixteen octets long, in target's run, and their tails
+		// decide. (When the key holds all of target, the last of them
+		// starts with target, so every prefix of target is on its chain.)
 		first, last := lo-1, lo
-		for a := 0; a < first; {
-			if m := int(uint(a+first) >> 1); x.keys[m] == tk {
-				first = m
-			} else {
-				a = m + 1
+		if first > start && x.keys[first-1] == tk { // more than one
+			for a := start; a < first; {
+				if m := int(uint(a+first) >> 1); x.keys[m] == tk {
+					first = m
+				} else {
+					a = m + 1
+				}
 			}
 		}
 		rest := target[16:]
-		for lo = first; lo < last; {
-			if m := int(uint(lo+last) >> 1); x.tail(int32(m)) <= rest {
-				lo = m + 1
-			} else {
-				last = m
+		if last-first == 1 {
+			lo = first + b2i(x.tail(int32(first)) <= rest)
+		} else {
+			for lo = first; lo < last; {
+				if m := int(uint(lo+last) >> 1); x.tail(int32(m)) <= rest {
+					lo = m + 1
+				} else {
+					last = m
+				}
 			}
 		}
 	}
