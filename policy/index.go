@@ -304,9 +304,16 @@ func (x *index) find(target string) int32 {
 	var lo int
 	run := int(x.secondBase[target[1]>>6]) + bits.OnesCount64(w&(b-1))
 	start, end := int(x.runs[run]), int(x.runs[run+1])
-	if end-start <= 8 {
-		lo = x.countBlock(min(start, x.bottom()-8), tk)
-	} else {
+	switch n := x.bottom(); {
+	case end-start <= 8:
+		lo = x.countBlock(min(start, n-8), tk)
+	case end-start <= 64 && n >= 64:
+		// Eight blocks: every eighth key picks one.
+		i := min(start, n-64)
+		k := x.keys[i : i+64 : i+64]
+		lo = x.countBlock(i+8*(k[8].le(tk)+k[16].le(tk)+k[24].le(tk)+k[32].le(tk)+
+			k[40].le(tk)+k[48].le(tk)+k[56].le(tk)), tk)
+	default:
 		lo = x.upperBound(tk)
 	}
 	if lo > 0 && x.keys[lo-1] == tk && len(target) > 16 {

@@ -64,3 +64,41 @@ func FuzzIndex(f *testing.F) {
 		}
 	})
 }
+
+// TestCorpusIndex checks every group of every corpus file against
+// naiveLookup, on targets made from the group's own rules: each literal
+// prefix, its neighbours in sort order, a prefix cut short, and each
+// pattern with its wildcards filled in. Large real files exercise every
+// way the index searches its keys, which small fuzz inputs seldom reach.
+func TestCorpusIndex(t *testing.T) {
+	names, bodies := corpusFiles(t)
+	for fi, body := range bodies {
+		r := Parse(body)
+		for _, g := range r.groups {
+			g.once.Do(g.compile)
+			x := &g.idx
+			rules := x.rules
+			step := max(1, len(rules)*len(rules)/2_000_000) // bounds the naive work per group
+			for ri := 0; ri < len(rules); ri += step {
+				p := rules[ri].pattern
+				lp := p[:rules[ri].plen]
+				var probes []string
+				probes = append(probes, lp, lp+"x/y.html", strings.NewReplacer("*", "abc", "$", "").Replace(p))
+				if n := len(lp); n > 1 {
+					probes = append(probes, lp[:n-1], lp[:n-1]+string(lp[n-1]+1), lp[:n-1]+string(lp[n-1]-1)+"zz")
+				}
+				for _, s := range probes {
+					if s == "" || s[0] != '/' {
+						s = "/" + s
+					}
+					target := string(appendNormal(nil, s, &targetOctets))
+					wantFound, wantAllow, wantPrio := naiveLookup(rules, target)
+					j := x.lookup(target, octetsOf(target))
+					if (j >= 0) != wantFound || j >= 0 && (rules[j].allow != wantAllow || rules[j].prio != wantPrio) {
+						t.Fatalf("%s group %q: lookup(%q) = %d, want found %v allow %v prio %d", names[fi], g.agent, target, j, wantFound, wantAllow, wantPrio)
+					}
+				}
+			}
+		}
+	}
+}
