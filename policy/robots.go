@@ -130,7 +130,9 @@ func (r *Robots) decide(agent string, target string, set octetSet) (bool, *group
 		return true, g, -1
 	}
 	g.once.Do(g.compile)
-	j := g.idx.lookup(target, set)
+	x := &g.idx
+	j := x.scan(x.find(target), target, set) // lookup, without a call between
+
 	if j < 0 {
 		return true, g, -1
 	}

@@ -348,3 +348,26 @@ func TestExpSortFeatures(t *testing.T) {
 		fmt.Printf("%-12s %.1f\n", ft.name, cycleOnly(p, f))
 	}
 }
+
+func TestExpSlow(t *testing.T) {
+	cs := loadX(t)
+	var plain, short, slow int
+	reasons := map[string]int{}
+	for _, c := range cs {
+		u := c.u
+		if _, _, ok := plainTarget(u); ok { plain++; continue }
+		p, q := u.Path, u.RawQuery
+		if u.Opaque == "" && u.RawPath == "" && p != "" && p[0] == '/' && len(p)+len(q) < 128 && (summarize(p, &pathOctets)|summarize(q, &targetOctets))&notPlain == 0 {
+			short++
+			continue
+		}
+		slow++
+		switch {
+		case u.RawPath != "": reasons["rawpath"]++
+		case len(p)+len(q) >= 128: reasons["long"]++
+		case summarize(p, &pathOctets)&notPlain != 0: reasons["path"]++
+		default: reasons["query"]++; if reasons["query"] < 15 { fmt.Println(q) }
+		}
+	}
+	fmt.Println(plain, short, slow, reasons)
+}
