@@ -419,12 +419,18 @@ func (x *index) wild(off uint32) string {
 // starts reports whether prefix i starts the target whose key is tk. A
 // prefix of at most sixteen octets is decided by the keys alone: its key is
 // the prefix padded with NULs, which no normalised target holds.
+//
+// A prefix of fifteen octets or fewer is told by its key alone, which ends
+// in a NUL: its octets are those before its trailing NULs. Not reading
+// the prefix's node lets the search go on before the node arrives.
 func (x *index) starts(target string, tk key16, i int32) bool {
-	plen := x.nodes[i].plen
 	k := x.keys[i]
-	if plen <= 16 {
-		return (tk.hi^k.hi)&keyMask(min(plen, 8)) == 0 && (tk.lo^k.lo)&keyMask(max(plen-8, 0)) == 0
+	if k.lo&0xFF == 0 {
+		mh := ^uint64(0) << (bits.TrailingZeros64(k.hi) &^ 7)
+		ml := ^uint64(0) << (bits.TrailingZeros64(k.lo) &^ 7)
+		return (tk.hi^k.hi)&mh|(tk.lo^k.lo)&ml == 0
 	}
+	plen := x.nodes[i].plen
 	return tk == k && len(target) >= int(plen) && target[16:plen] == x.tail(i)
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"math/bits"
 	"sort"
 	"time"
 )
@@ -370,4 +371,56 @@ func TestExpSlow(t *testing.T) {
 		}
 	}
 	fmt.Println(plain, short, slow, reasons)
+}
+
+func (x *index) findLo(target string) int {
+	if len(target) < 2 {
+		return int(x.short)
+	}
+	w, b := x.second[target[1]>>6], uint64(1)<<(target[1]&63)
+	if w&b == 0 {
+		return int(x.short)
+	}
+	tk := keyOf(target)
+	run := int(x.secondBase[target[1]>>6]) + bits.OnesCount64(w&(b-1))
+	start, end := int(x.runs[run]), int(x.runs[run+1])
+	switch n := x.bottom(); {
+	case end-start <= 8:
+		return x.countBlock(min(start, n-8), tk)
+	case end-start <= 64 && n >= 64:
+		i := min(start, n-64)
+		k := x.keys[i : i+64 : i+64]
+		return x.countBlock(i+8*(k[8].le(tk)+k[16].le(tk)+k[24].le(tk)+k[32].le(tk)+
+			k[40].le(tk)+k[48].le(tk)+k[56].le(tk)), tk)
+	default:
+		return x.upperBound(tk)
+	}
+}
+
+func (x *index) findFilter(target string) int {
+	if len(target) < 2 {
+		return int(x.short)
+	}
+	w, b := x.second[target[1]>>6], uint64(1)<<(target[1]&63)
+	if w&b == 0 {
+		return int(x.short)
+	}
+	run := int(x.secondBase[target[1]>>6]) + bits.OnesCount64(w&(b-1))
+	return int(x.runs[run])
+}
+
+func TestExpFindParts(t *testing.T) {
+	cs := loadX(t)
+	for _, p := range []struct {
+		name string
+		f    func(c *xcheck)
+	}{
+		{"group", func(c *xcheck) { if g := c.r.group(c.agent); g != nil { xsink += int(g.id) } }},
+		{"findFilter", func(c *xcheck) { if g := c.r.group(c.agent); g != nil { xsink += g.idx.findFilter(c.tgt) } }},
+		{"findLo", func(c *xcheck) { if g := c.r.group(c.agent); g != nil { xsink += g.idx.findLo(c.tgt) } }},
+		{"find", func(c *xcheck) { if g := c.r.group(c.agent); g != nil { xsink += int(g.idx.find(c.tgt)) } }},
+	} {
+		c, w, r := modes(cs, p.f)
+		fmt.Printf("%-12s cold %6.1f warm-mem %6.1f repeated %6.1f\n", p.name, c, w, r)
+	}
 }
