@@ -230,7 +230,7 @@ func newIndex(rules []rule) index {
 			prev = p
 		}
 		rk := rank{ord: uint32(r.prio)<<1 | uint32(b2i(r.allow))}
-		switch rest := r.pattern[r.plen:]; rest {
+		switch rest := simplifyRest(r.pattern[r.plen:]); rest {
 		case "":
 			rk.rest = restNone
 		case "$":
@@ -258,6 +258,32 @@ func newIndex(rules []rule) index {
 	x.pool = string(pool)
 	x.keys, x.levels = searchTree(x.keys)
 	return x
+}
+
+// simplifyRest returns what a pattern requires past its literal prefix,
+// rest, in its simplest form: runs of '*' as one, and a final '*' (before a
+// '$' too) dropped, as it matches whatever follows. So "*" and "*$" require
+// nothing, and "*?*" is "*?". A rule's priority still counts the octets
+// as written (Google-specific).
+func simplifyRest(rest string) string {
+	end := strings.HasSuffix(rest, "$")
+	core := strings.TrimSuffix(rest, "$")
+	if strings.Contains(core, "**") {
+		b := make([]byte, 0, len(core))
+		for i := 0; i < len(core); i++ {
+			if core[i] != '*' || len(b) == 0 || b[len(b)-1] != '*' {
+				b = append(b, core[i])
+			}
+		}
+		core = string(b)
+	}
+	if strings.HasSuffix(core, "*") {
+		return strings.TrimSuffix(core, "*")
+	}
+	if end {
+		return core + "$"
+	}
+	return core
 }
 
 // compareRules orders rules by literal prefix, then in decision order.

@@ -102,3 +102,24 @@ func TestCorpusIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestSimplifyRest checks the forms a pattern's wildcard part is reduced
+// to; FuzzIndex checks that matching is unchanged by them.
+func TestSimplifyRest(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"$", "$"},
+		{"*", ""},
+		{"*$", ""},
+		{"**", ""},
+		{"*?*", "*?"},
+		{"*?**$", "*?"},
+		{"*.pdf$", "*.pdf$"},
+		{"**a***b*", "*a*b"},
+		{"*a**b$", "*a*b$"},
+	} {
+		if got := simplifyRest(c.in); got != c.want {
+			t.Errorf("simplifyRest(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -424,3 +424,88 @@ func TestExpFindParts(t *testing.T) {
 		fmt.Printf("%-12s cold %6.1f warm-mem %6.1f repeated %6.1f\n", p.name, c, w, r)
 	}
 }
+
+func TestExpShuffleRep(t *testing.T) {
+	cs := loadX(t)
+	f := func(c *xcheck) { if c.r.Allowed(c.agent, c.u) { xsink++ } }
+	type run struct{ lo, hi int }
+	var runs []run
+	for i := 0; i < len(cs); {
+		j := i
+		for j < len(cs) && cs[j].r == cs[i].r { j++ }
+		runs = append(runs, run{i, j})
+		i = j
+	}
+	rev := func(a []xcheck) { for i, j := 0, len(a)-1; i < j; i, j = i+1, j-1 { a[i], a[j] = a[j], a[i] } }
+	var bs, bh, bc time.Duration = 1 << 62, 1 << 62, 1 << 62
+	for r := 0; r < 11; r++ {
+		var s, h, c time.Duration
+		for _, ru := range runs {
+			t0 := time.Now()
+			for j := ru.lo; j < ru.hi; j++ { f(&cs[j]) }
+			c += time.Since(t0)
+		}
+		for _, ru := range runs {
+			for k := 0; k < 3; k++ { for j := ru.lo; j < ru.hi; j++ { f(&cs[j]) } }
+			t0 := time.Now()
+			for j := ru.lo; j < ru.hi; j++ { f(&cs[j]) }
+			h += time.Since(t0)
+		}
+		for _, ru := range runs {
+			// warm by running the run in reverse order 3 times, then time forward
+			part := cs[ru.lo:ru.hi]
+			rev(part)
+			for k := 0; k < 3; k++ { for j := range part { f(&part[j]) } }
+			rev(part)
+			t0 := time.Now()
+			for j := range part { f(&part[j]) }
+			s += time.Since(t0)
+		}
+		bs, bh, bc = min(bs, s), min(bh, h), min(bc, c)
+	}
+	n := float64(len(cs))
+	fmt.Printf("cold %.1f repeated-same-order %.1f repeated-reverse-order %.1f\n", float64(bc)/n, float64(bh)/n, float64(bs)/n)
+}
+
+func TestExpWildShapes(t *testing.T) {
+	cs := loadX(t)
+	shapes := map[string]int{}
+	var n int
+	for ci := range cs {
+		c := &cs[ci]
+		g := c.r.group(c.agent)
+		if g == nil || isRobotsTxt(c.tgt) { continue }
+		x := &g.idx
+		n++
+		target := c.tgt
+		have := octetsOf(target)
+		best := int32(-1)
+		var bestOrd uint32
+		for i := x.find(target); i >= 0; i = x.nodes[i].parent {
+			nd := &x.nodes[i]
+			for j, end := nd.start, x.nodes[i+1].start; j < end; j++ {
+				rk := &x.ranks[j]
+				if best >= 0 && rk.ord <= bestOrd { break }
+				if !have.admits(rk.need) { continue }
+				if rk.rest > restEnd {
+					w := x.wild(rk.rest & restOffset)
+					kind := "match"
+					if rk.rest&restContains != 0 { kind = "contains" } else if rk.rest&restSuffix != 0 { kind = "suffix" }
+					m := x.tries(rk, nd.plen, target)
+					shapes[fmt.Sprintf("%s plen=%d segs=%d len=%d m=%v", kind, nd.plen, strings.Count(w, "*"), len(w), m)]++
+					if !m { continue }
+				} else if rk.rest == restEnd && len(target) != int(nd.plen) {
+					continue
+				}
+				best, bestOrd = j, rk.ord
+				break
+			}
+		}
+	}
+	type kv struct{ k string; v int }
+	var out []kv
+	for k, v := range shapes { out = append(out, kv{k, v}) }
+	sort.Slice(out, func(a, b int) bool { return out[a].v > out[b].v })
+	for i, e := range out { if i < 25 { fmt.Printf("%6d %s\n", e.v, e.k) } }
+	fmt.Println("checks", n)
+}
