@@ -154,14 +154,22 @@ func targetOf(dst []byte, u *url.URL) (string, octetSet) {
 // builtTarget is targetOf for a URL that plainTarget turned down: the
 // target is built in dst.
 func builtTarget(dst []byte, u *url.URL) (string, octetSet) {
-	// sum is the summary of p under targetOctets, or notPlain while that
-	// is not known.
-	p, sum := u.Opaque, uint64(notPlain)
+	// The path part is u.Opaque, or u.Path as it is, or u.RawPath while it
+	// still encodes u.Path, all normalised; or else u.Path escaped as
+	// url.URL.EscapedPath escapes it, which appendEscaped does without
+	// allocating. sum is the summary of p under targetOctets, or notPlain
+	// while that is not known.
+	p, sum, escape := u.Opaque, uint64(notPlain), false
 	if p == "" {
 		p = u.Path
 		// A path plain under pathOctets is plain under targetOctets too.
 		if sum = summarize(p, &pathOctets); u.RawPath != "" || sum&notPlain != 0 {
-			p, sum = escapedPath(u), notPlain
+			sum = notPlain
+			if u.RawPath != "" && encodes(u.RawPath, u.Path) {
+				p = u.RawPath
+			} else {
+				escape = true
+			}
 		}
 	}
 	var set octetSet
@@ -169,16 +177,39 @@ func builtTarget(dst []byte, u *url.URL) (string, octetSet) {
 		dst = append(dst, '/')
 		set |= slashOctet
 	}
-	if sum&notPlain != 0 {
-		sum = summarize(p, &targetOctets)
+	if escape {
+		n := len(dst)
+		dst = appendEscaped(dst, p)
+		set |= octetsOf(unsafe.String(unsafe.SliceData(dst[n:]), len(dst)-n))
+	} else {
+		if sum&notPlain != 0 {
+			sum = summarize(p, &targetOctets)
+		}
+		dst = appendPart(dst, p, sum, &set)
 	}
-	dst = appendPart(dst, p, sum, &set)
 	if u.RawQuery != "" || u.ForceQuery {
 		dst = append(dst, '?')
 		set |= queryOctet
 		dst = appendPart(dst, u.RawQuery, summarize(u.RawQuery, &targetOctets), &set)
 	}
 	return unsafe.String(unsafe.SliceData(dst), len(dst)), set
+}
+
+// appendEscaped appends the decoded URL path s to dst as appendNormal, with
+// targetOctets, would append url.URL.EscapedPath's escaping of it: octets
+// EscapedPath leaves as they are stay, but '$', which targets encode; every
+// other octet is percent-encoded (EscapedPath never encodes an unreserved
+// octet, whose escape appendNormal would decode). These are exactly the
+// octets pathOctets does not leave plain.
+func appendEscaped(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; pathOctets[c]&notPlain == 0 {
+			dst = append(dst, c)
+		} else {
+			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
+		}
+	}
+	return dst
 }
 
 // appendPart appends s, normalised by appendNormal with targetOctets, to
@@ -205,15 +236,6 @@ func plainTarget(u *url.URL) (string, octetSet, bool) {
 	}
 	sum := summarize(p, &pathOctets)
 	return p, octetSet(sum), sum&notPlain == 0
-}
-
-// escapedPath returns u.EscapedPath() without allocating in the common cases:
-// a RawPath that still encodes Path is used as it is.
-func escapedPath(u *url.URL) string {
-	if u.RawPath != "" && encodes(u.RawPath, u.Path) {
-		return u.RawPath
-	}
-	return u.EscapedPath()
 }
 
 // encodes reports whether raw percent-decodes to exactly path.

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -399,6 +400,33 @@ func TestAppendTarget(t *testing.T) {
 	} {
 		if got, set := targetOf(nil, parseTestURL(t, c.in)); got != c.want || set != octetsOf(got) {
 			t.Errorf("targetOf(nil, %q) = %q, %#x, want %q, %#x", c.in, got, set, c.want, octetsOf(c.want))
+		}
+	}
+}
+
+// TestTargetOfEscapedPath checks targetOf on URLs whose Path is set without
+// a RawPath, octet by octet: the target is what normalising
+// url.URL.EscapedPath gives, built without allocating.
+func TestTargetOfEscapedPath(t *testing.T) {
+	var buf [512]byte
+	for c := 0; c < 256; c++ {
+		o := string(byte(c))
+		for _, path := range []string{o, "a" + o + "b", o + "%41$"} {
+			for _, p := range []string{path, "/" + path} {
+				u := &url.URL{Path: p}
+				want := string(appendNormal(nil, u.EscapedPath(), &targetOctets))
+				if want == "" || want[0] != '/' {
+					want = "/" + want
+				}
+				var got string
+				var set octetSet
+				if n := testing.AllocsPerRun(1, func() { got, set = targetOf(buf[:0], u) }); n != 0 {
+					t.Errorf("targetOf(buf, &url.URL{Path: %q}) allocates %v times, want 0", p, n)
+				}
+				if got != want || set != octetsOf(got) {
+					t.Errorf("targetOf(buf, &url.URL{Path: %q}) = %q, %#x, want %q, %#x", p, got, set, want, octetsOf(want))
+				}
+			}
 		}
 	}
 }

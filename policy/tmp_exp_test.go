@@ -509,3 +509,15 @@ func TestExpWildShapes(t *testing.T) {
 	for i, e := range out { if i < 25 { fmt.Printf("%6d %s\n", e.v, e.k) } }
 	fmt.Println("checks", n)
 }
+
+func TestExpAllocs(t *testing.T) {
+	cs := loadX(t)
+	bad := 0
+	for _, c := range cs {
+		if n := testing.AllocsPerRun(3, func() { c.r.Allowed(c.agent, c.u) }); n != 0 {
+			bad++
+			if bad < 10 { fmt.Printf("%q path=%q raw=%q q=%q allocs %v\n", c.u.String(), c.u.Path, c.u.RawPath, c.u.RawQuery, n) }
+		}
+	}
+	fmt.Println("allocating", bad)
+}
