@@ -342,7 +342,22 @@ func (x *index) find(target string) int32 {
 	default:
 		lo = x.upperBound(tk)
 	}
-	if lo > 0 && x.keys[lo-1] == tk && len(target) > 16 {
+	if lo == 0 {
+		return -1
+	}
+	i := int32(lo - 1)
+	if k := x.keys[i]; k.lo&0xFF == 0 {
+		// Prefix i has fifteen octets or fewer, so it does not share the
+		// key of a longer target, and its key alone tells whether it
+		// starts target and how far they agree.
+		dh, dl := tk.hi^k.hi, tk.lo^k.lo
+		if dh&keyBits(k.hi)|dl&keyBits(k.lo) == 0 {
+			return i
+		}
+		zh := bits.LeadingZeros64(dh) >> 3 // 8 when the first eight octets agree
+		return x.climb(i, zh+zh>>3*(bits.LeadingZeros64(dl)>>3))
+	}
+	if x.keys[i] == tk && len(target) > 16 {
 		// The prefixes first to last-1 share target's key, so all are at
 		// least sixteen octets long, in target's run, and their tails
 		// decide. (When the key holds all of target, the last of them
@@ -369,16 +384,27 @@ func (x *index) find(target string) int32 {
 				}
 			}
 		}
+		i = int32(lo - 1)
 	}
-	i := int32(lo - 1)
 	if i >= 0 && !x.starts(target, tk, i) {
-		// Climb to the prefixes of prefix i that also start target.
-		n := x.common(target, tk, i)
-		for i >= 0 && int(x.nodes[i].plen) > n {
-			i = x.nodes[i].parent
-		}
+		i = x.climb(i, x.common(target, tk, i))
 	}
 	return i
+}
+
+// climb returns the longest of prefix i and the prefixes that start it
+// that has n octets or fewer, or -1 for none.
+func (x *index) climb(i int32, n int) int32 {
+	for i >= 0 && int(x.nodes[i].plen) > n {
+		i = x.nodes[i].parent
+	}
+	return i
+}
+
+// keyBits selects the octets of a half of a key that precede its NULs: all
+// of a prefix's octets there.
+func keyBits(w uint64) uint64 {
+	return ^uint64(0) << (bits.TrailingZeros64(w) &^ 7)
 }
 
 // scan returns the rule that decides target among the rules of prefix i,
@@ -452,9 +478,7 @@ func (x *index) wild(off uint32) string {
 func (x *index) starts(target string, tk key16, i int32) bool {
 	k := x.keys[i]
 	if k.lo&0xFF == 0 {
-		mh := ^uint64(0) << (bits.TrailingZeros64(k.hi) &^ 7)
-		ml := ^uint64(0) << (bits.TrailingZeros64(k.lo) &^ 7)
-		return (tk.hi^k.hi)&mh|(tk.lo^k.lo)&ml == 0
+		return (tk.hi^k.hi)&keyBits(k.hi)|(tk.lo^k.lo)&keyBits(k.lo) == 0
 	}
 	plen := x.nodes[i].plen
 	return tk == k && len(target) >= int(plen) && target[16:plen] == x.tail(i)
@@ -481,12 +505,6 @@ func (x *index) common(target string, tk key16, i int32) int {
 		n++
 	}
 	return 16 + n
-}
-
-// keyMask selects the first n (at most 8) octets of a key; a shift by 64,
-// for n == 0, selects none.
-func keyMask(n int32) uint64 {
-	return ^uint64(0) << (64 - 8*uint(n))
 }
 
 // upperBound returns the number of prefixes whose key is not above k.
