@@ -18,7 +18,14 @@ import (
 // greatest prefix not above the target) and a walk up those links: every
 // prefix of the target is on that chain, because everything sorted between
 // a prefix of t and t itself starts with that prefix. Only the rules of the
-// prefixes on the chain are tried, highest priority first.
+// prefixes on the chain are tried, highest priority first, and a rule with
+// a wildcard part only when the target holds every octet of its literal
+// segments (see octetSet).
+//
+// The search starts from the target's second octet: the prefixes that
+// start with '/' and that octet form a run of the sorted prefixes, most
+// often eight or fewer, which one block of key compares settles; longer
+// runs take a second step, and only the longest use the whole search tree.
 //
 // What a lookup reads is kept small, close together and cheap to branch
 // on, since a crawler checks many files in turn, each check finding both
