@@ -99,6 +99,10 @@ type node struct {
 	start int32
 	plen  int32 // length of the prefix
 	tail  int32 // pool offset of the prefix's octets past its sixteenth
+	// up is the greatest ord of the rules of the prefixes this one starts
+	// with (0 for none): once a rule of ord up or more matches, no rule
+	// further up the chain can win.
+	up uint32
 }
 
 // A key16 holds the first sixteen octets of a string, big-endian and
@@ -220,7 +224,11 @@ func newIndex(rules []rule) index {
 			}
 			stack = append(stack, int32(len(x.nodes)))
 			x.keys = append(x.keys, keyOf(p))
-			x.nodes = append(x.nodes, node{parent: parent, start: int32(j), plen: int32(len(p)), tail: int32(len(pool))})
+			var up uint32
+			if parent >= 0 {
+				up = max(x.ranks[x.nodes[parent].start].ord, x.nodes[parent].up)
+			}
+			x.nodes = append(x.nodes, node{parent: parent, start: int32(j), plen: int32(len(p)), tail: int32(len(pool)), up: up})
 			if len(p) > 16 {
 				pool = append(pool, p[16:]...)
 			}
@@ -420,9 +428,9 @@ func keyBits(w uint64) uint64 {
 func (x *index) scan(i int32, target string, have octetSet) int32 {
 	best := int32(-1)
 	var bestOrd uint32 // 0 below every rule's
-	for ; i >= 0; i = x.nodes[i].parent {
-		start, end := x.nodes[i].start, x.nodes[i+1].start
-		for j := start; j < end; j++ {
+	for i >= 0 {
+		nd := &x.nodes[i]
+		for j, end := nd.start, x.nodes[i+1].start; j < end; j++ {
 			rk := &x.ranks[j]
 			if rk.ord <= bestOrd {
 				break // neither this rule nor any later one of the prefix can win
@@ -430,12 +438,16 @@ func (x *index) scan(i int32, target string, have octetSet) int32 {
 			if !have.admits(rk.need) {
 				continue
 			}
-			if rk.rest != restNone && !x.tries(rk, x.nodes[i].plen, target) {
+			if rk.rest != restNone && !x.tries(rk, nd.plen, target) {
 				continue
 			}
 			best, bestOrd = j, rk.ord
 			break
 		}
+		if bestOrd >= nd.up {
+			break // no rule further up can win
+		}
+		i = nd.parent
 	}
 	return best
 }
