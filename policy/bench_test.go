@@ -3,6 +3,7 @@ package policy
 import (
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -21,6 +22,10 @@ func benchRobots(tb testing.TB) (*Robots, []*url.URL) {
 		"https://github.com/golang?tab=achievements&achievement=pull-shark",
 		"https://github.com/golang/go/commits/master?author=rsc",
 		"https://github.com/search/advanced",
+		// A path url.Parse decodes without keeping RawPath, and a query
+		// past the short buffer: the other ways a target is built.
+		"https://github.com/golang/go/wiki/Caf%C3%A9%20menu",
+		"https://github.com/golang/go/issues?q=" + strings.Repeat("is:open+label:bug+", 12),
 	} {
 		u, err := url.Parse(s)
 		if err != nil {

@@ -388,15 +388,11 @@ func (x *index) find(target string) int32 {
 			}
 		}
 		rest := target[16:]
-		if last-first == 1 {
-			lo = first + b2i(x.tail(int32(first)) <= rest)
-		} else {
-			for lo = first; lo < last; {
-				if m := int(uint(lo+last) >> 1); x.tail(int32(m)) <= rest {
-					lo = m + 1
-				} else {
-					last = m
-				}
+		for lo = first; lo < last; {
+			if m := int(uint(lo+last) >> 1); x.tail(int32(m)) <= rest {
+				lo = m + 1
+			} else {
+				last = m
 			}
 		}
 		i = int32(lo - 1)
@@ -488,12 +484,10 @@ func (x *index) wild(off uint32) string {
 }
 
 // starts reports whether prefix i starts the target whose key is tk. A
-// prefix of at most sixteen octets is decided by the keys alone: its key is
-// the prefix padded with NULs, which no normalised target holds.
-//
-// A prefix of fifteen octets or fewer is told by its key alone, which ends
-// in a NUL: its octets are those before its trailing NULs. Not reading
-// the prefix's node lets the search go on before the node arrives.
+// prefix of fifteen octets or fewer is told by its key alone: the prefix
+// padded with NULs, which no normalised target holds, so its octets are
+// those before its trailing NULs. Not reading the prefix's node lets the
+// search go on before the node arrives.
 func (x *index) starts(target string, tk key16, i int32) bool {
 	k := x.keys[i]
 	if k.lo&0xFF == 0 {
@@ -538,9 +532,7 @@ func (x *index) common(target string, tk key16, i int32) int {
 func (x *index) upperBound(k key16) int {
 	j := 0
 	for _, off := range x.levels {
-		b := (*[8]key16)(x.keys[int(off)+8*j:])
-		j = 8*j + b[0].le(k) + b[1].le(k) + b[2].le(k) + b[3].le(k) +
-			b[4].le(k) + b[5].le(k) + b[6].le(k) + b[7].le(k)
+		j = x.countBlock(int(off)+8*j, k) - int(off)
 	}
 	return j
 }
@@ -551,8 +543,9 @@ func (x *index) bottom() int {
 	return (len(x.nodes) - 1 + 7) &^ 7
 }
 
-// countBlock returns the number of prefixes whose key is not above k, which
-// must be all of keys[:i] and none past keys[i+8].
+// countBlock returns i plus the number of keys of keys[i:i+8] not above k:
+// the number of prefixes whose key is not above k when that is all of
+// keys[:i] and none past keys[i+8].
 func (x *index) countBlock(i int, k key16) int {
 	b := (*[8]key16)(x.keys[i:])
 	return i + b[0].le(k) + b[1].le(k) + b[2].le(k) + b[3].le(k) +

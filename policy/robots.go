@@ -131,8 +131,7 @@ func (r *Robots) decide(agent string, target string, set octetSet) (bool, *group
 	}
 	g.once.Do(g.compile)
 	x := &g.idx
-	j := x.scan(x.find(target), target, set) // lookup, without a call between
-
+	j := x.scan(x.find(target), target, set) // x.lookup, one call fewer
 	if j < 0 {
 		return true, g, -1
 	}
