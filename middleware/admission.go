@@ -10,178 +10,279 @@ import (
 	"github.com/robotsmw/robotsmw/policy"
 )
 
-// minDeferral is the shortest wait before robots.txt is asked again, in
-// case the cache reports a RetryAt that has already passed.
-const minDeferral = 100 * time.Millisecond
-
-// errHostPaused and errHostBusy are the causes of a hopDeferredError.
-var (
-	errHostPaused = errors.New("robotsmw: host paused")
-	errHostBusy   = errors.New("robotsmw: host's rate limit would outlast the request's deadline")
+// Waiting constants (politeness.md §5.2 C and J).
+const (
+	// DefaultMaxWait is the longest a request waits for its host or its
+	// robots.txt inside a colly callback when Guard.MaxWait is zero;
+	// politeness.md §5.2 H: 30 s.
+	DefaultMaxWait = 30 * time.Second
+	// minDeferral is the shortest wait before robots.txt is asked again, in
+	// case the cache reports a RetryAt that has already passed.
+	minDeferral = 100 * time.Millisecond
+	// robotsPending is how long a request is put off when its origin's
+	// robots.txt fetch did not finish within the wait limit.
+	robotsPending = 5 * time.Second
 )
 
-// admit decides whether a request or redirect hop to u may be sent and
-// waits until it may: robots.txt first, then the host's pause and rate
-// limiter. It returns nil when the request may go on.
+// errRobotsPending is the cause of a deferral while robots.txt is still
+// being fetched.
+var errRobotsPending = errors.New("robotsmw: robots.txt still being fetched")
+
+// admit decides whether a request or redirect hop to u may be sent, and
+// waits until it may, but never longer than limit: robots.txt first, then
+// the host's pause and schedule, and, with gate set, the host's gate too
+// (for redirect hops and requests the transport admits itself, where
+// nothing runs between admission and sending).
 //
-// bounded is set inside the HTTP client (redirect hops), where ctx carries
-// the client's deadline: waits that would outlast it end at once with a
-// *hopDeferredError instead, an unreachable robots.txt is not waited for
-// there either, and the host's gate is passed too, since nothing else runs
-// between the hop's admission and its sending. Unbounded admissions (colly's
-// OnRequest) pass the gate later, in OnRequestHeaders.
-func (g *Guard) admit(ctx context.Context, cache *policy.Cache, u *url.URL, agent string, bounded bool) error {
+// It returns nil when the request may go on, a *DeferredError when it
+// would have to wait longer than limit (a slot in the host's schedule is
+// then kept for it, see wait), or a final error. reserved says that the
+// request already holds a slot from an earlier deferral.
+func (g *Guard) admit(ctx context.Context, cache *policy.Cache, u *url.URL, agent string, limit time.Duration, reserved, gate bool) error {
+	if err := ctx.Err(); err != nil {
+		return g.ended(u, err)
+	}
 	h := g.host(u)
-	if err := g.check(ctx, cache, h, u, agent, bounded); err != nil {
+	if err := g.check(ctx, cache, h, u, agent, limit); err != nil {
 		return err
 	}
-	if err := g.wait(ctx, h, bounded); err != nil {
+	if err := g.wait(ctx, h, u, limit, reserved); err != nil {
 		return err
 	}
-	if bounded {
-		return g.gate(ctx, h, true)
+	if gate {
+		return g.gate(ctx, h, u, limit)
 	}
 	return nil
 }
 
-// check applies robots.txt to u for agent. While robots.txt is unreachable
-// the request is deferred until the cache's RetryAt and robots.txt is asked
-// again, at most maxRetries times (RFC 9309 §2.3.1.4: complete disallow,
-// which is temporary; politeness.md §5.2 F). Only /robots.txt is exempt
-// (RFC 9309 §2.2.2). It also applies the Crawl-delay to the host.
-func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, bounded bool) error {
+// check applies robots.txt to u for agent (RFC 9309 §2.2.2; only
+// /robots.txt itself is exempt) and applies the Crawl-delay to the host.
+//
+// While robots.txt is unreachable (RFC 9309 §2.3.1.4: complete disallow,
+// which is temporary; politeness.md §5.2 F) the request waits until the
+// cache's RetryAt if that is within limit, and is deferred until then
+// otherwise. Once robots.txt has failed MaxRetries times in a row, or asks
+// for a Retry-After beyond 24 hours, the request fails at once with
+// ErrRobotsUnreachable: pages of such an origin fail fast.
+func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, limit time.Duration) error {
 	if u.Path == "/robots.txt" {
 		return nil
 	}
-	for n := 0; ; n++ {
-		e, err := cache.Get(ctx, u)
+	for {
+		e, err := g.robots(ctx, cache, h, u, limit)
 		if err != nil {
 			var fe *policy.FetchError
-			if !errors.As(err, &fe) {
-				return fmt.Errorf("robotsmw: %s not sent: %w", u.Redacted(), err)
+			switch {
+			case errors.Is(err, ErrDeferred), errors.Is(err, ErrGaveUp):
+				return err
+			case errors.As(err, &fe):
+				now := g.clock()
+				wait := e.RetryAt.Sub(now)
+				switch {
+				case e.Failures >= max(g.maxRetries(), 1):
+					return fmt.Errorf("%w: %s not sent: robots.txt failed %d times in a row, next try at %s: %w",
+						ErrRobotsUnreachable, u.Redacted(), e.Failures, e.RetryAt.UTC().Format(time.RFC3339), err)
+				case wait > maxRetryAfter:
+					return fmt.Errorf("%w: %s not sent: robots.txt asked for a pause until %s, more than %v away: %w",
+						ErrRobotsUnreachable, u.Redacted(), e.RetryAt.UTC().Format(time.RFC3339), maxRetryAfter, err)
+				case wait > limit:
+					g.count(h, cDeferred)
+					return &DeferredError{URL: u, Until: e.RetryAt, Err: err}
+				}
+				if err := g.pause(ctx, max(wait, minDeferral), nil); err != nil {
+					return g.ended(u, err)
+				}
+				continue
+			case ctx.Err() != nil:
+				return g.ended(u, ctx.Err())
+			case errors.Is(err, context.DeadlineExceeded):
+				// The fetch of robots.txt outlasted limit (it may be queued
+				// behind others; Cache.MaxFetches): come back later.
+				g.count(h, cDeferred)
+				return &DeferredError{URL: u, Until: g.clock().Add(min(limit+minDeferral, robotsPending)), Err: errRobotsPending}
 			}
-			if bounded {
-				h.count(func(s *HostStats) *int64 { return &s.Deferred })
-				return &hopDeferredError{until: e.RetryAt, robots: true, err: err}
-			}
-			if n >= g.maxRetries() {
-				return fmt.Errorf("%w: %s deferred %d times: %w", ErrRobotsUnreachable, u.Redacted(), n, err)
-			}
-			h.count(func(s *HostStats) *int64 { return &s.Deferred })
-			if err := g.pause(ctx, max(e.RetryAt.Sub(g.clock()), minDeferral)); err != nil {
-				return fmt.Errorf("robotsmw: %s not sent: %w", u.Redacted(), err)
-			}
-			continue
+			// No origin, or the Store failed: fail closed.
+			return fmt.Errorf("%w: %s not sent: %w", ErrGaveUp, u.Redacted(), err)
 		}
 		if !e.Robots.Allowed(agent, u) {
-			h.count(func(s *HostStats) *int64 { return &s.Blocked })
+			g.count(h, cBlocked)
 			return &DisallowedError{URL: u, Agent: agent, Decision: e.Robots.Explain(agent, u)}
 		}
 		d, _ := e.Robots.CrawlDelay(agent)
 		if d > MaxCrawlDelay {
 			if !g.ClampCrawlDelay {
-				h.count(func(s *HostStats) *int64 { return &s.Blocked })
+				g.count(h, cBlocked)
 				return fmt.Errorf("%w: %s asks for %v, more than %v", ErrCrawlDelayTooLong, e.Origin, d, MaxCrawlDelay)
 			}
 			d = MaxCrawlDelay
 		}
-		h.setCrawlDelay(g.clock(), e.Origin, d)
+		h.setCrawlDelay(e.Origin, d, g.rateFloor())
 		return nil
 	}
 }
 
-// wait blocks until the host is not paused and its limiter grants a slot.
-// See admit for bounded.
-//
-// x/time/rate's SetLimit does not re-time waiters that already reserved, so
-// a waiter whose host was paused or cut while it slept reserves again.
-func (g *Guard) wait(ctx context.Context, h *host, bounded bool) error {
+// robots returns the cache's entry for u's origin. A fresh cached entry is
+// read without a timer. Otherwise robots.txt may have to be fetched, which
+// goes through the host's gate: while the host is paused beyond limit the
+// request is deferred to the pause's end without starting a fetch that
+// would only wait for it. The look-up, which may wait for a fetch, is
+// bounded by limit (on the real clock, like the fetch).
+func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, limit time.Duration) (policy.Entry, error) {
+	now := g.clock()
+	if e, ok := cache.Peek(u); ok && now.Before(e.Expires) && (e.State != policy.StateUnreachable || e.Stale) {
+		return e, nil
+	}
+	h.mu.Lock()
+	pauseUntil := h.pauseUntil
+	excluded := h.t != nil && h.t.excluded
+	h.mu.Unlock()
+	if n := now.UnixNano(); pauseUntil-n > int64(limit) {
+		if excluded {
+			return policy.Entry{}, excludedError(u, h, pauseUntil)
+		}
+		return policy.Entry{}, g.deferred(h, u, pauseUntil, pauseUntil, false)
+	}
+	lctx, cancel := context.WithTimeout(ctx, max(limit, minDeferral))
+	defer cancel()
+	return cache.Get(lctx, u)
+}
+
+// ended returns the final error of a request whose wait ctx cut short.
+func (g *Guard) ended(u *url.URL, err error) error {
+	return fmt.Errorf("%w: %s not sent: %w", ErrGaveUp, u.Redacted(), err)
+}
+
+// excludedError returns the final error of a request to a host excluded
+// until until (a Retry-After beyond maxRetryAfter).
+func excludedError(u *url.URL, h *host, until int64) error {
+	return fmt.Errorf("%w: %s not sent: asked for a pause more than %v away: %w",
+		ErrGaveUp, u.Redacted(), maxRetryAfter, &PausedError{Host: h.name, Until: time.Unix(0, until)})
+}
+
+// deferred returns the deferral of a request to h that would have to wait
+// until start, and counts it.
+func (g *Guard) deferred(h *host, u *url.URL, start, pauseUntil int64, reserved bool) *DeferredError {
+	var cause error = ErrHostBusy
+	if start <= pauseUntil {
+		cause = &PausedError{Host: h.name, Until: time.Unix(0, pauseUntil)}
+	}
+	g.count(h, cDeferred)
+	return &DeferredError{URL: u, Until: time.Unix(0, start), Err: cause, reserved: reserved}
+}
+
+// wait takes the request's slot in the host's schedule and sleeps until it
+// comes, after any pause. If the slot is further away than limit, the
+// request is deferred to it instead, and the slot stays taken: the
+// deferred request comes back to it (reserved) without taking another, so
+// deferred requests are spread over the schedule rather than all returning
+// at once. A strike voids the schedule: sleeping waiters wake and take new
+// slots after the pause; slots kept for deferred requests are void too
+// (the gate still spaces them).
+func (g *Guard) wait(ctx context.Context, h *host, u *url.URL, limit time.Duration, reserved bool) error {
 	for {
-		now, err := g.lockUnpaused(ctx, h, bounded)
+		n, err := g.lockOpen(h, u)
 		if err != nil {
 			return err
 		}
-		if h.lim.AllowN(now, 1) {
+		start := max(n, h.pauseUntil)
+		if !reserved {
+			start = max(start, h.next)
+			h.next = start + int64(h.interval)
+		}
+		d := time.Duration(start - n)
+		if d > limit {
+			pauseUntil := h.pauseUntil
+			h.mu.Unlock()
+			return g.deferred(h, u, start, pauseUntil, true)
+		}
+		if d <= 0 {
 			h.mu.Unlock()
 			return nil
 		}
-		res := h.lim.ReserveN(now, 1)
-		d, gen := res.DelayFrom(now), h.gen
-		h.mu.Unlock()
-		if bounded && outlasts(ctx, d) {
-			res.CancelAt(now)
-			return &hopDeferredError{until: now.Add(d), err: errHostBusy}
-		}
-		if err := g.pause(ctx, d); err != nil {
-			res.CancelAt(g.clock())
+		voided, err := g.sleepFor(ctx, h, u, d)
+		if err != nil || !voided {
 			return err
 		}
-		h.mu.Lock()
-		changed := h.gen != gen
-		h.mu.Unlock()
-		if !changed {
-			return nil
-		}
-		res.CancelAt(g.clock())
+		reserved = false
 	}
+}
+
+// lockOpen locks h and returns the time on the Guard's clock, unless the
+// host is excluded (a Retry-After beyond maxRetryAfter): then h.mu is not
+// held and the error is final.
+func (g *Guard) lockOpen(h *host, u *url.URL) (int64, error) {
+	h.mu.Lock()
+	n := g.clock().UnixNano()
+	if h.t != nil && h.t.excluded && n < h.pauseUntil {
+		until := h.pauseUntil
+		h.mu.Unlock()
+		return 0, excludedError(u, h, until)
+	}
+	return n, nil
+}
+
+// sleepFor sleeps d waiting for h, or until a strike voids h's schedule
+// (voided), or until ctx ends. h.mu must be held; it is released.
+func (g *Guard) sleepFor(ctx context.Context, h *host, u *url.URL, d time.Duration) (voided bool, err error) {
+	gen, ch := h.gen, h.changes()
+	h.waiters++
+	h.mu.Unlock()
+	err = g.pause(ctx, d, ch)
+	h.mu.Lock()
+	h.waiters--
+	voided = h.gen != gen
+	h.mu.Unlock()
+	if err != nil {
+		return false, g.ended(u, err)
+	}
+	return voided, nil
+}
+
+// changes returns the channel the next strike closes; h.mu must be held.
+func (h *host) changes() chan struct{} {
+	if h.changed == nil {
+		h.changed = make(chan struct{})
+	}
+	return h.changed
 }
 
 // gate is the last step before bytes go to the host, right before the HTTP
 // client sends them: it waits while the host is paused, and spaces request
-// starts by at least the host's interval. The limiter in wait orders the
+// starts by at least the host's interval. The schedule in wait orders the
 // requests without holding colly's LimitRule slots; the gate keeps requests
 // that bunched up behind a slot, or drifted while being scheduled, from
-// reaching the host closer together than the interval. It counts the
-// request as fetched.
-func (g *Guard) gate(ctx context.Context, h *host, bounded bool) error {
+// reaching the host closer together than the interval. A wait longer than
+// limit defers the request. It counts the request as fetched.
+func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration) error {
 	for {
-		now, err := g.lockUnpaused(ctx, h, bounded)
+		n, err := g.lockOpen(h, u)
 		if err != nil {
 			return err
 		}
-		at := h.lastSend.Add(h.interval)
-		if !at.After(now) {
-			h.lastSend = now
-			h.stats.Fetched++
+		at := max(n, h.pauseUntil, h.lastSend+int64(h.interval))
+		d := time.Duration(at - n)
+		if d > limit {
+			pauseUntil := h.pauseUntil
 			h.mu.Unlock()
-			g.passed(h, now)
-			return nil
-		}
-		if bounded && outlasts(ctx, at.Sub(now)) {
-			h.mu.Unlock()
-			return &hopDeferredError{until: at, err: errHostBusy}
+			return g.deferred(h, u, at, pauseUntil, false)
 		}
 		h.lastSend = at // the slot is taken while this request sleeps
-		h.mu.Unlock()
-		if err := g.pause(ctx, at.Sub(now)); err != nil {
-			return err
+		if d > 0 {
+			voided, err := g.sleepFor(ctx, h, u, d)
+			if err != nil {
+				return err
+			}
+			h.mu.Lock()
+			if voided || g.clock().UnixNano() < h.pauseUntil {
+				h.mu.Unlock()
+				continue
+			}
 		}
-		h.mu.Lock()
-		if g.clock().Before(h.pauseUntil) {
-			h.mu.Unlock()
-			continue
-		}
-		h.stats.Fetched++
+		h.fetched++
 		h.mu.Unlock()
-		g.passed(h, at)
+		g.totals[cFetched].Add(1)
+		g.passed(h, time.Unix(0, at))
 		return nil
-	}
-}
-
-// lockUnpaused waits until h is not paused and returns the time it found so,
-// with h.mu held; on error h.mu is not held.
-func (g *Guard) lockUnpaused(ctx context.Context, h *host, bounded bool) (time.Time, error) {
-	for {
-		now := g.clock()
-		h.mu.Lock()
-		if !now.Before(h.pauseUntil) {
-			return now, nil
-		}
-		until, excluded := h.pauseUntil, h.excluded
-		h.mu.Unlock()
-		if err := g.waitUntil(ctx, h.name, now, until, excluded, bounded); err != nil {
-			return time.Time{}, err
-		}
 	}
 }
 
@@ -192,42 +293,14 @@ func (g *Guard) passed(h *host, at time.Time) {
 	}
 }
 
-// waitUntil waits for the pause of the host named name to end at until.
-func (g *Guard) waitUntil(ctx context.Context, name string, now, until time.Time, excluded, bounded bool) error {
-	if excluded {
-		return fmt.Errorf("%w: %s asked for a pause until %v, more than %v away", ErrGaveUp, name, until.Format(time.RFC3339), maxRetryAfter)
+// waitLimit returns how long an admission on ctx may wait: MaxWait, or
+// less if ctx's deadline comes sooner.
+func (g *Guard) waitLimit(ctx context.Context) time.Duration {
+	limit := g.maxWait()
+	if dl, ok := ctx.Deadline(); ok {
+		limit = min(limit, time.Until(dl))
 	}
-	if bounded && outlasts(ctx, until.Sub(now)) {
-		return &hopDeferredError{until: until, err: errHostPaused}
-	}
-	return g.pause(ctx, until.Sub(now))
-}
-
-// outlasts reports whether waiting d would end after ctx's deadline.
-func outlasts(ctx context.Context, d time.Duration) bool {
-	dl, ok := ctx.Deadline()
-	return ok && time.Until(dl) < d
-}
-
-// host returns the state of u's host, creating it on first use.
-func (g *Guard) host(u *url.URL) *host {
-	name := hostKey(u)
-	g.mu.RLock()
-	h := g.hosts[name]
-	g.mu.RUnlock()
-	if h != nil {
-		return h
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if h = g.hosts[name]; h == nil {
-		if g.hosts == nil {
-			g.hosts = make(map[string]*host)
-		}
-		h = newHost(name, g.rateFloor())
-		g.hosts[name] = h
-	}
-	return h
+	return max(limit, 0)
 }
 
 // clock returns the current time of the Guard's clock.
@@ -238,9 +311,25 @@ func (g *Guard) clock() time.Time {
 	return time.Now()
 }
 
-// pause sleeps for d or until ctx ends, whichever comes first.
-func (g *Guard) pause(ctx context.Context, d time.Duration) error {
+// pause sleeps for d, until ctx ends or until woken is closed, whichever
+// comes first; woken may be nil. It returns ctx's error if ctx ended.
+func (g *Guard) pause(ctx context.Context, d time.Duration, woken <-chan struct{}) error {
 	if g.sleep != nil {
+		if woken != nil {
+			wctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			go func() {
+				select {
+				case <-woken:
+					cancel()
+				case <-wctx.Done():
+				}
+			}()
+			if err := g.sleep(wctx, d); err != nil && ctx.Err() != nil {
+				return err
+			}
+			return nil
+		}
 		return g.sleep(ctx, d)
 	}
 	if d <= 0 {
@@ -250,6 +339,8 @@ func (g *Guard) pause(ctx context.Context, d time.Duration) error {
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return nil
+	case <-woken:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

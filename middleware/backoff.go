@@ -2,8 +2,6 @@ package robotsmw
 
 import (
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -52,53 +50,6 @@ func classify(status int) class {
 	return neutral
 }
 
-// retryAfter returns the wait a response asks for in its Retry-After field
-// and whether it has a valid one.
-//
-// RFC 9110 §10.2.3: the value is delay-seconds or an HTTP-date; §5.6.7: a
-// recipient must accept all three date formats (IMF-fixdate, RFC 850 and
-// asctime), which http.ParseTime does. A date is on the server's clock, so
-// it is measured from the response's Date field when that parses (RFC 9110
-// §6.6.1), which cancels clock skew, and from now otherwise. Dates in the
-// past give 0. Negative or malformed values are ignored; of several field
-// lines the first valid one counts.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	for _, v := range h.Values("Retry-After") {
-		v = strings.TrimSpace(v)
-		if v == "" {
-			continue
-		}
-		if isDigits(v) {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n > int64(maxDuration/time.Second) {
-				return maxDuration, true // overflow: absurdly far away
-			}
-			return time.Duration(n) * time.Second, true
-		}
-		t, err := http.ParseTime(v)
-		if err != nil {
-			continue
-		}
-		ref := now
-		if d, err := http.ParseTime(h.Get("Date")); err == nil {
-			ref = d
-		}
-		return max(t.Sub(ref), 0), true
-	}
-	return 0, false
-}
-
-const maxDuration = time.Duration(1<<63 - 1)
-
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
 // backoff returns the pause after the n-th strike (n ≥ 1) in a row:
 // base·2^(n−1), lengthened by the fraction jitter·u (u in [0, 1)), capped
 // at limit. Jitter only lengthens, so a host is never retried before the
@@ -111,3 +62,6 @@ func backoff(base, limit time.Duration, n int, u float64) time.Duration {
 	d = time.Duration(float64(d) * (1 + jitter*u))
 	return min(d, limit)
 }
+
+// maxDuration is the longest time.Duration.
+const maxDuration = time.Duration(1<<63 - 1)

@@ -1,9 +1,12 @@
 package robotsmw
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
@@ -11,13 +14,14 @@ import (
 
 // BenchmarkHooks measures the Guard's own cost per request with a warm
 // robots.txt cache and Rate = rate.Inf: the OnRequest, OnRequestHeaders and
-// OnResponseHeaders callbacks of one allowed 200 response.
+// OnResponseHeaders callbacks of one allowed 200 response, and the
+// transport's ticket look-up.
 func BenchmarkHooks(b *testing.B) {
 	s := newSite(b, robots("User-agent: *\nDisallow: /private\nAllow: /private/ok\n", nil))
 	g := &Guard{Rate: rate.Inf}
 	c := colly.NewCollector(g.Attach)
 	u := mustURL(b, s.URL+"/some/page?q=1")
-	if err := g.admit(context.Background(), g.cache(c), u, g.agent(c), false); err != nil {
+	if err := g.admit(context.Background(), g.cacheFor(c, nil), u, g.agent(c), DefaultMaxWait, false, false); err != nil {
 		b.Fatal(err)
 	}
 	req := &colly.Request{URL: u, Method: "GET"}
@@ -28,10 +32,10 @@ func BenchmarkHooks(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		g.onRequest(c, req)
 		g.onRequestHeaders(c, req)
-		g.onResponseHeaders(c, resp)
-	}
-	if req.IsAbort() {
-		b.Fatal("request aborted")
+		if tk := g.tickets.take(u); tk == nil || tk.err != nil {
+			b.Fatalf("ticket %+v", tk)
+		}
+		g.onResponseHeaders(resp)
 	}
 }
 
@@ -42,18 +46,48 @@ func BenchmarkAdmitParallel(b *testing.B) {
 	g := &Guard{Rate: rate.Inf}
 	c := colly.NewCollector(g.Attach)
 	u := mustURL(b, s.URL+"/some/page")
-	cache, agent := g.cache(c), g.agent(c)
-	if err := g.admit(context.Background(), cache, u, agent, false); err != nil {
+	cache, agent := g.cacheFor(c, nil), g.agent(c)
+	if err := g.admit(context.Background(), cache, u, agent, DefaultMaxWait, false, false); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if err := g.admit(context.Background(), cache, u, agent, false); err != nil {
+			if err := g.admit(context.Background(), cache, u, agent, DefaultMaxWait, false, false); err != nil {
 				b.Error(err)
 				return
 			}
 		}
 	})
+}
+
+// BenchmarkTransport measures what the Guard's transport adds to one colly
+// request with a ticket and a deadline (colly's client has a Timeout): the
+// ticket look-up, the early deadline, the response's classification, and
+// the body watcher, read to its end and closed.
+func BenchmarkTransport(b *testing.B) {
+	g := &Guard{Rate: rate.Inf}
+	body := []byte("<html><body>ok</body></html>")
+	next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
+	})
+	t := &guardTransport{g: g, next: next}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.test/page", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &colly.Request{URL: req.URL, Method: "GET"}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		g.tickets.put(req.URL, &ticket{r: r, orig: req.URL, gated: true})
+		resp, err := t.RoundTrip(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
+
+	"github.com/robotsmw/robotsmw/policy"
 )
 
 // envFalseSite serves a robots.txt that disallows /private, and redirects
@@ -71,14 +73,14 @@ func TestCollyRobotsEnvFalse(t *testing.T) {
 		c.OnResponse(func(r *colly.Response) { got = append(got, r.Request.URL.Path) })
 
 		// The first request is disallowed: colly's check runs before it.
-		if err := c.Visit(s.URL + "/private/a"); err != nil {
-			t.Errorf("%s: Visit(/private/a) = %v, want nil", tt.name, err)
+		if err := c.Visit(s.URL + "/private/a"); !errors.Is(err, ErrDisallowed) {
+			t.Errorf("%s: Visit(/private/a) = %v, want ErrDisallowed", tt.name, err)
 		}
 		if err := c.Visit(s.URL + "/ok"); err != nil {
 			t.Errorf("%s: Visit(/ok) = %v, want nil", tt.name, err)
 		}
-		if err := c.Visit(s.URL + "/private/b"); err != nil {
-			t.Errorf("%s: Visit(/private/b) = %v, want nil", tt.name, err)
+		if err := c.Visit(s.URL + "/private/b"); !errors.Is(err, ErrDisallowed) {
+			t.Errorf("%s: Visit(/private/b) = %v, want ErrDisallowed", tt.name, err)
 		}
 		for _, path := range []string{"/private/a", "/private/b"} {
 			errs := rep.get(s.URL + path)
@@ -216,9 +218,12 @@ func TestCollyRobotsWrapperOnce(t *testing.T) {
 	if hc == nil {
 		t.Fatal("collyClient(clone) = nil")
 	}
-	w, ok := hc.Transport.(*collyRobotsTransport)
+	w, ok := hc.Transport.(*guardTransport)
 	if !ok {
-		t.Fatalf("clone's transport is %T, want *collyRobotsTransport", hc.Transport)
+		t.Fatalf("clone's transport is %T, want *guardTransport", hc.Transport)
+	}
+	if w.g != g {
+		t.Errorf("clone's transport belongs to another Guard")
 	}
 	if _, ok := w.next.(roundTripFunc); !ok {
 		t.Errorf("wrapper's next is %T, want the user's roundTripFunc", w.next)
@@ -238,8 +243,8 @@ func TestCollyRobotsWrapperReplaced(t *testing.T) {
 	g := withReports(&Guard{Rate: rate.Inf}, &rep)
 	c := colly.NewCollector(g.Attach)
 	c.WithTransport(http.DefaultTransport)
-	if answersCollyRobots(c) {
-		t.Fatal("answersCollyRobots after WithTransport = true, want false")
+	if guarded(c) != nil {
+		t.Fatal("guarded(c) after WithTransport != nil, want nil")
 	}
 	for i := 0; i < 3; i++ {
 		c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
@@ -261,14 +266,16 @@ func TestCollyRobotsWrapperReplaced(t *testing.T) {
 }
 
 // Only colly's check is answered locally: other GET requests for
-// /robots.txt and requests for other paths reach next unchanged.
+// /robots.txt and requests for other paths reach next unchanged, a page
+// after the Guard fetched its robots.txt (through next too) to admit it.
 func TestCollyRobotsTransportPassesOthers(t *testing.T) {
 	var seen []string
 	next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		seen = append(seen, r.Method+" "+r.URL.Path)
 		return emptyRobots(r), nil
 	})
-	rt := &collyRobotsTransport{next: next}
+	g := &Guard{Rate: rate.Inf, Cache: &policy.Cache{Client: &http.Client{Transport: next}}}
+	rt := &guardTransport{g: g, next: next}
 	for _, tt := range []struct{ method, url string }{
 		{"GET", "http://example.test/robots.txt"},
 		{"HEAD", "http://example.test/robots.txt"},
@@ -282,18 +289,25 @@ func TestCollyRobotsTransportPassesOthers(t *testing.T) {
 			t.Errorf("RoundTrip(%s %s) = %v", tt.method, tt.url, err)
 		}
 	}
-	want := []string{"GET /robots.txt", "HEAD /robots.txt", "GET /page"}
+	want := []string{"GET /robots.txt", "HEAD /robots.txt", "GET /robots.txt", "GET /page"}
 	if fmt.Sprint(seen) != fmt.Sprint(want) {
 		t.Errorf("next saw %v, want %v", seen, want)
 	}
 }
 
-// BenchmarkCollyRobotsTransport measures what the wrapper adds to a
-// request: nothing but a path comparison for pages, a stack walk for a
-// GET of /robots.txt.
+// BenchmarkCollyRobotsTransport measures what the Guard's transport adds to
+// a request that comes without a ticket: the Guard's own admission (a warm
+// robots.txt cache) for pages, a stack walk for a GET of /robots.txt.
 func BenchmarkCollyRobotsTransport(b *testing.B) {
 	resp := &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}
-	rt := &collyRobotsTransport{next: roundTripFunc(func(*http.Request) (*http.Response, error) { return resp, nil })}
+	next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r.URL.Path == "/robots.txt" {
+			return emptyRobots(r), nil
+		}
+		return resp, nil
+	})
+	g := &Guard{Rate: rate.Inf, Cache: &policy.Cache{Client: &http.Client{Transport: next}}}
+	rt := &guardTransport{g: g, next: next}
 	for _, path := range []string{"/page", "/robots.txt"} {
 		req, err := http.NewRequest(http.MethodGet, "http://example.test"+path, nil)
 		if err != nil {

@@ -6,14 +6,13 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
-
-	"github.com/robotsmw/robotsmw/policy"
 )
 
 // failsafe only keeps a broken test from hanging; no test asserts speed.
@@ -83,7 +82,7 @@ func TestPacedTransportCancelEndsPause(t *testing.T) {
 		g := fakeGuard(&Guard{Rate: rate.Inf}, clk, 0)
 		waiting, _ := blockingSleep(g, clk)
 		u := &url.URL{Scheme: "http", Host: "example.test", Path: "/robots.txt"}
-		g.host(u).strike(clk.now(), hard, 2*time.Hour, true, time.Second, time.Hour, 0)
+		g.host(u).strike(clk.now(), hard, 2*time.Hour, true, time.Second, time.Hour, 0, 0)
 		var sent atomic.Int64
 		rt := &pacedTransport{g: g, next: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			sent.Add(1)
@@ -126,7 +125,7 @@ func TestPacedTransportDeadlineDoesNotEndWait(t *testing.T) {
 	g := fakeGuard(&Guard{Rate: rate.Inf}, clk, 0)
 	waiting, release := blockingSleep(g, clk)
 	u := &url.URL{Scheme: "http", Host: "example.test", Path: "/robots.txt"}
-	g.host(u).strike(clk.now(), hard, 2*time.Hour, true, time.Second, time.Hour, 0)
+	g.host(u).strike(clk.now(), hard, 2*time.Hour, true, time.Second, time.Hour, 0, 0)
 	var sendDeadline atomic.Bool
 	rt := &pacedTransport{g: g, next: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		_, ok := r.Context().Deadline()
@@ -161,12 +160,12 @@ func TestPacedTransportDeadlineDoesNotEndWait(t *testing.T) {
 	}
 }
 
-// Through the Guard: a page of a new origin on a host paused for hours
-// waits for robots.txt, whose fetch waits for the pause inside the
-// policy.Cache. Cancelling the collector's context reports the page with
-// context.Canceled, ends the fetch without sending it, and leaves no
-// goroutine.
-func TestCrawlCancelEndsRobotsFetch(t *testing.T) {
+// A page of a host paused for hours is deferred to the pause's end without
+// starting a robots.txt fetch that would only wait for it (and hold one of
+// the Cache's MaxFetches slots). Cancelling the collector's context
+// reports the page with context.Canceled at once, sends nothing, caches
+// no verdict and leaves no goroutine.
+func TestCrawlCancelEndsDeferredPage(t *testing.T) {
 	s := newSite(t, robots("", nil))
 	u, err := url.Parse(s.URL)
 	if err != nil {
@@ -177,37 +176,47 @@ func TestCrawlCancelEndsRobotsFetch(t *testing.T) {
 	var rep reports
 	g := fakeGuard(withReports(&Guard{Rate: rate.Inf}, &rep), clk, 0)
 	waiting, _ := blockingSleep(g, clk)
-	g.host(u).strike(clk.now(), hard, 2*time.Hour, true, time.Second, time.Hour, 0)
+	g.host(u).strike(clk.now(), hard, 2*time.Hour, true, time.Second, time.Hour, 0, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := colly.NewCollector(g.Attach, colly.Async(), colly.StdlibContext(ctx))
+	var userErrs []error
+	var mu sync.Mutex
+	c.OnError(func(_ *colly.Response, err error) {
+		mu.Lock()
+		userErrs = append(userErrs, err)
+		mu.Unlock()
+	})
 	if err := c.Visit(s.URL + "/page"); err != nil {
 		t.Fatalf("Visit(/page) = %v", err)
 	}
 	select {
-	case <-waiting:
+	case d := <-waiting:
+		if d < time.Hour {
+			t.Errorf("the deferred page waits %v, want the pause (2h)", d)
+		}
 	case <-time.After(failsafe):
-		t.Fatal("robots.txt fetch never waited for the host's pause")
+		t.Fatal("the page was never deferred")
+	}
+	if st := g.Stats(); st.Waiting != 1 || st.Total.Deferred != 1 {
+		t.Errorf("Stats() Waiting, Deferred = %d, %d; want 1, 1", st.Waiting, st.Total.Deferred)
 	}
 	cancel()
 	c.Wait()
-	if errs := rep.get(s.URL + "/page"); len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
-		t.Errorf("ErrorHandler(/page) = %v, want context.Canceled", errs)
+	if errs := rep.get(s.URL + "/page"); len(errs) != 1 || !errors.Is(errs[0], context.Canceled) || !errors.Is(errs[0], ErrGaveUp) {
+		t.Errorf("ErrorHandler(/page) = %v, want ErrGaveUp with context.Canceled", errs)
 	}
-	// The fetch ends, cut short by the cancellation: robots.txt is
-	// recorded as unreachable (RFC 9309 §2.3.1.4), never as allowing.
-	deadline := time.Now().Add(failsafe)
-	e, ok := g.cache(c).Peek(u)
-	for !ok && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-		e, ok = g.cache(c).Peek(u)
+	mu.Lock()
+	if len(userErrs) != 2 || !errors.Is(userErrs[0], ErrDeferred) || !IsFinal(userErrs[1]) || !errors.Is(userErrs[1], context.Canceled) {
+		t.Errorf("OnError got %v, want a deferral, then the final context.Canceled", userErrs)
 	}
+	mu.Unlock()
 	settleGoroutines(t, before)
 	if n := len(s.log()); n != 0 {
 		t.Errorf("server received %d requests, want 0", n)
 	}
-	if !ok || e.State != policy.StateUnreachable || !errors.Is(e.Err, context.Canceled) {
-		t.Errorf("Peek(%s) after the cancelled fetch = %+v, %v; want StateUnreachable with context.Canceled", u, e, ok)
+	if e, ok := g.cacheFor(c, nil).Peek(u); ok {
+		t.Errorf("Peek(%s) = %+v, want nothing cached", u, e)
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package robotsmw makes a colly collector obey robots.txt (RFC 9309) on
 // every hop, pace each host, and turn 429 and 503 responses into back-off,
-// without losing requests:
+// without losing requests and without holding colly's threads:
 //
 //	c := colly.NewCollector(robotsmw.Attach())
 //
@@ -11,96 +11,157 @@
 //	d := c.Clone()
 //	g.Attach(d) // Clone drops callbacks; the same Guard shares cache and hosts
 //
+// # What a colly user sees
+//
+// Every request handed to the collector ends in exactly one final outcome,
+// and each attempt on the way is reported where colly reports things:
+//
+//	outcome      OnError error              sync Visit returns    ErrorHandler  Stats
+//	fetched      — (OnResponse as usual)    nil                   —             Fetched
+//	blocked      *DisallowedError           the same error        yes           Blocked
+//	             (ErrDisallowed; also
+//	             ErrCrawlDelayTooLong)
+//	deferred     *DeferredError, Attempt 0  the same error        —             Deferred, Waiting
+//	retried      *DeferredError, Attempt n  the same error (for   —             Retried, Backoffs
+//	                                        the first attempt)
+//	given up     ErrGaveUp or               the same error (if    yes           GaveUp
+//	             ErrRobotsUnreachable       the first attempt)
+//
+// A *[DeferredError] (errors.Is(err, [ErrDeferred])) is the only outcome
+// that is not final: the Guard sends the request again by itself at its
+// Until, and colly's Wait waits for it. Every other error is final
+// ([IsFinal]). colly's own errors (a 404 as "Not Found", an
+// AlreadyVisitedError, a URL filter) reach OnError as they always did; they
+// are final too. Attempts of one request reach OnError once each, in
+// order, and the Guard never starts the next attempt sooner than 50 ms
+// after colly called OnError for the previous one.
+//
+// Attach registers the Guard's OnError callback before yours: pass Attach
+// to NewCollector before options that add callbacks, or call g.Attach
+// before c.OnError. Call c.Wait() also with a synchronous collector or
+// colly's queue: Visit and queue.Run return while deferred requests wait
+// in the Guard; Wait returns once each has its final outcome. Retried and
+// deferred requests of a synchronous collector run on the Guard's own
+// goroutines (at most 16 at once), so callbacks may then run concurrently
+// with the goroutine that called Visit.
+//
 // # What happens to a request
 //
 // Before colly sends a request (any method, retries included; OnRequest),
 // the [Guard]:
 //
 //  1. Checks robots.txt of the request's origin through a [policy.Cache]
-//     (one fetch per origin however many requests wait for it). A
-//     disallowed request is aborted and reported to [Guard.ErrorHandler]
-//     with a *[DisallowedError] naming the deciding rule and its line.
-//     Only /robots.txt itself is exempt (RFC 9309 §2.2.2).
+//     (one fetch per origin however many requests wait for it; at most
+//     [Guard.MaxRobotsFetches] fetches at once). A disallowed request
+//     fails with a *[DisallowedError] naming the deciding rule and its
+//     line. Only /robots.txt itself is exempt (RFC 9309 §2.2.2).
 //  2. While robots.txt is unreachable (429, 5xx, network error; RFC 9309
-//     §2.3.1.4) the request is deferred: it waits until robots.txt is due
-//     again and is checked anew, up to [Guard.MaxRetries] times, then it is
-//     reported with [ErrRobotsUnreachable]. It is never let through.
-//  3. Waits while the host is paused, then for the host's rate limiter
-//     (golang.org/x/time/rate, burst 1). A host is the host name without
-//     scheme or port (Google: the crawl rate applies to "the whole
-//     hostname"). The limiter runs at [Guard.Rate], lowered to a
-//     Crawl-delay when robots.txt asks for one (not part of RFC 9309;
-//     Bing's reading: one request per delay). Crawl-delays above
-//     [MaxCrawlDelay] exclude the host with [ErrCrawlDelayTooLong] unless
-//     [Guard.ClampCrawlDelay] is set. The Guard's own robots.txt fetches
-//     keep the host's pause and spacing too, but go ahead of the pages
-//     waiting for the limiter; waiting for their slot never counts against
-//     the fetch's timeout.
+//     §2.3.1.4: complete disallow, which is temporary) the request waits
+//     until robots.txt is due again, or is deferred if that is further
+//     away than [Guard.MaxWait]. It is never let through. Once robots.txt
+//     has failed [Guard.MaxRetries] times in a row, the origin's requests
+//     fail at once with [ErrRobotsUnreachable] until it is due again.
+//  3. Takes a slot in the host's schedule, after any pause, and waits for
+//     it, or is deferred to it if it is further away than MaxWait (the
+//     slot stays taken, so deferred requests come back spread out). A host
+//     is the host name without scheme or port (Google: the crawl rate
+//     applies to "the whole hostname"). The schedule runs at
+//     [Guard.Rate], lowered to a Crawl-delay when robots.txt asks for one
+//     (not part of RFC 9309; Bing's reading: one request per delay).
+//     Crawl-delays above [MaxCrawlDelay] exclude the host with
+//     [ErrCrawlDelayTooLong] unless [Guard.ClampCrawlDelay] is set. The
+//     Guard's own robots.txt fetches keep the host's pause and spacing
+//     too, but go ahead of the pages waiting in the schedule; waiting for
+//     their slot never counts against the fetch's timeout, and each
+//     redirect hop gets the whole timeout once it may go.
 //
-// These waits happen in an OnRequest callback, before colly's HTTP client is
-// called, so colly's request timeout does not cut them short. They block
-// the goroutine that runs the request: the collector's own in Async mode,
-// the caller of Visit (or the queue thread) otherwise. They end when the
-// collector's Context ends; the request is then reported with its error.
+// Right before colly's HTTP client is called (OnRequestHeaders, after any
+// LimitRule slot), a last gate waits again, at most MaxWait, if the host
+// was paused meanwhile, and spaces request starts by the host's interval,
+// so requests that bunched up behind a LimitRule slot do not reach the
+// host together.
+//
+// The callbacks never abort a request: their verdict travels to the
+// transport the Guard installs under colly's HTTP client, which fails the
+// request with it before anything is sent. That is what makes colly report
+// the outcome to OnError and to Visit. (colly's CacheDir is bypassed for
+// such a request.)
 //
 // Redirect hops are checked inside colly's HTTP client by a redirect
-// handler: a hop into a disallowed path is never requested, and the request
-// is reported with a *DisallowedError. A hop that would have to wait past
-// the collector's request timeout, counted from when the first request of
-// the chain was sent (paused host, busy limiter, Crawl-delay, unreachable
-// robots.txt), is not sent either; once the wait is over the request is
-// retried at the hop, without a back-off. (net/http gives the redirect
-// handler a context without the client's deadline, so the Guard reads the
-// timeout of colly's client itself.) Right before the client is called (OnRequestHeaders, after any
-// LimitRule slot), a last gate waits again if the host was paused
-// meanwhile, and spaces request starts by the host's interval, so requests
-// that bunched up behind a LimitRule slot do not reach the host together.
+// handler: a hop into a disallowed path is never requested. A hop that
+// would have to wait past MaxWait or the collector's request timeout,
+// counted from when the first request of the chain passed its gate, is not
+// sent either: the request is deferred and resumes at the hop.
 //
-// # Back-off
+// # Back-off and retries
 //
-// Responses are classified as they arrive (OnResponseHeaders), following
-// Google's documented behaviour and RFC 9110:
+// The transport classifies each response as it arrives, following Google's
+// documented behaviour and RFC 9110:
 //   - 429 and 503 pause the whole host. The pause is the response's
-//     Retry-After (delta-seconds, or an HTTP-date in any of the three
-//     formats of RFC 9110 §5.6.7, measured against the response's Date),
-//     never shortened; without one, [Guard.Backoff] doubled per failure in a
-//     row, lengthened by up to a quarter at random, capped at
-//     [Guard.MaxBackoff]. The host's rate is also halved, at most once per
+//     Retry-After as [policy.RetryAfter] reads it (delta-seconds or an
+//     HTTP-date measured against the response's Date; never shortened, at
+//     least 1 s), or, without a usable one (none, 0, a past date),
+//     [Guard.Backoff] doubled per failure in a row, lengthened by up to a
+//     quarter at random, capped at [Guard.MaxBackoff]. A new incident also
+//     halves the host's rate (doubles its interval), at most once per
 //     interval.
-//   - 500, 502, 504 and network errors do the same, softer: a sixth of the
-//     back-off and a cut to 0.8 of the rate.
+//   - 500, 502, 504, network errors, timeouts and bodies cut short do the
+//     same, softer: a sixth of the back-off, and the rate cut to 0.8.
 //   - Healthy responses (1xx–3xx, 404, 410) let a cut host recover
 //     gradually; other 4xx responses do not change the rate.
+//   - A pause voids the host's schedule: requests waiting for a slot wake
+//     and take new slots after the pause, so nothing idles once it ends.
+//   - A Retry-After beyond 24 hours, on a page or on robots.txt, is never
+//     shortened: requests for that host, or origin, fail at once with a
+//     final error carrying a *[PausedError] with the time.
 //
-// The failed request itself is retried (Request.Retry, from OnError, or from
-// OnResponse with ParseHTTPErrorResponse) after the pause, up to
-// [Guard.MaxRetries] times, then reported with [ErrGaveUp]. colly's own
-// OnError callbacks still see each failed attempt, and a synchronous Visit
-// returns the first attempt's error after its retries have run. Retries are counted per
-// method and URL, so concurrent requests for the same URL share a count.
+// The failed attempt itself (one of those statuses, which never reaches
+// OnResponse; a network error; a body cut short) fails with a
+// *DeferredError and is sent again after the pause, up to
+// [Guard.MaxRetries] times, then reported with [ErrGaveUp]. Retries are
+// counted per method and URL, so concurrent requests for the same URL
+// share a count, and a count ends only when a response was read to its
+// end. colly requests end a little before colly's request timeout, so that
+// a timeout reaches OnError as the Guard's typed outcome rather than as
+// net/http's untyped timeout text.
+//
+// # Broad crawls
+//
+// A request waits inside a colly callback at most MaxWait (30 s); longer
+// waits are deferred to the Guard's queue, where they cost no goroutine
+// until they are due. A host's state (about 180 bytes) is forgotten once it
+// has been quiet for [Guard.IdleTimeout]; hosts that are paused, cut or
+// have a Crawl-delay are kept. [Guard.Stats] keeps totals as they happen
+// and lists only the busiest hosts, so it costs the same however many
+// hosts a crawl has seen.
 //
 // # Working with colly
 //
 // Attach turns colly's own robots.txt check off and keeps it off: colly's
 // check fails open on a 5xx robots.txt and skips redirect hops and HEAD.
-// NewCollector applies COLLY_IGNORE_ROBOTSTXT after its options, and colly
-// runs its check before any callback, so that variable, set to anything
-// but 1, y, yes or true, turns the check back on behind the Guard's back.
-// Attach therefore also wraps the transport of colly's HTTP client: the
-// robots.txt requests of colly's own check are answered there with an
-// empty robots.txt, which colly reads as "allow all", and never reach the
-// host. colly's check then blocks nothing, the Guard alone decides, and
-// the Guard's own robots.txt fetch is the only one the host sees. The
-// wrapper keeps the transport the client had (a WithTransport or
-// SetProxyFunc before Attach) and passes every other request to it,
-// requests for /robots.txt made with Visit included.
+// NewCollector applies COLLY_IGNORE_ROBOTSTXT after its options, so that
+// variable, set to anything but 1, y, yes or true, turns the check back on
+// behind the Guard's back. The Guard's transport therefore answers the
+// robots.txt requests of colly's own check with an empty robots.txt, which
+// colly reads as "allow all", and never sends them. The Guard's own
+// robots.txt fetches go through the transport the client had before
+// Attach (a WithTransport or SetProxyFunc before Attach: its proxy and TLS
+// settings), with their own timeout and redirect rules (RFC 9309
+// §2.3.1.2).
+//
+// Clones share the HTTP client, so the Guard's transport serves a clone
+// the Guard was not attached to as well: it admits such requests itself
+// (robots.txt, pause, schedule and gate, at most MaxWait), so a forgotten
+// Attach fails closed. Such a clone's failures are not retried.
 //
 // A WithTransport, SetProxyFunc or SetClient after Attach replaces the
-// wrapper. The Guard's first OnRequest then turns colly's check off, but
-// colly checks the requests of Visit calls made before it: a request that
-// colly's check blocks never reaches the Guard (Visit returns
-// colly.ErrRobotsTxtBlocked, and neither ErrorHandler nor Stats learn of
-// it). Install such transports before Attach, or attach after them:
+// Guard's transport. The callbacks then decide alone: they abort what they
+// do not admit and report it to ErrorHandler and Stats, but colly reports
+// nothing for an aborted request (Visit returns nil, OnError is not
+// called), failures are not retried, and colly checks the requests of
+// Visit calls made before the first OnRequest against robots.txt itself
+// if COLLY_IGNORE_ROBOTSTXT asks it to. Install such transports before
+// Attach:
 //
 //	c := colly.NewCollector()
 //	c.SetProxyFunc(proxies)
@@ -109,9 +170,9 @@
 // Async mode, LimitRules and the queue package work with the Guard. A
 // LimitRule's Delay adds to the Guard's pacing; a rule with a DomainGlob
 // of "*" and a Parallelism remains useful as a global concurrency cap. With
-// CacheDir, colly replays cached responses, 429 included, which the Guard
-// then counts again.
+// CacheDir, colly replays cached responses, 429 included, without the
+// Guard's transport: they do not strike the host and are not retried.
 //
-// The Guard reports through [Guard.ErrorHandler] and [Guard.Stats] only; it
-// never logs.
+// The Guard reports through OnError, [Guard.ErrorHandler] and
+// [Guard.Stats] only; it never logs.
 package robotsmw

@@ -10,29 +10,41 @@ import (
 	"github.com/robotsmw/robotsmw/policy"
 )
 
-// Conditions reported to [Guard.ErrorHandler]. Each error the handler
-// receives wraps exactly one of them; test with errors.Is.
+// Outcomes the Guard reports. Every error it puts in a request's way wraps
+// exactly one of them; test with errors.Is. ErrDeferred is the only one
+// that is not final: the Guard sends the request again by itself.
 var (
 	// ErrDisallowed: robots.txt disallows the request (RFC 9309 §2.2.2).
-	// The error is a *[DisallowedError] naming the deciding rule.
+	// Final. The error is a *[DisallowedError] naming the deciding rule.
 	ErrDisallowed = errors.New("robotsmw: disallowed by robots.txt")
 
-	// ErrRobotsUnreachable: robots.txt stayed unreachable (429, 5xx or a
-	// network error; RFC 9309 §2.3.1.4) each time the request was deferred
-	// and retried, up to [Guard.MaxRetries] times. The error also wraps the
-	// last *policy.FetchError.
+	// ErrRobotsUnreachable: robots.txt of the request's origin is
+	// unreachable (429, 5xx or a network error; RFC 9309 §2.3.1.4) and has
+	// failed [Guard.MaxRetries] times in a row, or asked for a Retry-After
+	// beyond 24 hours. Final. The error also wraps the last
+	// *policy.FetchError.
 	ErrRobotsUnreachable = errors.New("robotsmw: robots.txt unreachable")
 
 	// ErrCrawlDelayTooLong: the host's robots.txt asks for a Crawl-delay
 	// above [MaxCrawlDelay] and [Guard.ClampCrawlDelay] is off, so the host
-	// is not crawled.
+	// is not crawled. Final.
 	ErrCrawlDelayTooLong = errors.New("robotsmw: crawl-delay too long")
 
-	// ErrGaveUp: the request failed with 429, 5xx or a network error and
-	// was retried [Guard.MaxRetries] times, or could not be retried, or its
-	// host asked for a pause longer than 24 hours. The error also wraps the
-	// last failure.
+	// ErrGaveUp: the request failed (429, 5xx, a network error or a body
+	// cut short) and was retried [Guard.MaxRetries] times, or could not be
+	// retried, or its host asked for a pause beyond 24 hours (the error
+	// then wraps a *[PausedError] with the time), or the collector's
+	// context ended. Final. The error also wraps the last failure.
 	ErrGaveUp = errors.New("robotsmw: gave up")
+
+	// ErrDeferred: not final. The request was not sent, or its attempt
+	// failed, and the Guard sends it again by itself at the time the
+	// *[DeferredError] names; colly's Wait waits for it.
+	ErrDeferred = errors.New("robotsmw: deferred")
+
+	// ErrHostBusy is the cause of a deferral when the host's rate limit
+	// would have made the request wait longer than [Guard.MaxWait].
+	ErrHostBusy = errors.New("robotsmw: host's rate limit would make the request wait too long")
 )
 
 // A DisallowedError reports a request that robots.txt disallows, with the
@@ -50,23 +62,71 @@ func (e *DisallowedError) Error() string {
 // Unwrap returns ErrDisallowed.
 func (e *DisallowedError) Unwrap() error { return ErrDisallowed }
 
-// A hopDeferredError stops a redirect hop that may not be sent yet: its host
-// is paused, its limiter would outlast the client's deadline, or the robots.txt
-// of its origin is unreachable. The request is retried after until.
-type hopDeferredError struct {
-	until  time.Time
-	robots bool // deferred because robots.txt is unreachable
-	err    error
+// A DeferredError reports an attempt that the Guard will make again by
+// itself: the request was not sent because it would have had to wait longer
+// than [Guard.MaxWait] (its host paused or busy, its robots.txt unreachable
+// for now), or it was sent and failed with a status or error the Guard
+// retries. It unwraps to [ErrDeferred] and to its cause.
+type DeferredError struct {
+	URL *url.URL // the request, or the redirect hop it resumes at
+	// Until is the earliest time the request is sent again.
+	Until time.Time
+	// Attempt counts the failed attempts of the request so far; it is 0
+	// when nothing was sent (a deferral costs no retry).
+	Attempt int
+	// Err is the cause: a *[PausedError], [ErrHostBusy], a
+	// *policy.FetchError (robots.txt unreachable), a *[StatusError], or the
+	// network error of the failed attempt.
+	Err error
 
-	// The hop, set by the redirect handler: the request resumes there.
+	hop      *hopResume // the redirect hop the request resumes at, if any
+	reserved bool       // the request keeps a slot of its host's schedule
+}
+
+func (e *DeferredError) Error() string {
+	s := fmt.Sprintf("robotsmw: %s deferred until %s", e.URL.Redacted(), e.Until.UTC().Format(time.RFC3339Nano))
+	if e.Attempt > 0 {
+		s += fmt.Sprintf(" (retry %d)", e.Attempt)
+	}
+	return s + ": " + e.Err.Error()
+}
+
+// Unwrap returns ErrDeferred and the cause.
+func (e *DeferredError) Unwrap() []error { return []error{ErrDeferred, e.Err} }
+
+// A PausedError says that a host is paused: it answered 429 or 503 (with
+// or without Retry-After) or failed, and nothing is sent to it before
+// Until.
+type PausedError struct {
+	Host  string
+	Until time.Time
+}
+
+func (e *PausedError) Error() string {
+	return fmt.Sprintf("robotsmw: host %s paused until %s", e.Host, e.Until.UTC().Format(time.RFC3339))
+}
+
+// A StatusError is the cause of a retry or of giving up when the response
+// itself was the failure: 429, 500, 502, 503 or 504. Its body was not read.
+type StatusError struct {
+	StatusCode int
+	Header     http.Header
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("robotsmw: status %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+}
+
+// A hopResume is the redirect hop a deferred request resumes at: the
+// requests before it were answered.
+type hopResume struct {
 	url    *url.URL
 	method string
 	header http.Header
 	body   bool // the hop resends the request's body (307, 308)
 }
 
-func (e *hopDeferredError) Error() string {
-	return "robotsmw: redirect hop deferred: " + e.err.Error()
-}
-
-func (e *hopDeferredError) Unwrap() error { return e.err }
+// IsFinal reports whether err, as a colly OnError callback or Visit
+// receives it, is a final outcome: anything but a *DeferredError, after
+// which the Guard sends the request again by itself.
+func IsFinal(err error) bool { return err != nil && !errors.Is(err, ErrDeferred) }

@@ -59,3 +59,44 @@ func ExampleGuard() {
 	// blocked /drafts/1: disallowed by line 5: disallow: /drafts (group "examplebot")
 	// fetched 4 (robots.txt included), blocked 2
 }
+
+// Every outcome reaches colly's OnError: a *DeferredError says the Guard
+// will send the request again by itself; anything else is final.
+func ExampleDeferredError() {
+	tries := 0
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+		case "/busy":
+			if tries++; tries == 1 {
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprint(w, "ok")
+		default:
+			fmt.Fprint(w, "ok")
+		}
+	}))
+	defer site.Close()
+
+	c := colly.NewCollector(robotsmw.Attach())
+	c.OnResponse(func(r *colly.Response) { fmt.Println("fetched", r.Request.URL.Path) })
+	c.OnError(func(r *colly.Response, err error) {
+		var de *robotsmw.DeferredError
+		switch {
+		case errors.As(err, &de):
+			fmt.Printf("%s: will retry (%v)\n", r.Request.URL.Path, de.Err)
+		case robotsmw.IsFinal(err):
+			fmt.Printf("%s: final: %v\n", r.Request.URL.Path, errors.Is(err, robotsmw.ErrDisallowed))
+		}
+	})
+	c.Visit(site.URL + "/private/x")
+	c.Visit(site.URL + "/busy") // returns the first attempt's *DeferredError
+	c.Wait()                    // waits for the retry, also for a synchronous collector
+	// Output:
+	// /private/x: final: true
+	// /busy: will retry (robotsmw: status 503 Service Unavailable)
+	// fetched /busy
+}

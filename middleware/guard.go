@@ -3,11 +3,9 @@ package robotsmw
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -28,6 +26,9 @@ const (
 	// DefaultMaxRetries is the retry limit when Guard.MaxRetries is zero
 	// (Nutch's db.fetch.retry.max).
 	DefaultMaxRetries = 3
+	// DefaultMaxRobotsFetches bounds the concurrent robots.txt fetches of
+	// the Guard's own cache when Guard.MaxRobotsFetches is zero.
+	DefaultMaxRobotsFetches = 64
 )
 
 // A Guard makes the colly collectors it is attached to obey robots.txt and
@@ -58,15 +59,31 @@ type Guard struct {
 	Backoff time.Duration
 
 	// MaxBackoff caps the pauses of own back-off. A Retry-After is never
-	// shortened: one beyond 24 hours makes requests to the host give up
-	// instead. Zero means DefaultMaxBackoff.
+	// shortened (policy.RetryAfter): one beyond 24 hours makes requests to
+	// the host, or to the origin whose robots.txt sent it, give up at once
+	// with an error carrying the time. Zero means DefaultMaxBackoff.
 	MaxBackoff time.Duration
 
-	// MaxRetries is how often a request is retried after 429, 5xx or
-	// network errors, and how often it is deferred while robots.txt is
-	// unreachable, before it is reported. Zero means DefaultMaxRetries;
-	// a negative value means never.
+	// MaxRetries is how often a request is retried after 429, 5xx,
+	// network errors or a body cut short before it is reported with
+	// ErrGaveUp, and how many times in a row an origin's robots.txt may
+	// fail before its pages are reported with ErrRobotsUnreachable at once.
+	// Zero means DefaultMaxRetries; a negative value means never (a
+	// robots.txt is still asked once).
 	MaxRetries int
+
+	// MaxWait is the longest a request waits inside a colly callback for
+	// its host (pause, rate, Crawl-delay) or its robots.txt. A request that
+	// would wait longer is deferred: its attempt ends at once with a
+	// *DeferredError, freeing the colly thread, and the Guard sends it again
+	// when it is due. Zero means DefaultMaxWait (30 s).
+	MaxWait time.Duration
+
+	// IdleTimeout is how long the state of a host is kept after it went
+	// quiet (nothing waiting or sent, no pause, cut, strike or
+	// Crawl-delay in force). Zero means DefaultIdleTimeout (5 min). The
+	// totals in Stats keep the counts of forgotten hosts.
+	IdleTimeout time.Duration
 
 	// ClampCrawlDelay, if set, honours a Crawl-delay above MaxCrawlDelay
 	// as MaxCrawlDelay. By default such a host is not crawled and its
@@ -74,18 +91,31 @@ type Guard struct {
 	ClampCrawlDelay bool
 
 	// Cache holds the robots.txt policies. If nil, the Guard makes its own,
-	// whose robots.txt requests go through http.DefaultTransport, send the
-	// UserAgent of the collector that makes the first request, and keep the
-	// host's pause and spacing like every other request, ahead of the pages
-	// that wait for the host's limiter. A Cache supplied here
-	// fetches with its own Client, outside the Guard's limiters.
+	// whose robots.txt requests go through the transport of the collector
+	// that makes the first request (as it was before Attach: its proxy and
+	// TLS settings), send that collector's UserAgent, keep the host's
+	// pause and spacing like every other request, ahead of the pages that
+	// wait for the host's schedule, and strike the host when robots.txt
+	// answers 429 or 5xx. At most MaxRobotsFetches run at once. A Cache
+	// supplied here fetches with its own Client, outside the Guard's
+	// pacing, and bounds its fetches by its own MaxFetches.
 	Cache *policy.Cache
 
-	// ErrorHandler, if non-nil, is called for every request the Guard
-	// aborts or gives up on, with an error wrapping ErrDisallowed,
-	// ErrCrawlDelayTooLong, ErrRobotsUnreachable or ErrGaveUp, or the
-	// collector context's error. It may be called concurrently. If nil,
-	// such requests are only counted in Stats.
+	// MaxRobotsFetches bounds the robots.txt fetches of the Guard's own
+	// cache that run at once; the others wait in line, without a
+	// goroutine each, and the time they wait does not count against the
+	// fetch's timeout. Zero means DefaultMaxRobotsFetches (64): the
+	// fetches wait on the network, not the CPU, and a broad crawl starts
+	// with a cold origin for nearly every page.
+	MaxRobotsFetches int
+
+	// ErrorHandler, if non-nil, is called once for every request with a
+	// final outcome the Guard decided: an error wrapping ErrDisallowed,
+	// ErrCrawlDelayTooLong, ErrRobotsUnreachable or ErrGaveUp. It is not
+	// called for deferrals and retries (colly's OnError sees those, with a
+	// *DeferredError). It may be called concurrently. Whether or not it is
+	// set, colly's OnError callbacks (and a synchronous Visit) receive the
+	// same errors.
 	ErrorHandler func(r *colly.Request, err error)
 
 	// Seams for tests; nil means the real clock, sleep and randomness.
@@ -98,8 +128,11 @@ type Guard struct {
 	ownOnce sync.Once
 	own     *policy.Cache
 
-	// pending counts entries in retries, so the hot path skips the lock.
-	pending atomic.Int64
+	hosts    hostTable    // per-host pacing and back-off
+	totals   totals       // counters over all hosts
+	tickets  ticketBox    // verdicts on their way to the transport
+	attempts attemptTable // failed attempts per request
+	later    laterQueue   // deferred requests
 
 	// sendMu guards sends and sendAt: when each request in flight passed
 	// its gate, by request and by the identity of its header map (see
@@ -107,12 +140,6 @@ type Guard struct {
 	sendMu sync.Mutex
 	sends  map[*colly.Request]sendStart
 	sendAt map[uintptr]time.Time
-
-	// mu guards hosts and retries.
-	mu    sync.RWMutex
-	hosts map[string]*host
-	// retries maps "METHOD URL" to the retries made so far.
-	retries map[string]int
 }
 
 // Attach is shorthand for new(Guard).Attach:
@@ -124,44 +151,53 @@ func Attach() colly.CollectorOption {
 
 // Attach installs g on c. It has the type of a colly.CollectorOption, so
 // it can be passed to colly.NewCollector. It
-//   - turns colly's own robots.txt check off (c.IgnoreRobotsTxt), and wraps
-//     the transport of c's HTTP client (c.WithTransport, around the
-//     transport c has) so that colly's check, should COLLY_IGNORE_ROBOTSTXT
-//     turn it back on, is answered locally with an empty robots.txt: it
-//     sends nothing and blocks nothing, and only the Guard decides;
-//   - registers OnRequest, OnRequestHeaders, OnResponseHeaders, OnResponse
-//     and OnError callbacks;
+//   - turns colly's own robots.txt check off (c.IgnoreRobotsTxt);
+//   - puts the Guard's transport under c's HTTP client (c.WithTransport,
+//     around the transport c has): it fails the requests the Guard did not
+//     admit with their outcome, so colly reports them to OnError; admits
+//     requests that come without the Guard's callbacks (a clone the Guard
+//     was not attached to) itself; classifies responses; and answers
+//     colly's own check, should COLLY_IGNORE_ROBOTSTXT turn it back on,
+//     with an empty robots.txt, so that it sends and blocks nothing;
+//   - registers OnRequest, OnRequestHeaders, OnResponseHeaders and
+//     OnError callbacks;
 //   - installs a redirect handler (c.SetRedirectHandler) that checks each
 //     hop and otherwise behaves as colly's default: at most 10 hops, and
 //     no Authorization header across hosts. A later SetRedirectHandler
 //     replaces it and ends the checks of redirect hops.
 //
-// A later c.WithTransport, SetProxyFunc or SetClient replaces the wrapper;
-// colly's check is then turned off by the Guard's first OnRequest, after
-// colly has checked the first request (see the package documentation).
+// Pass Attach before options that add callbacks, or call it before adding
+// yours: the Guard's OnError callback must run first to tell colly's
+// later callbacks apart (see the package documentation).
+//
+// A later c.WithTransport, SetProxyFunc or SetClient replaces the Guard's
+// transport (see the package documentation): install those first.
 //
 // colly's Clone drops callbacks: call Attach on each clone too. Clones share
 // the HTTP client, so the redirect handler of the collector attached last
-// serves them all, and so does one transport wrapper: a client that has it
+// serves them all, and so does one transport: a client that has it
 // already is left alone.
 func (g *Guard) Attach(c *colly.Collector) {
 	c.IgnoreRobotsTxt = true
-	answerCollyRobots(c)
+	g.install(c)
+	g.cacheFor(c, nil) // bind the own cache to c's transport now
 	c.OnRequest(func(r *colly.Request) { g.onRequest(c, r) })
 	c.OnRequestHeaders(func(r *colly.Request) { g.onRequestHeaders(c, r) })
-	c.OnResponseHeaders(func(r *colly.Response) { g.onResponseHeaders(c, r) })
-	c.OnResponse(func(r *colly.Response) { g.onResponse(c, r) })
+	c.OnResponseHeaders(func(r *colly.Response) { g.onResponseHeaders(r) })
 	c.OnError(func(r *colly.Response, err error) { g.onError(c, r, err) })
 	c.SetRedirectHandler(g.redirectHandler(c))
 }
 
-// onRequest runs before colly sends r: robots.txt, deferral and pacing. It
-// runs outside colly's request timeout, so the waits are not cut short.
+// onRequest runs before colly sends r: robots.txt and the host's
+// schedule, waiting at most MaxWait. It never aborts r: its verdict goes
+// to the transport in a ticket, which fails r with it, so that colly
+// reports the outcome to OnError and to a synchronous Visit.
 func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() {
 		return
 	}
-	if !c.IgnoreRobotsTxt && !answersCollyRobots(c) {
+	t := guarded(c)
+	if !c.IgnoreRobotsTxt && t == nil {
 		// COLLY_IGNORE_ROBOTSTXT is applied after the options of
 		// NewCollector and may have turned colly's own check back on, and
 		// the transport that answers it was replaced (collyrobots.go).
@@ -170,23 +206,35 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		c.IgnoreRobotsTxt = true
 	}
 	ctx := withCrawl(collectorContext(c), c)
-	if err := g.admit(ctx, g.cache(c), r.URL, g.agent(c), false); err != nil {
-		r.Abort()
-		g.report(r, err)
+	reserved := g.attempts.reserved(r.Method, r.URL)
+	err := g.admit(ctx, g.cacheFor(c, nil), r.URL, g.agent(c), g.maxWait(), reserved, false)
+	if t == nil || t.g != g {
+		// No transport of this Guard will see r: decide here.
+		if err != nil {
+			r.Abort()
+			g.outcome(c, r, err)
+		}
+		return
+	}
+	g.tickets.put(r.URL, &ticket{r: r, orig: r.URL, err: err})
+	if err != nil && c.CacheDir != "" {
+		// colly's cache must not answer a request the Guard fails.
+		r.Headers.Set("Cache-Control", "no-cache")
 	}
 }
 
 // onRequestHeaders runs right before colly's HTTP client is called (after
-// any LimitRule slot was taken): the host's gate.
+// any LimitRule slot was taken): the host's gate, waiting at most MaxWait.
 func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
-	if r.IsAbort() {
+	tk := g.tickets.get(r.URL)
+	if tk == nil || tk.err != nil || r.IsAbort() {
 		return
 	}
-	if err := g.gate(collectorContext(c), g.host(r.URL), false); err != nil {
-		r.Abort() // colly reports colly.ErrAbortedBeforeRequest to OnError
-		g.report(r, fmt.Errorf("robotsmw: %s not sent: %w", r.URL.Redacted(), err))
+	if err := g.gate(collectorContext(c), g.host(r.URL), r.URL, g.maxWait()); err != nil {
+		tk.err = err
 		return
 	}
+	tk.gated = true
 	g.markSent(r, g.clock())
 }
 
@@ -194,8 +242,8 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 // it is sent, inside colly's client. net/http passes the context of the
 // first request, without the client's deadline, so the handler bounds its
 // waits by the collector's request timeout, counted from when the first
-// request passed its gate. A hop that cannot go in time is deferred: the
-// request is retried at the hop once it may go.
+// request passed its gate, and by MaxWait. A hop that cannot go in time is
+// deferred: the request is sent again at the hop once it may go.
 func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 10 {
@@ -204,156 +252,91 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 		if req.URL.Host != via[len(via)-1].URL.Host {
 			req.Header.Del("Authorization") // colly's default
 		}
+		prev := g.tickets.take(via[len(via)-1].URL)
 		ctx, cancel := g.hopContext(req.Context(), c, via[0])
 		defer cancel()
 		ctx = withCrawl(ctx, c)
-		err := g.admit(ctx, g.cache(c), req.URL, g.agent(c), true)
+		err := g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), g.waitLimit(ctx), false, true)
 		if err != nil && req.Context().Err() == nil && ctx.Err() != nil {
 			// The client's deadline passed while the hop waited.
-			err = &hopDeferredError{until: g.clock(), err: errHostBusy}
+			h := g.host(req.URL)
+			g.count(h, cDeferred)
+			err = &DeferredError{URL: req.URL, Until: g.clock(), Err: ErrHostBusy}
 		}
-		var hd *hopDeferredError
-		if errors.As(err, &hd) {
-			hd.url, hd.method, hd.header = req.URL, req.Method, req.Header.Clone()
-			hd.body = req.GetBody != nil
+		var de *DeferredError
+		if errors.As(err, &de) {
+			de.URL = req.URL
+			de.hop = &hopResume{url: req.URL, method: req.Method, header: req.Header.Clone(), body: req.GetBody != nil}
+		}
+		if err == nil {
+			tk := &ticket{gated: true}
+			if prev != nil {
+				tk.r, tk.orig = prev.r, prev.orig
+			}
+			g.tickets.put(req.URL, tk)
 		}
 		return err
 	}
 }
 
 // onResponseHeaders sees every response (final URL after redirects) before
-// its body: 429 and 503 pause and slow the host at once.
-func (g *Guard) onResponseHeaders(c *colly.Collector, resp *colly.Response) {
+// its body, also one that colly's CacheDir replays without the transport.
+func (g *Guard) onResponseHeaders(resp *colly.Response) {
 	g.unmarkSent(resp.Request)
-	h := g.host(resp.Request.URL)
-	now := g.clock()
-	switch cls := classify(resp.StatusCode); cls {
-	case hard, soft:
-		var hdr http.Header
-		if resp.Headers != nil {
-			hdr = *resp.Headers
-		}
-		ra, ok := retryAfter(hdr, now)
-		h.strike(now, cls, ra, ok, g.backoffBase(), g.maxBackoff(), g.random())
-	default:
-		if cls == healthy {
-			h.healthy(now)
-		}
-		if g.pending.Load() > 0 {
-			g.forget(resp.Request)
-		}
-	}
+	g.tickets.drop(resp.Request.URL)
 }
 
-// onResponse retries 429 and 5xx responses when colly passes them to
-// OnResponse (ParseHTTPErrorResponse).
-func (g *Guard) onResponse(c *colly.Collector, resp *colly.Response) {
-	if c.ParseHTTPErrorResponse && classify(resp.StatusCode) >= soft {
-		g.retry(c, resp.Request, fmt.Errorf("robotsmw: status %d", resp.StatusCode), true)
-	}
-}
-
-// onError retries failed requests, reports blocked redirect hops, and
-// leaves other errors to the user's OnError callbacks.
+// onError sees every failed attempt before the user's OnError callbacks
+// (Attach registers it first): it defers and sends again what the
+// transport deferred, and reports final outcomes the Guard decided.
 func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
 	r := resp.Request
 	if r == nil {
 		return
 	}
 	g.unmarkSent(r)
-	var de *DisallowedError
-	var hd *hopDeferredError
+	g.tickets.drop(r.URL)
+	g.outcome(c, r, err)
+}
+
+// outcome acts on the outcome err of an attempt of r.
+func (g *Guard) outcome(c *colly.Collector, r *colly.Request, err error) {
+	var de *DeferredError
+	crawl := collectorContext(c).Err()
 	switch {
+	case errors.As(err, &de) && crawl != nil:
+		// The crawl is over: nothing is sent again.
+		g.report(r, g.ended(r.URL, crawl))
 	case errors.As(err, &de):
-		g.report(r, de)
-	case errors.Is(err, ErrCrawlDelayTooLong), errors.Is(err, ErrGaveUp):
-		g.report(r, err)
-	case errors.As(err, &hd):
-		ctx := collectorContext(c)
-		if perr := g.pause(ctx, max(hd.until.Sub(g.clock()), minDeferral)); perr != nil {
-			g.report(r, fmt.Errorf("robotsmw: %s not sent: %w", r.URL.Redacted(), perr))
-			return
-		}
-		if hd.url != nil {
+		if hop := de.hop; hop != nil {
 			// Resume at the hop: the requests before it were answered.
-			if hd.method != r.Method || !hd.body {
+			if hop.method != r.Method || !hop.body {
 				r.Body = nil
 			}
-			r.URL, r.Method, r.Headers = hd.url, hd.method, &hd.header
+			h := hop.header
+			r.URL, r.Method, r.Headers = hop.url, hop.method, &h
 		}
-		g.retry(c, r, hd, hd.robots)
-	case collectorContext(c).Err() != nil,
-		errors.Is(err, colly.ErrAbortedBeforeRequest), errors.Is(err, colly.ErrAbortedAfterHeaders):
-		// The crawl is over, or a callback aborted the request.
-		if g.pending.Load() > 0 {
-			g.forget(r)
-		}
-	case resp.StatusCode != 0:
-		if !c.ParseHTTPErrorResponse && classify(resp.StatusCode) >= soft {
-			g.retry(c, r, err, true)
-		}
-	case isNetworkError(err):
-		now := g.clock()
-		g.host(r.URL).strike(now, soft, 0, false, g.backoffBase(), g.maxBackoff(), g.random())
-		g.retry(c, r, err, true)
+		g.deferRequest(c, r, de)
+	case errors.Is(err, ErrDisallowed), errors.Is(err, ErrGaveUp),
+		errors.Is(err, ErrRobotsUnreachable), errors.Is(err, ErrCrawlDelayTooLong):
+		g.report(r, err)
+	case crawl != nil:
+		// The crawl is over: colly failed the request before the Guard's
+		// transport saw it.
+		g.report(r, g.ended(r.URL, err))
+	default:
+		// Not the Guard's outcome: colly's own (a status ≥ 203, a URL
+		// filter on a redirect, a callback's abort). Final either way.
+		g.attempts.clear(r.Method, r.URL)
 	}
 }
 
-// retry sends r again after a failure. The retry waits in onRequest for the
-// host's pause and limiter, and colly's Wait covers it. counted retries are
-// limited by MaxRetries, then r is reported with ErrGaveUp.
-func (g *Guard) retry(c *colly.Collector, r *colly.Request, cause error, counted bool) {
-	key := r.Method + " " + r.URL.String()
-	g.mu.Lock()
-	n, had := g.retries[key]
-	if counted {
-		n++
-	}
-	if counted && n > g.maxRetries() {
-		if had {
-			delete(g.retries, key)
-			g.pending.Add(-1)
-		}
-		g.mu.Unlock()
-		g.report(r, fmt.Errorf("%w: %s %s after %d retries: %w", ErrGaveUp, r.Method, r.URL.Redacted(), n-1, cause))
-		return
-	}
-	if n > 0 {
-		if g.retries == nil {
-			g.retries = make(map[string]int)
-		}
-		if !had {
-			g.pending.Add(1)
-		}
-		g.retries[key] = n
-	}
-	g.mu.Unlock()
-	g.host(r.URL).count(func(s *HostStats) *int64 { return &s.Retried })
-	if err := r.Retry(); err != nil && (c.Async || notSent(err)) {
-		g.forget(r)
-		g.report(r, fmt.Errorf("%w: %s %s could not be retried: %w", ErrGaveUp, r.Method, r.URL.Redacted(), err))
-	}
-}
-
-// forget drops r's retry count after a final response.
-func (g *Guard) forget(r *colly.Request) {
-	key := r.Method + " " + r.URL.String()
-	g.mu.Lock()
-	if _, ok := g.retries[key]; ok {
-		delete(g.retries, key)
-		g.pending.Add(-1)
-	}
-	g.mu.Unlock()
-}
-
-// report counts a request the Guard aborted or gave up on, drops its retry
-// count (a final outcome), and passes it to ErrorHandler.
+// report counts a final outcome the Guard decided, drops the request's
+// retry count, and passes it to ErrorHandler.
 func (g *Guard) report(r *colly.Request, err error) {
-	if g.pending.Load() > 0 {
-		g.forget(r)
-	}
+	g.attempts.clear(r.Method, r.URL)
 	if !errors.Is(err, ErrDisallowed) && !errors.Is(err, ErrCrawlDelayTooLong) {
-		g.host(r.URL).count(func(s *HostStats) *int64 { return &s.GaveUp })
+		g.count(g.host(r.URL), cGaveUp)
 	}
 	if g.ErrorHandler != nil {
 		g.ErrorHandler(r, err)
@@ -373,22 +356,48 @@ func notSent(err error) bool {
 			return true
 		}
 	}
-	return false
+	var av *colly.AlreadyVisitedError
+	return errors.As(err, &av)
 }
 
-// cache returns the robots.txt cache: Cache, or the Guard's own.
-func (g *Guard) cache(c *colly.Collector) *policy.Cache {
+// cacheFor returns the robots.txt cache: Cache, or the Guard's own, which
+// is made on first use with the transport of collector c as it was before
+// Attach (or next, or http.DefaultTransport) and c's UserAgent.
+func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cache {
 	if g.Cache != nil {
 		return g.Cache
 	}
 	g.ownOnce.Do(func() {
+		ua := ""
+		if c != nil {
+			ua = c.UserAgent
+			if t := guarded(c); t != nil {
+				next = t.next
+			} else if hc := collyClient(c); hc != nil {
+				next = hc.Transport
+			}
+		}
+		if next == nil {
+			next = http.DefaultTransport
+		}
+		fetches := g.MaxRobotsFetches
+		if fetches <= 0 {
+			fetches = DefaultMaxRobotsFetches
+		}
 		g.own = &policy.Cache{
-			Client:    &http.Client{Transport: &pacedTransport{g: g, next: http.DefaultTransport}},
-			UserAgent: c.UserAgent,
+			Client:     &http.Client{Transport: &pacedTransport{g: g, next: next, timeout: robotsTimeout}},
+			UserAgent:  ua,
+			Timeout:    robotsTimeout,
+			MaxFetches: fetches,
+			Now:        g.clock,
 		}
 	})
 	return g.own
 }
+
+// robotsTimeout bounds each hop of the own cache's robots.txt fetches
+// (policy.Cache's default).
+const robotsTimeout = 30 * time.Second
 
 // agent returns the product token robots.txt is matched for.
 func (g *Guard) agent(c *colly.Collector) string {
@@ -430,6 +439,13 @@ func (g *Guard) maxRetries() int {
 		return 0
 	}
 	return g.MaxRetries
+}
+
+func (g *Guard) maxWait() time.Duration {
+	if g.MaxWait > 0 {
+		return g.MaxWait
+	}
+	return DefaultMaxWait
 }
 
 func (g *Guard) random() float64 {

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
-	"golang.org/x/time/rate"
 )
 
 // Pacing constants (politeness.md §5.2 E and J).
@@ -21,7 +20,8 @@ const (
 	// maxInterval is the slowest spacing cuts lead to, unless the floor
 	// (Rate or Crawl-delay) is slower still.
 	maxInterval = 60 * time.Second
-	// minCutInterval is where a cut of an unlimited host starts from.
+	// minCutInterval is where a cut of an unlimited host (no Rate, no
+	// Crawl-delay) starts from; a limited host is cut from its interval.
 	minCutInterval = 100 * time.Millisecond
 	// recoverAfter healthy responses in a row speed a cut host up by one step.
 	recoverAfter = 5
@@ -36,7 +36,19 @@ const (
 // limiter. Google: the crawl rate and its reduction apply to "the whole
 // hostname".
 func hostKey(u *url.URL) string {
-	name := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	name := u.Hostname()
+	plain := true
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			plain = false
+			break
+		}
+	}
+	if plain && !strings.HasSuffix(name, ".") {
+		return name // the common case: no copy
+	}
+	name = strings.ToLower(strings.TrimSuffix(name, "."))
 	for i := 0; i < len(name); i++ {
 		if name[i] >= utf8.RuneSelf {
 			if a, err := idna.Lookup.ToASCII(name); err == nil {
@@ -48,188 +60,280 @@ func hostKey(u *url.URL) string {
 	return name
 }
 
-// every converts a spacing into a limit; 0 means no limit.
-func every(d time.Duration) rate.Limit {
-	if d <= 0 {
-		return rate.Inf
-	}
-	return rate.Every(d)
-}
-
-// A host is the pacing and back-off state of one host name.
+// A host is the pacing and back-off state of one host name. It is kept
+// small (politeness.md §5.2 B): a broad crawl holds one per live host.
+// Times are Unix nanoseconds on the Guard's clock.
+//
+// Pacing is a virtual schedule with burst 1 (GCRA, what rate.Limiter does
+// with a burst of 1): next is the first free slot, and each request takes
+// one, moving next on by the interval. Unlike rate.Limiter's reservations,
+// the schedule can be voided: a strike moves next to the end of the pause
+// and wakes every waiter (changed), who take new slots after it.
 type host struct {
 	name string
 
 	// mu guards every field below.
-	mu  sync.Mutex
-	lim *rate.Limiter // burst 1, limit every(interval)
-	// rateFloor is the spacing the Guard's Rate asks for (0: no limit);
-	// delays holds the Crawl-delay of each origin on the host; floor is the
-	// largest of them all: the host is never paced faster.
-	rateFloor time.Duration
-	delays    map[string]time.Duration
-	floor     time.Duration
-	// interval is the current spacing, ≥ floor; cut is set while a cut has
-	// raised it above floor and it is recovering.
+	mu sync.Mutex
+	// interval is the current spacing between request starts, ≥ the
+	// floor; 0 means no limit.
 	interval time.Duration
-	cut      bool
-	// pauseUntil is the hard gate set by Retry-After or back-off; nothing
-	// is sent to the host before it. excluded is set when it comes from a
-	// Retry-After beyond maxRetryAfter. gen counts pauses and cuts, so
-	// waiters that reserved before one can tell.
-	pauseUntil time.Time
-	excluded   bool
+	// next is the first free slot of the schedule.
+	next int64
 	// lastSend is when the last request passed, or will pass, the gate.
-	lastSend   time.Time
-	gen        uint64
-	strikes    int
-	lastStrike time.Time
-	lastCut    time.Time
-	healthyRun int
-	stats      HostStats // counters only; Interval and PausedUntil are filled on read
+	lastSend int64
+	// pauseUntil is the hard gate set by Retry-After or back-off; nothing
+	// is sent to the host before it.
+	pauseUntil int64
+	// waiters counts requests sleeping for this host; a host with waiters
+	// is never evicted.
+	waiters int32
+	// gen counts strikes, so a waiter can tell its slot was voided.
+	gen uint32
+	// changed, if not nil, is closed and cleared by the next strike.
+	changed chan struct{}
+	// t holds the rarely needed state: strikes, cuts, Crawl-delays.
+	t *trouble
+	// counters, read by Stats.
+	fetched, blocked, deferred, retried, backoffs, gaveUp uint32
 }
 
-func newHost(name string, rateFloor time.Duration) *host {
-	return &host{
-		name:      name,
-		lim:       rate.NewLimiter(every(rateFloor), 1),
-		rateFloor: rateFloor,
-		floor:     rateFloor,
-		interval:  rateFloor,
+// trouble is the part of a host's state that only hosts that failed, were
+// cut or have a Crawl-delay need.
+type trouble struct {
+	// floor is the slowest of the Guard's Rate and the Crawl-delays of the
+	// host's origins: the host is never paced faster.
+	floor time.Duration
+	// delays holds the Crawl-delay of each origin on the host.
+	delays map[string]time.Duration
+	// cut is set while a cut has raised interval above floor.
+	cut bool
+	// excluded is set while a Retry-After beyond maxRetryAfter holds.
+	excluded   bool
+	strikes    int
+	healthyRun int
+	lastStrike int64
+	lastCut    int64
+}
+
+// newHost returns the state of a host first seen at now (Unix
+// nanoseconds). Its schedule starts then, which also keeps it from looking
+// idle while its first request waits for robots.txt.
+func newHost(name string, rateFloor time.Duration, now int64) *host {
+	return &host{name: name, interval: rateFloor, next: now}
+}
+
+// floor returns the host's floor; h.mu must be held.
+func (h *host) floor(rateFloor time.Duration) time.Duration {
+	if h.t != nil {
+		return h.t.floor
+	}
+	return rateFloor
+}
+
+// troubled returns h.t, creating it; h.mu must be held.
+func (h *host) troubled(rateFloor time.Duration) *trouble {
+	if h.t == nil {
+		h.t = &trouble{floor: rateFloor}
+	}
+	return h.t
+}
+
+// quiet reports whether the host holds nothing that evicting it would
+// lose, at now: no waiter, no pause, no exclusion, no cut, no strike that
+// is still counted, no Crawl-delay, and idle since idle: nothing sent,
+// scheduled or first seen after it. h.mu must be held.
+func (h *host) quiet(now, idle int64) bool {
+	if h.waiters > 0 || now < h.pauseUntil || max(h.lastSend, h.pauseUntil, h.next) > idle {
+		return false
+	}
+	t := h.t
+	return t == nil || !t.cut && !t.excluded && len(t.delays) == 0 &&
+		(t.strikes == 0 || now-t.lastStrike > int64(forgiveAfter))
+}
+
+// wake voids the schedule: waiters wake and take new slots. h.mu must be
+// held.
+func (h *host) wake() {
+	h.gen++
+	if h.changed != nil {
+		close(h.changed)
+		h.changed = nil
 	}
 }
 
 // setCrawlDelay records the Crawl-delay d of origin and updates the floor.
 // Crawl-delay only raises the floor, never lowers it below Rate's.
-func (h *host) setCrawlDelay(now time.Time, origin string, d time.Duration) {
+func (h *host) setCrawlDelay(origin string, d, rateFloor time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.delays[origin] == d {
+	if h.t == nil && d == 0 {
+		return
+	}
+	t := h.troubled(rateFloor)
+	if old, ok := t.delays[origin]; ok == (d != 0) && old == d {
 		return
 	}
 	if d == 0 {
-		delete(h.delays, origin)
+		delete(t.delays, origin)
 	} else {
-		if h.delays == nil {
-			h.delays = make(map[string]time.Duration)
+		if t.delays == nil {
+			t.delays = make(map[string]time.Duration, 1)
 		}
-		h.delays[origin] = d
+		t.delays[origin] = d
 	}
-	floor := h.rateFloor
-	for _, v := range h.delays {
+	floor := rateFloor
+	for _, v := range t.delays {
 		floor = max(floor, v)
 	}
-	h.floor = floor
-	if !h.cut || h.interval < floor {
+	t.floor = floor
+	if !t.cut || h.interval < floor {
 		h.interval = floor
-		h.cut = false
+		t.cut = false
 	}
-	h.lim.SetLimitAt(now, every(h.interval))
 }
 
 // strike records a throttling (hard) or failing (soft) response at now and
-// returns the pause it causes. ra is the response's Retry-After, if any.
-// base and limit are the back-off base and cap for hard failures; u is a
-// random number in [0, 1) for jitter.
+// returns the pause it causes and whether it started or lengthened one. ra is the response's Retry-After (see
+// policy.RetryAfter), if raOK. base and limit are the back-off base and cap
+// for hard failures; u is a random number in [0, 1) for jitter.
 //
 // politeness.md §5.2 E: the server's Retry-After comes first and is never
-// shortened (but lasts at least one interval); without it the pause grows
-// exponentially with the strikes in a row. The pause merges with any
-// current one by taking the later end.
+// shortened; without it the pause grows exponentially with the strikes in
+// a row. The pause merges with any current one by taking the later end. A
+// Retry-After beyond maxRetryAfter excludes the host until it ends:
+// requests to it give up at once rather than wait.
 //
 // A response that arrives while the host is paused belongs to the incident
 // that paused it (no request is sent to a paused host): it can lengthen the
 // pause, but counts no new strike and cuts nothing. A new incident cuts the
-// rate (×0.5 for hard, ×0.8 for soft failures) if the last cut is at least
-// one interval old, like TCP's once-per-window rule.
-func (h *host) strike(now time.Time, c class, ra time.Duration, raOK bool, base, limit time.Duration, u float64) time.Duration {
+// rate, if the last cut is at least one interval old (TCP's once-per-window
+// rule): a hard failure halves it (the interval doubles), a soft one cuts
+// it to 0.8 (the interval grows by a quarter). An unlimited host is cut as
+// if its interval were minCutInterval.
+//
+// The schedule is voided either way: every waiter wakes and takes a new
+// slot after the pause.
+func (h *host) strike(now time.Time, c class, ra time.Duration, raOK bool, base, limit, rateFloor time.Duration, u float64) (time.Duration, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if now.Sub(h.lastStrike) > forgiveAfter {
-		h.strikes = 0
+	n := now.UnixNano()
+	t := h.troubled(rateFloor)
+	if n-t.lastStrike > int64(forgiveAfter) {
+		t.strikes = 0
 	}
-	incident := h.strikes == 0 || !now.Before(h.pauseUntil)
+	incident := t.strikes == 0 || n >= h.pauseUntil
 	if incident {
-		h.strikes++
-		h.lastStrike = now
+		t.strikes++
+		t.lastStrike = n
 	}
 	var pause time.Duration
 	switch {
 	case raOK:
-		pause = max(ra, h.interval)
+		pause = ra
 		if ra > maxRetryAfter {
-			h.excluded = true
+			t.excluded = true
 		}
 	case c == hard:
-		pause = backoff(base, limit, h.strikes, u)
+		pause = backoff(base, limit, t.strikes, u)
 	default:
-		pause = backoff(base/softDivisor, limit, h.strikes, u)
+		pause = backoff(base/softDivisor, limit, t.strikes, u)
 	}
-	if end := now.Add(pause); end.After(h.pauseUntil) {
+	longer := false
+	if end := addNanos(n, pause); end > h.pauseUntil {
 		h.pauseUntil = end
-		h.stats.Backoffs++
+		h.backoffs++
+		longer = true
 	}
-	h.healthyRun = 0
-	if incident && (h.lastCut.IsZero() || now.Sub(h.lastCut) >= h.interval) {
-		next := max(h.interval, minCutInterval)
+	t.healthyRun = 0
+	if incident && (t.lastCut == 0 || n-t.lastCut >= int64(h.interval)) {
+		next := h.interval
+		if next == 0 {
+			next = minCutInterval
+		}
 		if c == hard {
 			next *= 2 // rate × 0.5
 		} else {
 			next = next * 5 / 4 // rate × 0.8
 		}
-		h.interval = min(next, max(maxInterval, h.floor))
-		h.cut = true
-		h.lastCut = now
-		h.lim.SetLimitAt(now, every(h.interval))
+		h.interval = min(next, max(maxInterval, t.floor))
+		t.cut = true
+		t.lastCut = n
 	}
-	h.gen++
-	return pause
+	h.next = h.pauseUntil // slots taken before the strike are void
+	h.wake()
+	return pause, longer
+}
+
+// addNanos returns n plus d, saturating instead of overflowing.
+func addNanos(n int64, d time.Duration) int64 {
+	if d > 0 && n > (1<<63-1)-int64(d) {
+		return 1<<63 - 1
+	}
+	return n + int64(d)
 }
 
 // healthy records a healthy response at now. After recoverAfter of them in
 // a row a cut host speeds up one step: additively, by a sixteenth of the
-// floor's rate (politeness.md §5.2 E), or by doubling when the floor is
-// unlimited.
-func (h *host) healthy(now time.Time) {
+// floor's rate (politeness.md §5.2 E), or by halving the interval when the
+// floor is unlimited. A host that has recovered and whose strikes are
+// forgiven drops its trouble state. clock is read only for a host in
+// trouble.
+func (h *host) healthy(clock func() time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.cut {
+	t := h.t
+	if t == nil {
 		return
 	}
-	h.healthyRun++
-	if h.healthyRun < recoverAfter {
+	n := clock().UnixNano()
+	if t.excluded && n >= h.pauseUntil {
+		t.excluded = false
+	}
+	if !t.cut {
+		if t.strikes > 0 && n-t.lastStrike > int64(forgiveAfter) {
+			t.strikes = 0
+		}
+		if t.strikes == 0 && !t.excluded && len(t.delays) == 0 {
+			h.t = nil
+		}
 		return
 	}
-	h.healthyRun = 0
-	if h.floor == 0 {
+	t.healthyRun++
+	if t.healthyRun < recoverAfter {
+		return
+	}
+	t.healthyRun = 0
+	if t.floor == 0 {
 		h.interval /= 2
 		if h.interval < minCutInterval {
 			h.interval = 0
 		}
 	} else {
-		r := 1/h.interval.Seconds() + 1/(16*h.floor.Seconds())
-		h.interval = max(h.floor, time.Duration(float64(time.Second)/r))
+		r := 1/h.interval.Seconds() + 1/(16*t.floor.Seconds())
+		h.interval = max(t.floor, time.Duration(float64(time.Second)/r))
 	}
-	if h.interval <= h.floor {
-		h.interval = h.floor
-		h.cut = false
+	if h.interval <= t.floor {
+		h.interval = t.floor
+		t.cut = false
 	}
-	h.lim.SetLimitAt(now, every(h.interval))
 }
 
 // snapshot returns the host's statistics.
 func (h *host) snapshot() HostStats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := h.stats
-	s.Interval = h.interval
-	s.PausedUntil = h.pauseUntil
+	s := HostStats{
+		Host:     h.name,
+		Fetched:  int64(h.fetched),
+		Blocked:  int64(h.blocked),
+		Deferred: int64(h.deferred),
+		Retried:  int64(h.retried),
+		Backoffs: int64(h.backoffs),
+		GaveUp:   int64(h.gaveUp),
+		Interval: h.interval,
+	}
+	if h.pauseUntil != 0 {
+		s.PausedUntil = time.Unix(0, h.pauseUntil)
+	}
 	return s
-}
-
-// count adds one to the counter f picks.
-func (h *host) count(f func(*HostStats) *int64) {
-	h.mu.Lock()
-	*f(&h.stats)++
-	h.mu.Unlock()
 }

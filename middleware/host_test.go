@@ -41,12 +41,13 @@ func TestHostKey(t *testing.T) {
 // times they passed.
 func grants(t *testing.T, g *Guard, c *fakeClock, h *host, n int) []time.Time {
 	t.Helper()
+	u := mustURL(t, "http://"+h.name+"/")
 	var at []time.Time
 	for i := 0; i < n; i++ {
-		if err := g.wait(context.Background(), h, false); err != nil {
+		if err := g.wait(context.Background(), h, u, time.Hour, false); err != nil {
 			t.Fatalf("wait #%d: %v", i, err)
 		}
-		if err := g.gate(context.Background(), h, false); err != nil {
+		if err := g.gate(context.Background(), h, u, time.Hour); err != nil {
 			t.Fatalf("gate #%d: %v", i, err)
 		}
 		at = append(at, c.now())
@@ -80,7 +81,7 @@ func TestWaitPaces(t *testing.T) {
 		c := newFakeClock()
 		g := fakeGuard(&Guard{Rate: tt.rate}, c, 0)
 		h := g.host(mustURL(t, "http://example.com/"))
-		h.setCrawlDelay(c.now(), "http://example.com", tt.crawlDelay)
+		h.setCrawlDelay("http://example.com", tt.crawlDelay, g.rateFloor())
 		at := grants(t, g, c, h, 20)
 		if gap := minGap(at); gap != tt.want {
 			t.Errorf("%s: wait spacing = %v, want %v", tt.name, gap, tt.want)
@@ -94,13 +95,14 @@ func TestWaitPaces(t *testing.T) {
 func TestWaitHonoursPause(t *testing.T) {
 	c := newFakeClock()
 	g := fakeGuard(&Guard{Rate: rate.Inf}, c, 0)
-	h := g.host(mustURL(t, "http://example.com/"))
+	u := mustURL(t, "http://example.com/")
+	h := g.host(u)
 	start := c.now()
-	pause := h.strike(start, hard, 2*time.Second, true, time.Minute, time.Hour, 0)
+	pause, _ := h.strike(start, hard, 2*time.Second, true, time.Minute, time.Hour, 0, 0)
 	if pause != 2*time.Second {
 		t.Fatalf("strike(Retry-After 2s) = %v, want 2s", pause)
 	}
-	if err := g.wait(context.Background(), h, false); err != nil {
+	if err := g.wait(context.Background(), h, u, time.Hour, false); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.now().Sub(start); got < 2*time.Second {
@@ -108,138 +110,193 @@ func TestWaitHonoursPause(t *testing.T) {
 	}
 }
 
-func TestWaitBounded(t *testing.T) {
+// A wait longer than the limit is deferred at once, to the slot the
+// request keeps; the gate defers the same way; a pause defers to its end.
+func TestWaitBeyondLimitDefers(t *testing.T) {
 	c := newFakeClock()
 	g := fakeGuard(&Guard{Rate: rate.Every(time.Hour)}, c, 0)
-	h := g.host(mustURL(t, "http://example.com/"))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := g.wait(ctx, h, true); err != nil {
-		t.Fatalf("first wait(bounded) = %v, want nil", err)
+	u := mustURL(t, "http://example.com/")
+	h := g.host(u)
+	const limit = 10 * time.Second
+	if err := g.wait(context.Background(), h, u, limit, false); err != nil {
+		t.Fatalf("first wait = %v, want nil", err)
 	}
-	if err := g.gate(ctx, h, true); err != nil {
-		t.Fatalf("first gate(bounded) = %v, want nil", err)
+	if err := g.gate(context.Background(), h, u, limit); err != nil {
+		t.Fatalf("first gate = %v, want nil", err)
 	}
-	err := g.wait(ctx, h, true)
-	var hd *hopDeferredError
-	if !errors.As(err, &hd) || !errors.Is(err, errHostBusy) {
-		t.Fatalf("wait(bounded) on a busy limiter = %v, want hopDeferredError(errHostBusy)", err)
+	start := c.now()
+	err := g.wait(context.Background(), h, u, limit, false)
+	var de *DeferredError
+	if !errors.As(err, &de) || !errors.Is(err, ErrHostBusy) || !errors.Is(err, ErrDeferred) {
+		t.Fatalf("wait on a busy host = %v, want a DeferredError(ErrHostBusy)", err)
 	}
-	if want := c.now().Add(time.Hour); hd.until.Before(want.Add(-time.Second)) {
-		t.Errorf("hopDeferredError.until = %v, want about %v", hd.until, want)
+	if want := start.Add(time.Hour); !de.Until.Equal(want) || !de.reserved {
+		t.Errorf("DeferredError.Until = %v (reserved %v), want %v, reserved", de.Until, de.reserved, want)
 	}
-	// The gate spaces sends by the interval even when the limiter is
+	if c.now() != start {
+		t.Errorf("wait slept %v before deferring", c.now().Sub(start))
+	}
+	// The deferred request kept its slot: the next one comes after it.
+	err = g.wait(context.Background(), h, u, limit, false)
+	if !errors.As(err, &de) || !de.Until.Equal(start.Add(2*time.Hour)) {
+		t.Errorf("next wait = %v, want deferred to the slot after (%v)", err, start.Add(2*time.Hour))
+	}
+	// The gate spaces sends by the interval even when the schedule is
 	// bypassed, e.g. by requests that bunched up behind a LimitRule slot.
-	if err := g.gate(ctx, h, true); !errors.Is(err, errHostBusy) {
-		t.Errorf("second gate(bounded) within the interval = %v, want errHostBusy", err)
+	if err := g.gate(context.Background(), h, u, limit); !errors.Is(err, ErrHostBusy) {
+		t.Errorf("second gate within the interval = %v, want ErrHostBusy", err)
 	}
-	h.strike(c.now(), hard, 0, false, time.Minute, time.Hour, 0)
-	if err := g.wait(ctx, h, true); !errors.Is(err, errHostPaused) {
-		t.Errorf("wait(bounded) on a paused host = %v, want errHostPaused", err)
+	h.strike(c.now(), hard, 3*time.Hour, true, time.Minute, time.Hour, g.rateFloor(), 0)
+	var pe *PausedError
+	if err := g.wait(context.Background(), h, u, limit, true); !errors.As(err, &pe) {
+		t.Errorf("wait on a paused host = %v, want a PausedError", err)
 	}
-	if err := g.gate(ctx, h, true); !errors.Is(err, errHostPaused) {
-		t.Errorf("gate(bounded) on a paused host = %v, want errHostPaused", err)
+	if err := g.gate(context.Background(), h, u, limit); !errors.As(err, &pe) {
+		t.Errorf("gate on a paused host = %v, want a PausedError", err)
+	}
+	if got := h.snapshot().Deferred; got != 5 {
+		t.Errorf("Deferred = %d, want 5", got)
 	}
 }
 
 func TestWaitContextEnds(t *testing.T) {
 	g := &Guard{Rate: rate.Every(time.Hour)} // real clock and sleep
-	h := g.host(mustURL(t, "http://example.com/"))
-	if err := g.wait(context.Background(), h, false); err != nil {
+	u := mustURL(t, "http://example.com/")
+	h := g.host(u)
+	if err := g.wait(context.Background(), h, u, 2*time.Hour, false); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- g.wait(ctx, h, false) }()
+	go func() { done <- g.wait(ctx, h, u, 2*time.Hour, false) }()
 	cancel()
 	select {
 	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("wait after cancel = %v, want context.Canceled", err)
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrGaveUp) {
+			t.Errorf("wait after cancel = %v, want ErrGaveUp and context.Canceled", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("wait did not end when its context was cancelled")
 	}
-	// The cancelled reservation is handed back: the next one is not pushed
-	// further than one interval.
-	if r := h.lim.Reserve(); r.Delay() > time.Hour+time.Second {
-		t.Errorf("after cancel, next delay = %v, want ≤ 1h", r.Delay())
+}
+
+// A strike voids the schedule: a waiter sleeping for a slot far away wakes
+// at once and takes a new slot after the (short) pause. With
+// rate.Limiter's reservations the slot stayed taken, and the host sat
+// idle (defect 2: seconds of silence after one 429).
+func TestStrikeWakesWaiters(t *testing.T) {
+	g := &Guard{Rate: rate.Every(time.Hour)} // real clock and sleep
+	u := mustURL(t, "http://example.com/")
+	h := g.host(u)
+	if err := g.wait(context.Background(), h, u, 2*time.Hour, false); err != nil {
+		t.Fatal(err)
 	}
+	done := make(chan error)
+	go func() { done <- g.wait(context.Background(), h, u, 2*time.Hour, false) }()
+	for {
+		h.mu.Lock()
+		w := h.waiters
+		h.mu.Unlock()
+		if w == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	h.strike(time.Now(), hard, time.Second, true, time.Minute, time.Hour, g.rateFloor(), 0)
+	h.mu.Lock()
+	h.interval = time.Millisecond // pretend the pause was the whole story
+	h.mu.Unlock()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("wait after the strike = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter was not woken by the strike")
+	}
+}
+
+func strike(h *host, now time.Time, c class, ra time.Duration, raOK bool, base, limit time.Duration) time.Duration {
+	p, _ := h.strike(now, c, ra, raOK, base, limit, time.Second, 0)
+	return p
 }
 
 func TestStrike(t *testing.T) {
 	const base, limit = 10 * time.Second, 5 * time.Minute
 	c := newFakeClock()
-	h := newHost("example.com", time.Second)
+	h := newHost("example.com", time.Second, 0)
 	now := c.now()
 
 	// First hard strike: own back-off, interval doubled (rate × 0.5).
-	if p := h.strike(now, hard, 0, false, base, limit, 0); p != base {
+	if p := strike(h, now, hard, 0, false, base, limit); p != base {
 		t.Errorf("strike #1 = %v, want %v", p, base)
 	}
-	if h.interval != 2*time.Second || h.lim.Limit() != rate.Every(2*time.Second) {
-		t.Errorf("after strike #1 interval = %v, limit %v; want 2s", h.interval, h.lim.Limit())
+	if h.interval != 2*time.Second {
+		t.Errorf("after strike #1 interval = %v; want 2s", h.interval)
 	}
 	// Same incident (arriving during the pause): no cut, no new strike.
-	if p := h.strike(now.Add(500*time.Millisecond), hard, 0, false, base, limit, 0); p != base {
+	if p := strike(h, now.Add(500*time.Millisecond), hard, 0, false, base, limit); p != base {
 		t.Errorf("strike in the same epoch = %v, want %v", p, base)
 	}
-	if h.interval != 2*time.Second || h.strikes != 1 {
-		t.Errorf("after a repeated strike interval = %v, strikes = %d; want 2s, 1", h.interval, h.strikes)
+	if h.interval != 2*time.Second || h.t.strikes != 1 {
+		t.Errorf("after a repeated strike interval = %v, strikes = %d; want 2s, 1", h.interval, h.t.strikes)
 	}
 	// A new incident after the pause: the back-off doubles, the rate halves again.
 	now = now.Add(base + time.Second)
-	if p := h.strike(now, hard, 0, false, base, limit, 0); p != 2*base {
+	if p := strike(h, now, hard, 0, false, base, limit); p != 2*base {
 		t.Errorf("strike #2 = %v, want %v", p, 2*base)
 	}
 	if h.interval != 4*time.Second {
 		t.Errorf("after strike #2 interval = %v, want 4s", h.interval)
 	}
-	if want := now.Add(2 * base); !h.pauseUntil.Equal(want) {
-		t.Errorf("pauseUntil = %v, want %v", h.pauseUntil, want)
+	if want := now.Add(2 * base).UnixNano(); h.pauseUntil != want || h.next != want {
+		t.Errorf("pauseUntil, next = %v, %v; want %v", h.pauseUntil, h.next, want)
 	}
 	// Retry-After is never shortened by a shorter one: pauses merge by max.
 	end := h.pauseUntil
-	h.strike(now.Add(5*time.Second), hard, time.Second, true, base, limit, 0)
-	if !h.pauseUntil.Equal(end) {
+	strike(h, now.Add(5*time.Second), hard, time.Second, true, base, limit)
+	if h.pauseUntil != end {
 		t.Errorf("a shorter Retry-After moved pauseUntil from %v to %v", end, h.pauseUntil)
 	}
 	// Retry-After beyond the back-off cap is honoured in full.
 	now = now.Add(time.Minute)
-	if p := h.strike(now, hard, 2*time.Hour, true, base, limit, 0); p != 2*time.Hour {
+	if p := strike(h, now, hard, 2*time.Hour, true, base, limit); p != 2*time.Hour {
 		t.Errorf("strike(Retry-After 2h) = %v, want 2h", p)
 	}
-	// Retry-After 0 still waits one interval.
-	h2 := newHost("b.example", time.Second)
-	if p := h2.strike(now, hard, 0, true, base, limit, 0); p != time.Second {
-		t.Errorf("strike(Retry-After 0) = %v, want one interval (1s)", p)
-	}
-	// Soft failures: a sixth of the base, rate × 0.8.
-	h3 := newHost("c.example", time.Second)
-	if p := h3.strike(now, soft, 0, false, base*6, limit, 0); p != base {
+	// Soft failures: a sixth of the base, rate × 0.8 — exactly, also for a
+	// fast host (minCutInterval only applies to an unlimited one).
+	h3 := newHost("c.example", 25*time.Millisecond, 0)
+	if p, _ := h3.strike(now, soft, 0, false, base*6, limit, 25*time.Millisecond, 0); p != base {
 		t.Errorf("soft strike = %v, want %v", p, base)
 	}
-	if h3.interval != 1250*time.Millisecond {
-		t.Errorf("after soft strike interval = %v, want 1.25s", h3.interval)
+	if want := 25 * time.Millisecond * 5 / 4; h3.interval != want {
+		t.Errorf("after soft strike of a 25ms host interval = %v, want %v (rate × 0.8)", h3.interval, want)
+	}
+	h5 := newHost("e.example", 0, 0)
+	h5.strike(now, hard, 0, false, base, limit, 0, 0)
+	if h5.interval != 2*minCutInterval {
+		t.Errorf("after a cut of an unlimited host interval = %v, want %v", h5.interval, 2*minCutInterval)
 	}
 	// Beyond 24 h the host is excluded.
-	h4 := newHost("d.example", time.Second)
-	h4.strike(now, hard, 48*time.Hour, true, base, limit, 0)
+	h4 := newHost("d.example", time.Second, 0)
+	strike(h4, now, hard, 48*time.Hour, true, base, limit)
 	g := fakeGuard(&Guard{}, c, 0)
-	if err := g.wait(context.Background(), h4, false); !errors.Is(err, ErrGaveUp) {
-		t.Errorf("wait on a host paused for 48h = %v, want ErrGaveUp", err)
+	err := g.wait(context.Background(), h4, mustURL(t, "http://d.example/"), time.Minute, false)
+	var pe *PausedError
+	if !errors.Is(err, ErrGaveUp) || !errors.As(err, &pe) || pe.Until.UnixNano() != now.Add(48*time.Hour).UnixNano() {
+		t.Errorf("wait on a host paused for 48h = %v, want ErrGaveUp with the pause's end", err)
 	}
 }
 
 func TestStrikesForgiven(t *testing.T) {
-	h := newHost("example.com", time.Second)
+	h := newHost("example.com", time.Second, 0)
 	now := newFakeClock().now()
 	for i := 0; i < 3; i++ {
 		now = now.Add(time.Minute)
-		h.strike(now, hard, 0, false, time.Second, time.Hour, 0)
+		strike(h, now, hard, 0, false, time.Second, time.Hour)
 	}
 	now = now.Add(forgiveAfter + time.Second)
-	if p := h.strike(now, hard, 0, false, time.Second, time.Hour, 0); p != time.Second {
+	if p := strike(h, now, hard, 0, false, time.Second, time.Hour); p != time.Second {
 		t.Errorf("strike after %v quiet = %v, want the base again", forgiveAfter, p)
 	}
 }
@@ -253,18 +310,18 @@ func TestRecovery(t *testing.T) {
 		{"unlimited", 0},
 	}
 	for _, tt := range tests {
-		h := newHost("example.com", tt.floor)
+		h := newHost("example.com", tt.floor, 0)
 		now := newFakeClock().now()
-		h.strike(now, hard, 0, false, time.Second, time.Hour, 0)
+		h.strike(now, hard, 0, false, time.Second, time.Hour, tt.floor, 0)
 		cut := h.interval
 		if cut <= tt.floor {
 			t.Fatalf("%s: interval after a cut = %v, want > %v", tt.name, cut, tt.floor)
 		}
 		prev, steps := cut, 0
-		for h.cut && steps < 1000 {
+		for h.t != nil && h.t.cut && steps < 1000 {
 			for i := 0; i < recoverAfter; i++ {
 				now = now.Add(time.Second)
-				h.healthy(now)
+				h.healthy(func() time.Time { return now })
 			}
 			if h.interval > prev {
 				t.Fatalf("%s: healthy responses raised interval from %v to %v", tt.name, prev, h.interval)
@@ -272,29 +329,84 @@ func TestRecovery(t *testing.T) {
 			prev = h.interval
 			steps++
 		}
-		if h.cut || h.interval != tt.floor || h.lim.Limit() != every(tt.floor) {
-			t.Errorf("%s: after recovery interval = %v, limit %v, cut %v; want %v", tt.name, h.interval, h.lim.Limit(), h.cut, tt.floor)
+		if h.t != nil && h.t.cut || h.interval != tt.floor {
+			t.Errorf("%s: after recovery interval = %v; want %v", tt.name, h.interval, tt.floor)
 		}
 		if steps < 2 {
 			t.Errorf("%s: recovered in %d step(s), want gradual recovery", tt.name, steps)
+		}
+		// Once its strikes are forgiven, the host drops its trouble state.
+		h.healthy(func() time.Time { return now.Add(forgiveAfter + time.Second) })
+		if h.t != nil {
+			t.Errorf("%s: trouble state kept after the strikes were forgiven", tt.name)
 		}
 	}
 }
 
 func TestSetCrawlDelay(t *testing.T) {
-	h := newHost("example.com", time.Second)
-	now := newFakeClock().now()
-	h.setCrawlDelay(now, "http://example.com", 5*time.Second)
-	h.setCrawlDelay(now, "https://example.com", 2*time.Second)
-	if h.floor != 5*time.Second || h.interval != 5*time.Second {
-		t.Errorf("floor, interval = %v, %v; want the largest Crawl-delay, 5s", h.floor, h.interval)
+	h := newHost("example.com", time.Second, 0)
+	const rf = time.Second
+	h.setCrawlDelay("http://example.com", 5*time.Second, rf)
+	h.setCrawlDelay("https://example.com", 2*time.Second, rf)
+	if h.floor(rf) != 5*time.Second || h.interval != 5*time.Second {
+		t.Errorf("floor, interval = %v, %v; want the largest Crawl-delay, 5s", h.floor(rf), h.interval)
 	}
-	h.setCrawlDelay(now, "http://example.com", 0)
-	if h.floor != 2*time.Second {
-		t.Errorf("floor = %v after one origin dropped its Crawl-delay, want 2s", h.floor)
+	h.setCrawlDelay("http://example.com", 0, rf)
+	if h.floor(rf) != 2*time.Second {
+		t.Errorf("floor = %v after one origin dropped its Crawl-delay, want 2s", h.floor(rf))
 	}
-	h.setCrawlDelay(now, "https://example.com", 0)
-	if h.floor != time.Second {
-		t.Errorf("floor = %v without Crawl-delay, want Rate's 1s", h.floor)
+	h.setCrawlDelay("https://example.com", 0, rf)
+	if h.floor(rf) != time.Second {
+		t.Errorf("floor = %v without Crawl-delay, want Rate's 1s", h.floor(rf))
+	}
+}
+
+// hostStats returns the statistics of the host named name.
+func hostStats(g *Guard, name string) HostStats {
+	s, _ := g.Host(name)
+	return s
+}
+
+// Defect 2: after a strike, the host's schedule restarts at the end of the
+// pause, with the cut interval, and has no hole: the slots taken before
+// the strike (30 requests at 40/s) are void, not kept as rate.Limiter
+// keeps cancelled reservations. A soft strike cuts the rate to 0.8
+// exactly (25 ms → 31.25 ms), not to a minimum of 125 ms.
+func TestStrikeVoidsSchedule(t *testing.T) {
+	c := newFakeClock()
+	g := fakeGuard(&Guard{Rate: 40, Backoff: 200 * time.Millisecond}, c, 0)
+	u := mustURL(t, "http://example.com/")
+	h := g.host(u)
+	slot := func() time.Time {
+		t.Helper()
+		// A limit of 0 defers each request to the slot it takes.
+		var de *DeferredError
+		if err := g.wait(context.Background(), h, u, 0, false); !errors.As(err, &de) {
+			if err == nil {
+				return c.now()
+			}
+			t.Fatalf("wait = %v", err)
+		}
+		return de.Until
+	}
+	for i := 0; i < 30; i++ {
+		slot()
+	}
+	g.strike(h, c.now(), soft, nil) // a 500: pause of Backoff/6, rate × 0.8
+	h.mu.Lock()
+	pauseUntil, interval := time.Unix(0, h.pauseUntil), h.interval
+	h.mu.Unlock()
+	if interval != 31250*time.Microsecond {
+		t.Errorf("interval after a soft strike = %v, want 31.25ms", interval)
+	}
+	var last time.Time
+	for i := 0; i < 30; i++ {
+		last = slot()
+		if i == 0 && !last.Equal(pauseUntil) {
+			t.Errorf("first slot after the strike = %v, want the pause's end %v", last, pauseUntil)
+		}
+	}
+	if want := pauseUntil.Add(29 * interval); !last.Equal(want) {
+		t.Errorf("30th slot after the strike = +%v, want +%v after the pause", last.Sub(pauseUntil), want.Sub(pauseUntil))
 	}
 }

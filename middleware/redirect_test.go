@@ -40,7 +40,7 @@ func TestRedirectHopWaitBoundedByTimeout(t *testing.T) {
 	if rep.len() != 0 {
 		t.Errorf("ErrorHandler got %v, want nothing", rep.errs)
 	}
-	hs := g.Stats().Hosts["127.0.0.1"]
+	hs := hostStats(g, "127.0.0.1")
 	if hs.Backoffs != 0 || hs.Fetched != 3 {
 		t.Errorf("Stats = %+v, want Backoffs 0, Fetched 3 (robots.txt, /a, /b)", hs)
 	}

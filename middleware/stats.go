@@ -1,65 +1,164 @@
 package robotsmw
 
-import "time"
+import (
+	"sort"
+	"sync/atomic"
+	"time"
+)
 
-// HostStats counts what a [Guard] did for one host.
+// busiest is how many hosts Stats lists.
+const busiest = 10
+
+// HostStats counts what a [Guard] did for one host, or for all of them.
 type HostStats struct {
+	// Host is the host name (without scheme or port); empty in totals.
+	Host string
 	// Fetched counts requests the Guard let through to the host: pages,
 	// redirect hops, retries and the Guard's own robots.txt fetches.
 	Fetched int64
 	// Blocked counts requests and redirect hops that robots.txt disallows,
 	// or that a too long Crawl-delay excludes.
 	Blocked int64
-	// Deferred counts the times a request waited for the host's robots.txt,
-	// which was unreachable, to be due again.
+	// Deferred counts the times a request was put off without being sent,
+	// because it would have waited longer than MaxWait for its host or its
+	// robots.txt, and will be sent again later.
 	Deferred int64
-	// Retried counts requests sent again after 429, 5xx or network errors,
-	// or after a redirect hop had to wait.
+	// Retried counts failed attempts (429, 5xx, network errors, bodies cut
+	// short) that the Guard sends again.
 	Retried int64
 	// Backoffs counts the pauses that 429, 5xx or network errors started
-	// or lengthened.
+	// or lengthened, robots.txt fetches' included.
 	Backoffs int64
-	// GaveUp counts requests reported with ErrGaveUp, ErrRobotsUnreachable
-	// or the end of the collector's context.
+	// GaveUp counts requests reported as final failures: ErrGaveUp,
+	// ErrRobotsUnreachable, or the end of the collector's context.
 	GaveUp int64
 	// Interval is the current spacing between request starts; 0 means
 	// no limit. It grows after cuts and shrinks as the host recovers.
+	// Zero in totals.
 	Interval time.Duration
-	// PausedUntil is the end of the host's current or last pause.
+	// PausedUntil is the end of the host's current or last pause; in
+	// totals, the latest of the listed hosts'.
 	PausedUntil time.Time
 }
 
-// Stats is a snapshot of a Guard's statistics.
+// Stats is a snapshot of a Guard's statistics. It costs the same however
+// many hosts a broad crawl has seen: totals are kept as they happen, and
+// only the busiest hosts are listed.
 type Stats struct {
-	// Hosts maps a host name (without scheme or port) to its statistics.
-	Hosts map[string]HostStats
-	// Total sums the counters of all hosts; its Interval is zero and its
-	// PausedUntil is the latest of the hosts'.
+	// Total sums the counters over every host, forgotten ones included.
 	Total HostStats
+	// Hosts is the number of hosts whose state the Guard keeps now.
+	Hosts int
+	// Evicted counts host states forgotten after they went quiet (see
+	// Guard.IdleTimeout).
+	Evicted int64
+	// Waiting is the number of requests deferred now, waiting to be sent
+	// again.
+	Waiting int
+	// Busiest lists up to 10 of the kept hosts, most Fetched first.
+	Busiest []HostStats
 }
 
-// Stats returns a snapshot of the Guard's statistics. It is safe to call
-// at any time, also while requests run.
-func (g *Guard) Stats() Stats {
-	g.mu.RLock()
-	hosts := make([]*host, 0, len(g.hosts))
-	for _, h := range g.hosts {
-		hosts = append(hosts, h)
+// A counter names one of the per-host counters.
+type counter uint8
+
+const (
+	cFetched counter = iota
+	cBlocked
+	cDeferred
+	cRetried
+	cBackoffs
+	cGaveUp
+	nCounters
+)
+
+// totals are the Guard's counters summed over all hosts.
+type totals [nCounters]atomic.Int64
+
+// count adds one to counter k of h and of the totals.
+func (g *Guard) count(h *host, k counter) {
+	h.mu.Lock()
+	h.add(k)
+	h.mu.Unlock()
+	g.totals[k].Add(1)
+}
+
+// add adds one to counter k; h.mu must be held.
+func (h *host) add(k counter) {
+	switch k {
+	case cFetched:
+		h.fetched++
+	case cBlocked:
+		h.blocked++
+	case cDeferred:
+		h.deferred++
+	case cRetried:
+		h.retried++
+	case cBackoffs:
+		h.backoffs++
+	case cGaveUp:
+		h.gaveUp++
 	}
-	g.mu.RUnlock()
-	s := Stats{Hosts: make(map[string]HostStats, len(hosts))}
-	for _, h := range hosts {
-		hs := h.snapshot()
-		s.Hosts[h.name] = hs
-		s.Total.Fetched += hs.Fetched
-		s.Total.Blocked += hs.Blocked
-		s.Total.Deferred += hs.Deferred
-		s.Total.Retried += hs.Retried
-		s.Total.Backoffs += hs.Backoffs
-		s.Total.GaveUp += hs.GaveUp
+}
+
+// Stats returns a snapshot of the Guard's statistics. It is safe to call at
+// any time, also while requests run. It also forgets quiet hosts when a
+// sweep is due (see IdleTimeout).
+func (g *Guard) Stats() Stats {
+	now := g.clock().UnixNano()
+	g.hosts.sweep(now, g.idleTimeout())
+	s := Stats{
+		Total: HostStats{
+			Fetched:  g.totals[cFetched].Load(),
+			Blocked:  g.totals[cBlocked].Load(),
+			Deferred: g.totals[cDeferred].Load(),
+			Retried:  g.totals[cRetried].Load(),
+			Backoffs: g.totals[cBackoffs].Load(),
+			GaveUp:   g.totals[cGaveUp].Load(),
+		},
+		Evicted: g.hosts.evicted.Load(),
+		Waiting: g.later.len(),
+	}
+	// The busiest hosts: one pass, keeping the top few, no copy of the
+	// table.
+	type entry struct {
+		h       *host
+		fetched uint32
+	}
+	var top []entry
+	g.hosts.mu.RLock()
+	s.Hosts = len(g.hosts.m)
+	for _, h := range g.hosts.m {
+		h.mu.Lock()
+		f := h.fetched
+		h.mu.Unlock()
+		if len(top) == busiest && f <= top[busiest-1].fetched {
+			continue
+		}
+		i := sort.Search(len(top), func(i int) bool { return top[i].fetched < f })
+		if len(top) < busiest {
+			top = append(top, entry{})
+		}
+		copy(top[i+1:], top[i:])
+		top[i] = entry{h, f}
+	}
+	g.hosts.mu.RUnlock()
+	for _, e := range top {
+		hs := e.h.snapshot()
+		s.Busiest = append(s.Busiest, hs)
 		if hs.PausedUntil.After(s.Total.PausedUntil) {
 			s.Total.PausedUntil = hs.PausedUntil
 		}
 	}
 	return s
+}
+
+// Host returns the statistics of the host named name (as in HostStats.Host:
+// lower case, without scheme or port), if its state is kept.
+func (g *Guard) Host(name string) (HostStats, bool) {
+	h := g.hosts.lookup(name)
+	if h == nil {
+		return HostStats{}, false
+	}
+	return h.snapshot(), true
 }

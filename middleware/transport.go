@@ -2,54 +2,321 @@ package robotsmw
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/gocolly/colly/v2"
+
+	"github.com/robotsmw/robotsmw/policy"
 )
 
-// A pacedTransport sends the Guard's own robots.txt requests. Each passes
-// its host's gate first: it waits while the host is paused and keeps the
-// host's spacing, so robots.txt counts against the same per-host rate as
-// every other request (politeness.md §5.2 F). It does not queue at the
-// host's limiter behind the pages, which wait for this very robots.txt:
-// it takes the gate's next slot instead.
+// A guardTransport is the transport Attach installs under colly's HTTP
+// client, around the transport the client had. For every request it:
+//   - answers colly's own robots.txt check with an empty robots.txt
+//     (collyrobots.go);
+//   - fails a request the Guard's callbacks did not admit with their
+//     verdict (ticket.go), so that colly reports it to OnError and Visit;
+//   - admits a request that comes without a ticket itself (robots.txt,
+//     pause, schedule and gate, bounded by MaxWait and the request's
+//     deadline), so a clone the Guard was not attached to fails closed;
+//   - classifies the response: 429 and 503 pause and slow the host, 500,
+//     502, 504 and network errors too, softer (backoff.go); healthy
+//     responses let a cut host recover;
+//   - for colly requests, turns a failed attempt (those statuses, a
+//     network error, a body cut short) into a *DeferredError, or an error
+//     wrapping ErrGaveUp after MaxRetries, and drops the request's retry
+//     count when its body was read to the end.
+//
+// It is safe for concurrent use; it is not changed after it is installed.
+type guardTransport struct {
+	g    *Guard
+	next http.RoundTripper // nil means http.DefaultTransport
+}
+
+func (t *guardTransport) base() http.RoundTripper {
+	if t.next != nil {
+		return t.next
+	}
+	return http.DefaultTransport
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if isCollyCheck(req) {
+		closeBody(req)
+		return emptyRobots(req), nil
+	}
+	g := t.g
+	tk := g.tickets.take(req.URL)
+	switch {
+	case tk == nil:
+		// Not admitted by the Guard's callbacks: admit it here.
+		ctx := req.Context()
+		agent := g.Agent
+		if agent == "" {
+			agent = req.Header.Get("User-Agent")
+		}
+		if err := g.admit(ctx, g.cacheFor(nil, t.next), req.URL, policy.ProductToken(agent), g.waitLimit(ctx), false, true); err != nil {
+			closeBody(req)
+			return nil, err
+		}
+	case tk.err != nil:
+		closeBody(req)
+		return nil, tk.err
+	case !tk.gated:
+		ctx := req.Context()
+		if err := g.gate(ctx, g.host(req.URL), req.URL, g.waitLimit(ctx)); err != nil {
+			closeBody(req)
+			return nil, err
+		}
+	}
+	return t.send(req, tk)
+}
+
+// send sends an admitted request and classifies the outcome. tk is the
+// request's ticket, or nil for a request the transport admitted itself;
+// only colly requests of the Guard's callbacks have their failures turned
+// into retries.
+func (t *guardTransport) send(req *http.Request, tk *ticket) (*http.Response, error) {
+	g := t.g
+	ours := tk != nil && tk.r != nil
+	cancel := context.CancelFunc(func() {})
+	if dl, ok := req.Context().Deadline(); ours && ok {
+		// net/http's client turns any error after its Timeout fired into
+		// a string (timeoutError), which would hide the outcome from
+		// colly's callbacks: end the request a little earlier, so the
+		// Guard's own outcome is what arrives.
+		margin := min(time.Until(dl)/10, earlyTimeout)
+		var ctx context.Context
+		ctx, cancel = context.WithDeadline(req.Context(), dl.Add(-margin))
+		req = req.WithContext(ctx)
+	}
+	resp, err := t.base().RoundTrip(req)
+	h := g.host(req.URL)
+	if err != nil {
+		cancel()
+		if ended(req, err) {
+			if ours {
+				return nil, fmt.Errorf("%w: %s %s: %w", ErrGaveUp, req.Method, req.URL.Redacted(), err)
+			}
+			return nil, err
+		}
+		g.strike(h, g.clock(), soft, nil)
+		if ours {
+			return nil, g.failed(tk, h, err)
+		}
+		return nil, err
+	}
+	switch cls := classify(resp.StatusCode); cls {
+	case hard, soft:
+		g.strike(h, g.clock(), cls, resp.Header)
+		if ours {
+			resp.Body.Close()
+			cancel()
+			return nil, g.failed(tk, h, &StatusError{StatusCode: resp.StatusCode, Header: resp.Header})
+		}
+	case healthy:
+		h.healthy(g.clock)
+	}
+	if tk != nil && isRedirect(resp) {
+		// The redirect handler carries the ticket on to the next hop; the
+		// request is not complete yet.
+		g.tickets.put(req.URL, tk)
+		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+		return resp, nil
+	}
+	if !ours {
+		cancel() // a no-op: only colly requests get their own deadline
+		return resp, nil
+	}
+	resp.Body = &watchedBody{ReadCloser: resp.Body, g: g, tk: tk, h: h, req: req, cancel: cancel}
+	return resp, nil
+}
+
+// earlyTimeout is the most by which the Guard ends a colly request before
+// the client's Timeout (a tenth of the time left, at most this).
+const earlyTimeout = 100 * time.Millisecond
+
+// isRedirect reports whether the client may follow resp.
+func isRedirect(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case 301, 302, 303, 307, 308:
+		return resp.Header.Get("Location") != ""
+	}
+	return false
+}
+
+// ended reports whether err means that the request's context was
+// cancelled (the crawl ended), rather than that the host failed. A
+// deadline (colly's request timeout) is the host's failure.
+func ended(req *http.Request, err error) bool {
+	return errors.Is(err, context.Canceled) && req.Context().Err() != nil
+}
+
+// strike records a failure of h at now; hdr is the response's header (nil
+// for a network error), whose Retry-After sets the pause.
+func (g *Guard) strike(h *host, now time.Time, c class, hdr http.Header) {
+	ra, ok := policy.RetryAfter(hdr, now)
+	if _, longer := h.strike(now, c, ra, ok, g.backoffBase(), g.maxBackoff(), g.rateFloor(), g.random()); longer {
+		g.totals[cBackoffs].Add(1)
+	}
+}
+
+// failed counts a failed attempt of the colly request of tk and returns
+// its outcome: a *DeferredError until the host's pause ends, or, after
+// MaxRetries retries, an error wrapping ErrGaveUp and cause. A host that
+// asked for a pause beyond 24 hours is not waited for: the request gives
+// up at once, with a *PausedError carrying the time.
+func (g *Guard) failed(tk *ticket, h *host, cause error) error {
+	r := tk.r
+	key := attemptKey(r.Method, tk.orig)
+	h.mu.Lock()
+	until := h.pauseUntil
+	excluded := h.t != nil && h.t.excluded
+	h.mu.Unlock()
+	if excluded {
+		g.attempts.clear(r.Method, tk.orig)
+		return fmt.Errorf("%w: %s %s: %w: %w", ErrGaveUp, r.Method, tk.orig.Redacted(), cause,
+			&PausedError{Host: h.name, Until: time.Unix(0, until)})
+	}
+	n := g.attempts.fail(key)
+	if n > g.maxRetries() {
+		g.attempts.clear(r.Method, tk.orig)
+		return fmt.Errorf("%w: %s %s after %d retries: %w", ErrGaveUp, r.Method, tk.orig.Redacted(), n-1, cause)
+	}
+	g.count(h, cRetried)
+	return &DeferredError{URL: tk.orig, Until: time.Unix(0, until), Attempt: n, Err: cause}
+}
+
+// A watchedBody is the body of a colly request's response. A read error (a
+// body cut short, a read timeout) is a failed attempt: it strikes the host
+// softly and the read returns the attempt's outcome (see Guard.failed),
+// which colly reports to OnError. A body closed without a read error was
+// read to its end, or as far as colly wanted (MaxBodySize): the request's
+// retry count is dropped.
+type watchedBody struct {
+	io.ReadCloser
+	g      *Guard
+	tk     *ticket
+	h      *host
+	req    *http.Request
+	cancel context.CancelFunc // ends the request's context once closed
+	failed bool               // only read and set by the goroutine reading the body
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && !b.failed {
+		b.failed = true
+		if ended(b.req, err) {
+			return n, fmt.Errorf("%w: %s %s: %w", ErrGaveUp, b.req.Method, b.req.URL.Redacted(), err)
+		}
+		b.g.strike(b.h, b.g.clock(), soft, nil)
+		return n, b.g.failed(b.tk, b.h, err)
+	}
+	return n, err
+}
+
+func (b *watchedBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	if !b.failed {
+		b.g.attempts.clear(b.tk.r.Method, b.tk.orig)
+	}
+	return err
+}
+
+// closeBody closes a request's body, as RoundTrip must even when it fails.
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}
+
+// install puts a guardTransport under c's HTTP client, around the
+// transport the client has (a user's earlier WithTransport or SetProxyFunc
+// is kept). A collector and its clones share one client, so a client that
+// has a guardTransport already is left alone: one transport serves them
+// all, and attaching to a clone while the collector crawls writes nothing.
+// If the client cannot be read, nothing is installed; the callbacks then
+// abort what they do not admit (see Guard.onRequest).
+func (g *Guard) install(c *colly.Collector) {
+	hc := collyClient(c)
+	if hc == nil {
+		return
+	}
+	if _, ok := hc.Transport.(*guardTransport); ok {
+		return
+	}
+	c.WithTransport(&guardTransport{g: g, next: hc.Transport})
+}
+
+// guarded returns the guardTransport under c's client, or nil if there is
+// none (a later WithTransport, SetProxyFunc or SetClient replaced it).
+func guarded(c *colly.Collector) *guardTransport {
+	hc := collyClient(c)
+	if hc == nil {
+		return nil
+	}
+	t, _ := hc.Transport.(*guardTransport)
+	return t
+}
+
+// A pacedTransport sends the Guard's own robots.txt requests, through the
+// transport of the collector (its proxy and TLS settings). Each request,
+// redirect hops included, passes its host's gate first: it waits while the
+// host is paused and keeps the host's spacing, so robots.txt counts against
+// the same per-host rate as every other request (politeness.md §5.2 F). It
+// does not queue in the host's schedule behind the pages, which wait for
+// this very robots.txt: it takes the gate's next slot instead. A robots.txt
+// that answers 429, 5xx or fails strikes the host like a page would
+// (politeness.md §5.2 F).
 //
 // The wait is local, so it is not bounded by the fetch's deadline (the
 // Cache's Timeout), which would record robots.txt as unreachable though
-// nothing was sent: the deadline's budget starts when the request is sent.
-// The wait still ends, with the host's pause and spacing, or when the
+// nothing was sent: each hop gets the whole timeout once it passes the
+// gate. The wait still ends, with the host's pause and spacing, or when the
 // fetch's context is cancelled or the crawl it belongs to ends (see
 // crawlcontext.go): a new origin's robots.txt does not wait out a long
 // pause of its host after the crawl was cancelled.
 type pacedTransport struct {
-	g    *Guard
-	next http.RoundTripper
+	g       *Guard
+	next    http.RoundTripper
+	timeout time.Duration // each hop's budget once it passes the gate
 }
 
 // RoundTrip implements http.RoundTripper.
 func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	ctx := req.Context()
-	dl, hasDeadline := ctx.Deadline()
-	budget := time.Until(dl)
-	live, stop := liveContext(ctx)
-	if err := t.g.gate(live, t.g.host(req.URL), false); err != nil {
+	live, stop := liveContext(req.Context())
+	h := t.g.host(req.URL)
+	if err := t.g.gate(live, h, req.URL, maxDuration); err != nil {
 		stop()
-		if req.Body != nil {
-			req.Body.Close()
-		}
+		closeBody(req)
 		return nil, err
 	}
-	cancel := stop
-	sendCtx := live
-	if hasDeadline {
-		var cancelSend context.CancelFunc
-		sendCtx, cancelSend = context.WithTimeout(live, budget)
-		cancel = func() { cancelSend(); stop() }
+	timeout := t.timeout
+	if timeout <= 0 {
+		timeout = robotsTimeout
 	}
+	sendCtx, cancelSend := context.WithTimeout(live, timeout)
+	cancel := func() { cancelSend(); stop() }
 	resp, err := t.next.RoundTrip(req.WithContext(sendCtx))
+	now := t.g.clock()
 	if err != nil {
+		if !errors.Is(err, context.Canceled) || live.Err() == nil {
+			t.g.strike(h, now, soft, nil)
+		}
 		cancel()
 		return nil, err
+	}
+	switch cls := classify(resp.StatusCode); cls {
+	case hard, soft:
+		t.g.strike(h, now, cls, resp.Header)
+	case healthy:
+		h.healthy(t.g.clock)
 	}
 	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil

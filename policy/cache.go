@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -46,6 +47,11 @@ type Entry struct {
 	RetryAt    time.Time // for StateUnreachable: when robots.txt is tried again
 	Stale      bool      // Robots is the last good copy, kept while refreshing fails
 	Err        error     // the last fetch's error (a *FetchError) for StateUnreachable or too many redirects; else nil
+
+	// Failures counts the consecutive fetches, ending with the last one,
+	// that found robots.txt unreachable; 0 when the last fetch gave a
+	// verdict (StateParsed or StateUnavailable).
+	Failures int
 }
 
 // The Cache's fixed limits. Each cites the rule it implements.
@@ -63,8 +69,6 @@ const (
 	// whose server marks everything uncacheable is not asked for
 	// robots.txt before every page.
 	minTTL = time.Hour
-	// maxRetryAfter caps the wait a Retry-After header can ask for.
-	maxRetryAfter = 24 * time.Hour
 )
 
 // A Cache fetches, parses and caches robots.txt per origin (scheme, host
@@ -75,12 +79,12 @@ const (
 // is documented. A Cache is safe for concurrent use by multiple goroutines;
 // its fields must not be changed after its first use.
 //
-// At most one fetch per origin runs at a time, however many goroutines ask.
-// An expired policy that is a verdict about the site is served while one
-// refresh runs in the background. A refresh that fails keeps the last good
-// copy in force. robots.txt is never treated as allowing everything because
-// it could not be fetched, except as RFC 9309 §2.3.1.4 permits after 30
-// days.
+// At most one fetch per origin runs at a time, however many goroutines ask,
+// and at most MaxFetches over all origins. An expired policy that is a
+// verdict about the site is served while one refresh runs in the
+// background. A refresh that fails keeps the last good copy in force.
+// robots.txt is never treated as allowing everything because it could not
+// be fetched, except as RFC 9309 §2.3.1.4 permits after 30 days.
 type Cache struct {
 	// Client sends the robots.txt requests, so that its transport, proxy
 	// and timeout apply. The Cache uses a shallow copy of it without the
@@ -94,7 +98,9 @@ type Cache struct {
 	UserAgent string
 
 	// Timeout bounds one robots.txt fetch, body included. If zero, 30s.
-	// A fetch that times out makes robots.txt unreachable.
+	// It runs from the moment the fetch starts, not while the fetch waits
+	// its turn (see MaxFetches). A fetch that times out makes robots.txt
+	// unreachable.
 	Timeout time.Duration
 
 	// TTL is how long a fetched policy is used before it is fetched again,
@@ -106,9 +112,23 @@ type Cache struct {
 	// RetryMin and RetryMax bound the wait before robots.txt is tried
 	// again while it is unreachable: RetryMin after the first failure,
 	// doubling with each further failure up to RetryMax. If zero, 1 min
-	// and 1 h. A Retry-After header sent with the failed response replaces
-	// the doubling, clamped to [RetryMin, 24h].
+	// and 1 h. A Retry-After field sent with the failed response (RFC 9110
+	// §10.2.3; see [RetryAfter]) replaces the doubling and is honoured as
+	// sent: neither RetryMin nor RetryMax applies to it, and a wait beyond
+	// 24 h is kept too. Entry.RetryAt tells the caller when that is.
 	RetryMin, RetryMax time.Duration
+
+	// MaxFetches is the most robots.txt fetches that run at once, over all
+	// origins. Fetches beyond it wait their turn, first come first served,
+	// without a goroutine each; a fetch's Timeout starts when it starts,
+	// not while it waits. If zero, min(64, max(8, 2*GOMAXPROCS)): 8 up to
+	// 4 CPUs, 16 on 8, 64 from 32 on, with GOMAXPROCS read at the Cache's
+	// first use. A fetch holds its place while Client's transport waits
+	// (for a per-host rate limit, say), so such waits delay the robots.txt
+	// of other origins. Client must not look robots.txt up in this Cache
+	// while it sends a robots.txt request: that look-up might wait for a
+	// fetch queued behind its own.
+	MaxFetches int
 
 	// MaxEntries is the number of origins the default store keeps; the
 	// least recently used is forgotten first. If zero, 10,000. It is not
@@ -132,18 +152,24 @@ type Cache struct {
 	allowAll *Robots // shared, immutable
 	denyAll  *Robots // shared, immutable
 
+	maxFetches int // MaxFetches or its default
+
 	// running counts the fetch goroutines, so tests can wait for them.
 	running sync.WaitGroup
 
-	// mu guards flights.
-	mu      sync.Mutex
-	flights map[string]*flight // by origin; the fetch in progress
+	// mu guards flights, queue and fetchers.
+	mu       sync.Mutex
+	flights  map[string]*flight // by origin; the fetch queued or in progress
+	queue    []*flight          // flights waiting for a fetch goroutine, oldest first
+	fetchers int                // fetch goroutines running; at most maxFetches
 }
 
 // A flight is one robots.txt fetch that any number of look-ups wait for.
 type flight struct {
-	done chan struct{} // closed when rec is set
-	rec  Record
+	origin string
+	ctx    context.Context // the starting look-up's values, without its cancellation
+	done   chan struct{}   // closed when rec is set
+	rec    Record
 }
 
 func (c *Cache) init() {
@@ -155,6 +181,7 @@ func (c *Cache) init() {
 		}
 		c.allowAll = &Robots{}
 		c.denyAll = disallowAll()
+		c.maxFetches = orDefault(c.MaxFetches, min(64, max(8, 2*runtime.GOMAXPROCS(0))))
 	})
 }
 
@@ -194,11 +221,17 @@ func (c *Cache) now() time.Time {
 //   - 4xx except 429: everything is allowed: [StateUnavailable].
 //   - 429, 5xx, network errors, timeouts, bodies cut short:
 //     [StateUnreachable]. Robots disallows all and robots.txt is tried
-//     again at RetryAt. If an earlier fetch gave a verdict, that last good
-//     copy stays in force instead (Entry.Stale, err == nil). After 30 days
-//     of failures without a good copy, everything is allowed (err == nil).
+//     again at RetryAt: when the response's Retry-After says (RFC 9110
+//     §10.2.3, exactly as sent; see [RetryAfter]), else after RetryMin
+//     doubling to RetryMax. If an earlier fetch gave a verdict, that last
+//     good copy stays in force instead (Entry.Stale, err == nil). After 30
+//     days of failures without a good copy, everything is allowed
+//     (err == nil). Entry.Failures counts the failed fetches in a row.
 //
 // An unreachable site is never cached as allowed.
+//
+// A fetch may wait for one of the Cache's MaxFetches fetch slots before it
+// starts; the look-ups waiting for it still return when their ctx ends.
 func (c *Cache) Get(ctx context.Context, u *url.URL) (Entry, error) {
 	c.init()
 	origin, err := Origin(u)
@@ -275,6 +308,7 @@ func (c *Cache) entry(origin string, rec Record, now time.Time) (e Entry, verdic
 		FetchedAt:  rec.FetchedAt,
 		Expires:    rec.Expires,
 		RetryAt:    rec.RetryAt,
+		Failures:   rec.Failures,
 	}
 	if rec.Err != nil {
 		e.Err = rec.Err
@@ -317,9 +351,13 @@ func (c *Cache) good(rec Record) *Robots {
 	}
 }
 
-// start returns the fetch in progress for origin, starting one if there is
-// none. The fetch runs on a context that no caller can cancel, bounded by
-// the Cache's Timeout.
+// start returns the flight for origin, queued or in progress, starting one
+// if there is none. The fetch runs on a context that no caller can cancel
+// (it keeps ctx's values), bounded by the Cache's Timeout from the moment
+// it starts.
+//
+// At most maxFetches fetch goroutines run; a flight beyond them waits in
+// the queue, without a goroutine, until one of them is free.
 func (c *Cache) start(ctx context.Context, origin string) *flight {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -329,17 +367,52 @@ func (c *Cache) start(ctx context.Context, origin string) *flight {
 	if c.flights == nil {
 		c.flights = make(map[string]*flight)
 	}
-	f := &flight{done: make(chan struct{})}
+	f := &flight{origin: origin, ctx: context.WithoutCancel(ctx), done: make(chan struct{})}
 	c.flights[origin] = f
+	if c.fetchers >= c.maxFetches {
+		c.queue = append(c.queue, f)
+		return f
+	}
+	c.fetchers++
 	c.running.Add(1)
-	go c.run(context.WithoutCancel(ctx), origin, f)
+	go c.fetcher(f)
 	return f
 }
 
-// run performs a flight: it fetches robots.txt, stores the new record and
-// wakes the waiters.
-func (c *Cache) run(ctx context.Context, origin string, f *flight) {
+// fetcher is a fetch goroutine: it runs f, then the queued flights in turn
+// until the queue is empty, and then ends.
+func (c *Cache) fetcher(f *flight) {
 	defer c.running.Done()
+	for f != nil {
+		c.run(f)
+		f = c.finish(f)
+	}
+}
+
+// finish ends the flight f, which has run: it removes f, so that a later
+// look-up finds its stored record or starts a new flight, and then wakes
+// f's waiters. It returns the next queued flight for the calling fetch
+// goroutine, or nil when there is none; the goroutine then ends.
+func (c *Cache) finish(f *flight) *flight {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.flights, f.origin)
+	close(f.done)
+	if len(c.queue) == 0 {
+		c.queue = nil // release the backing array
+		c.fetchers--
+		return nil
+	}
+	next := c.queue[0]
+	c.queue[0] = nil
+	c.queue = c.queue[1:]
+	return next
+}
+
+// run performs a flight: it fetches robots.txt and stores the new record
+// in f.rec and the Store.
+func (c *Cache) run(f *flight) {
+	ctx, origin := f.ctx, f.origin
 	old, ok, err := c.store.Load(ctx, origin)
 	if err != nil {
 		old, ok = Record{}, false
@@ -355,10 +428,6 @@ func (c *Cache) run(ctx context.Context, origin string, f *flight) {
 		f.rec = c.update(old, ok, o, c.now())
 		_ = c.store.Save(ctx, origin, f.rec) // documented on Store.Save
 	}
-	c.mu.Lock()
-	delete(c.flights, origin)
-	c.mu.Unlock()
-	close(f.done)
 }
 
 // update returns the record that follows old (present if ok) after a fetch
@@ -403,17 +472,23 @@ func (c *Cache) lifetime(o outcome) time.Duration {
 // backoff returns the wait before robots.txt is tried again after the n-th
 // consecutive failure.
 //
-// Google: robots.txt is retried until a non-server-error status arrives; a
-// 503 results in fairly frequent retrying. A Retry-After header (RFC 9110
-// §10.2.3) is honoured, within [RetryMin, 24h].
+// RFC 9110 §10.2.3: a Retry-After sent with the failure is honoured as
+// sent (see [RetryAfter]: at least 1s, at most 100 years, so that adding
+// it to a time cannot overflow); it is neither raised to RetryMin nor cut
+// to RetryMax or 24 h. Without one, Google: robots.txt is retried until a
+// non-server-error status arrives, and a 503 results in fairly frequent
+// retrying: RetryMin after the first failure, doubling up to RetryMax.
 func (c *Cache) backoff(n int, o outcome) time.Duration {
+	if o.hasRetry {
+		return o.retryAfter
+	}
 	lo := orDefault(c.RetryMin, time.Minute)
 	hi := max(orDefault(c.RetryMax, time.Hour), lo)
-	if o.hasRetry {
-		return min(max(o.retryAfter, lo), max(maxRetryAfter, lo))
-	}
 	d := lo
 	for i := 1; i < n && d < hi; i++ {
+		if d > hi/2 {
+			return hi // doubling would pass hi, or overflow
+		}
 		d *= 2
 	}
 	return min(d, hi)

@@ -278,6 +278,9 @@ func TestCacheLastGoodCopy(t *testing.T) {
 			if got := e.RetryAt.Sub(clock.Now()); got != time.Minute || !e.Expires.Equal(e.RetryAt) {
 				t.Errorf("RetryAt - now = %v, Expires %v; want 1m, RetryAt", got, e.Expires)
 			}
+			if e.Failures != 1 {
+				t.Errorf("Get after failed refresh: Entry.Failures = %d, want 1", e.Failures)
+			}
 
 			// Failing on, 40 days later: still the last good copy.
 			for range 2 {
@@ -286,9 +289,9 @@ func TestCacheLastGoodCopy(t *testing.T) {
 				c.running.Wait()
 			}
 			e, err = c.Get(context.Background(), u)
-			if err != nil || !e.Stale || allowed(t, e, "/private") != good.privateOK {
-				t.Errorf("Get after 40 days of failures = %v, stale %v, /private allowed %v; want nil, true, %v",
-					err, e.Stale, allowed(t, e, "/private"), good.privateOK)
+			if err != nil || !e.Stale || allowed(t, e, "/private") != good.privateOK || e.Failures != 3 {
+				t.Errorf("Get after 40 days of failures = %v, stale %v, /private allowed %v, Failures %d; want nil, true, %v, 3",
+					err, e.Stale, allowed(t, e, "/private"), e.Failures, good.privateOK)
 			}
 
 			// The site recovers.
@@ -297,9 +300,9 @@ func TestCacheLastGoodCopy(t *testing.T) {
 			c.Get(context.Background(), u)
 			c.running.Wait()
 			e, err = c.Get(context.Background(), u)
-			if err != nil || e.Stale || e.State == StateUnreachable || e.Err != nil {
-				t.Errorf("Get after recovery = %v, state %v, stale %v, Err %v; want nil, not unreachable, false, nil",
-					err, e.State, e.Stale, e.Err)
+			if err != nil || e.Stale || e.State == StateUnreachable || e.Err != nil || e.Failures != 0 {
+				t.Errorf("Get after recovery = %v, state %v, stale %v, Err %v, Failures %d; want nil, not unreachable, false, nil, 0",
+					err, e.State, e.Stale, e.Err, e.Failures)
 			}
 			if got := n.Load(); got != 5 {
 				t.Errorf("robots.txt fetches = %d, want 5", got)
@@ -693,5 +696,175 @@ func BenchmarkCacheGet(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		c.Get(context.Background(), u)
+	}
+}
+
+// blockingServer starts a loopback server whose handler blocks until the
+// returned release is called (or the request ends), and records the most
+// requests it held at once. arrived receives one value per request.
+func blockingServer(t *testing.T) (srv *httptest.Server, arrived <-chan string, release func(), peak *atomic.Int64) {
+	t.Helper()
+	gate := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	arrivals := make(chan string, 1000)
+	var cur atomic.Int64
+	peak = new(atomic.Int64)
+	srv, _ = robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		n := cur.Add(1)
+		defer cur.Add(-1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		arrivals <- r.Host
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+		}
+		fmt.Fprint(w, testRules)
+	})
+	return srv, arrivals, release, peak
+}
+
+// queued returns the number of flights, queued or running.
+func (c *Cache) queued() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.flights)
+}
+
+// TestCacheMaxFetches: at most MaxFetches robots.txt fetches run at once;
+// the others wait in a queue without a goroutine each, and all complete.
+func TestCacheMaxFetches(t *testing.T) {
+	srv, arrived, release, peak := blockingServer(t)
+	c := newCache(t, newFakeClock())
+	c.Client = dialTo(t, srv.Listener.Addr().String())
+	c.MaxFetches = 2
+	t.Cleanup(release) // before the fetch goroutines are waited for
+
+	const origins = 20
+	results := make(chan error, origins)
+	get := func(i int) {
+		u := urlOf(t, fmt.Sprintf("http://host%d.test/page", i))
+		go func() {
+			e, err := c.Get(context.Background(), u)
+			if err == nil && e.State != StateParsed {
+				err = fmt.Errorf("state %v", e.State)
+			}
+			results <- err
+		}()
+	}
+	// Two look-ups take the two fetch slots.
+	g0 := runtime.NumGoroutine()
+	get(0)
+	get(1)
+	<-arrived
+	<-arrived
+	g1 := runtime.NumGoroutine()
+	// 18 more wait in the queue.
+	for i := 2; i < origins; i++ {
+		get(i)
+	}
+	for c.queued() < origins {
+		runtime.Gosched() // the look-ups are still starting their flights
+	}
+	g2 := runtime.NumGoroutine()
+	// Each look-up is a goroutine of the test's own. Besides them the two
+	// running flights add their fetch goroutines and what their
+	// connections need (client read and write loops, server connection
+	// and its background read); the queued flights add nothing.
+	if grown := g2 - g1 - (origins - 2); grown > 2 {
+		t.Errorf("goroutines grew by %d besides the %d look-ups as %d flights were queued, want about 0",
+			grown, origins-2, origins-2)
+	}
+	if grown := g2 - g0 - origins; grown > 12 {
+		t.Errorf("goroutines grew by %d besides the %d look-ups for 2 running and %d queued flights, want at most 12",
+			grown, origins, origins-2)
+	}
+	if got := peak.Load(); got > 2 {
+		t.Errorf("robots.txt requests in the handler at once = %d, want at most 2", got)
+	}
+
+	release()
+	for i := range origins {
+		if err := <-results; err != nil {
+			t.Errorf("Get %d = %v, want nil", i+1, err)
+		}
+	}
+	if got := peak.Load(); got > 2 {
+		t.Errorf("robots.txt requests in the handler at once = %d, want at most 2", got)
+	}
+	c.running.Wait() // the fetch goroutines end once the queue is empty
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fetchers != 0 || len(c.queue) != 0 || len(c.flights) != 0 {
+		t.Errorf("after all fetches: %d fetch goroutines, %d queued, %d flights; want 0, 0, 0", c.fetchers, len(c.queue), len(c.flights))
+	}
+}
+
+// TestCacheMaxFetchesDefault: the documented default bound.
+func TestCacheMaxFetchesDefault(t *testing.T) {
+	var c Cache
+	c.init()
+	if want := min(64, max(8, 2*runtime.GOMAXPROCS(0))); c.maxFetches != want {
+		t.Errorf("default MaxFetches = %d, want %d", c.maxFetches, want)
+	}
+}
+
+// TestCacheQueuedTimeout: the Timeout of a fetch runs from its start, not
+// while it waits in the queue; a look-up waiting for a queued fetch
+// returns when its ctx ends, and the fetch still runs for the others.
+func TestCacheQueuedTimeout(t *testing.T) {
+	srv, arrived, release, _ := blockingServer(t)
+	clock := newFakeClock()
+	c := newCache(t, clock)
+	c.Client = dialTo(t, srv.Listener.Addr().String())
+	c.MaxFetches = 1
+	c.Timeout = 400 * time.Millisecond
+	t.Cleanup(release)
+
+	// a.test takes the only slot; its fetch times out.
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.Get(context.Background(), urlOf(t, "http://a.test/"))
+		first <- err
+	}()
+	<-arrived
+	// b.test waits behind it; its look-up gives up.
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	go func() {
+		_, err := c.Get(ctx, urlOf(t, "http://b.test/"))
+		second <- err
+	}()
+	for c.queued() < 2 {
+		runtime.Gosched()
+	}
+	c.mu.Lock()
+	queued := c.flights["http://b.test"]
+	c.mu.Unlock()
+	cancel()
+	if err := <-second; !errors.Is(err, context.Canceled) {
+		t.Errorf("Get(b.test) with its ctx cancelled while queued = %v, want context.Canceled", err)
+	}
+	if err := <-first; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Get(a.test) = %v, want a timeout", err)
+	}
+	// b.test has waited about as long as the Timeout by now; its own fetch
+	// still gets the whole Timeout. Let it answer only when a quarter of
+	// that has passed again.
+	select {
+	case host := <-arrived:
+		if host != "b.test" {
+			t.Fatalf("second request for %s, want b.test", host)
+		}
+	case <-queued.done:
+		t.Fatalf("b.test's fetch ended without a request: %v; want its Timeout to start when it leaves the queue", queued.rec.Err)
+	}
+	time.Sleep(c.Timeout / 4)
+	release()
+	c.running.Wait()
+	e, ok := c.Peek(urlOf(t, "http://b.test/"))
+	if !ok || e.State != StateParsed || e.Err != nil {
+		t.Errorf("Peek(b.test) = state %v, Err %v, ok %v; want parsed, nil, true", e.State, e.Err, ok)
 	}
 }

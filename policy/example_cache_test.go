@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"time"
 
 	"github.com/robotsmw/robotsmw/policy"
 )
@@ -40,4 +41,24 @@ func ExampleCache_Get() {
 	// Output:
 	// /private/report parsed false
 	// /public/page parsed true
+}
+
+func ExampleRetryAfter() {
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, h := range []http.Header{
+		{"Retry-After": {"120"}},
+		// The server's clock is an hour behind: the date is measured
+		// against its Date field, so the wait is 2 minutes, not none.
+		{"Retry-After": {"Sat, 01 Mar 2025 11:02:00 GMT"}, "Date": {"Sat, 01 Mar 2025 11:00:00 GMT"}},
+		{"Retry-After": {"0"}},
+		{"Retry-After": {"soon"}},
+	} {
+		d, ok := policy.RetryAfter(h, now)
+		fmt.Println(h.Get("Retry-After"), "->", d, ok)
+	}
+	// Output:
+	// 120 -> 2m0s true
+	// Sat, 01 Mar 2025 11:02:00 GMT -> 2m0s true
+	// 0 -> 0s false
+	// soon -> 0s false
 }

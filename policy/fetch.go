@@ -35,8 +35,8 @@ type outcome struct {
 
 	maxAge     time.Duration // Cache-Control max-age; see hasMaxAge
 	hasMaxAge  bool          // max-age, no-store or no-cache was sent
-	retryAfter time.Duration // Retry-After relative to the fetch's end
-	hasRetry   bool          // Retry-After was sent and valid
+	retryAfter time.Duration // Retry-After from the fetch's end; see RetryAfter
+	hasRetry   bool          // Retry-After asked for a wait
 }
 
 // fetchClient returns the client robots.txt is fetched with: a shallow copy
@@ -72,7 +72,8 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 
 // fetch fetches origin + "/robots.txt" with client and classifies the
 // result. ctx bounds the whole fetch, body included. now is the clock that
-// an HTTP-date Retry-After is measured against.
+// an HTTP-date Retry-After is measured against when the response has no
+// valid Date field (see [RetryAfter]).
 func fetch(ctx context.Context, client *http.Client, origin, userAgent string, now func() time.Time) outcome {
 	target := origin + "/robots.txt"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
@@ -100,7 +101,7 @@ func fetch(ctx context.Context, client *http.Client, origin, userAgent string, n
 		o.state = StateUnreachable
 		o.err = &FetchError{URL: target, StatusCode: o.status, Err: err}
 		if resp != nil {
-			o.retryAfter, o.hasRetry = retryAfter(resp.Header.Get("Retry-After"), now())
+			o.retryAfter, o.hasRetry = RetryAfter(resp.Header, now())
 		}
 		return o
 	}
@@ -209,26 +210,3 @@ func maxAge(h http.Header) (d time.Duration, ok bool) {
 }
 
 const maxDuration = time.Duration(1<<63 - 1)
-
-// retryAfter parses a Retry-After value, delta-seconds or an HTTP-date
-// (RFC 9110 §10.2.3), into a delay from now. A date in the past gives 0.
-func retryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n < 0 {
-			return 0, false
-		}
-		if n > int64(maxDuration/time.Second) {
-			return maxDuration, true
-		}
-		return time.Duration(n) * time.Second, true
-	}
-	t, err := http.ParseTime(v)
-	if err != nil {
-		return 0, false
-	}
-	return max(t.Sub(now), 0), true
-}

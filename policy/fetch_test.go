@@ -63,6 +63,9 @@ func TestFetchStatus(t *testing.T) {
 			if e.State != tt.state || e.StatusCode != tt.status {
 				t.Errorf("Get: state %v, status %d; want %v, %d", e.State, e.StatusCode, tt.state, tt.status)
 			}
+			if wantFailures := map[bool]int{true: 1}[tt.wantError]; e.Failures != wantFailures {
+				t.Errorf("Get: Entry.Failures = %d, want %d", e.Failures, wantFailures)
+			}
 			if got := allowed(t, e, "/private"); got != tt.private {
 				t.Errorf("Allowed(TestBot, /private) = %v, want %v", got, tt.private)
 			}
@@ -95,8 +98,8 @@ func TestFetchStatus(t *testing.T) {
 }
 
 // TestFetchRetrySchedule: RFC 9309 §2.3.1.4, Google: an unreachable
-// robots.txt is retried, after 1 min doubling to 1 h, or when Retry-After
-// says (clamped to [RetryMin, 24h]).
+// robots.txt is retried, without a Retry-After after 1 min doubling to
+// 1 h; Entry.Failures counts the failures in a row.
 func TestFetchRetrySchedule(t *testing.T) {
 	for _, status := range []int{429, 500, 503} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
@@ -113,6 +116,9 @@ func TestFetchRetrySchedule(t *testing.T) {
 				}
 				if got := e.RetryAt.Sub(clock.Now()); got != w*time.Minute {
 					t.Errorf("fetch %d: RetryAt - now = %v, want %v", i+1, got, w*time.Minute)
+				}
+				if e.Failures != i+1 {
+					t.Errorf("fetch %d: Entry.Failures = %d, want %d", i+1, e.Failures, i+1)
 				}
 				if got := n.Load(); got != int64(i+1) {
 					t.Fatalf("fetch %d: robots.txt fetches = %d", i+1, got)
@@ -135,35 +141,112 @@ func TestFetchRetrySchedule(t *testing.T) {
 			clock.Set(e.RetryAt)
 		}
 	})
+	t.Run("huge RetryMax", func(t *testing.T) {
+		// Doubling reaches RetryMax without overflowing on the way.
+		srv, _ := robotsServer(t, serve(503, ""))
+		clock := newFakeClock()
+		c := newCache(t, clock)
+		c.RetryMin, c.RetryMax = time.Hour, maxDuration
+		u := urlOf(t, srv.URL+"/")
+		want := time.Hour
+		for i := range 25 {
+			c.Get(context.Background(), u)
+			c.running.Wait() // after 30 days Get refreshes in the background
+			e, _ := c.Peek(u)
+			if got := e.RetryAt.Sub(clock.Now()); got != want {
+				t.Fatalf("fetch %d: RetryAt - now = %v, want %v", i+1, got, want)
+			}
+			want = maxDuration
+			if i < 21 { // 1h·2^22 is past maxDuration
+				want = time.Hour << (i + 1)
+			}
+			clock.Set(e.RetryAt)
+		}
+	})
 }
 
+// TestFetchRetryAfter: RFC 9110 §10.2.3: a Retry-After sent with a 429 or
+// 503 robots.txt sets RetryAt exactly as sent (see RetryAfter), below
+// RetryMin and beyond 24 h too, with a date measured against the
+// response's Date; without a valid one the doubling schedule applies.
 func TestFetchRetryAfter(t *testing.T) {
 	clock := newFakeClock()
+	now := clock.Now()
+	date := func(d time.Duration) string { return now.Add(d).Format(http.TimeFormat) }
 	tests := []struct {
 		name, header string
+		date         string // the response's Date; "-" for none
 		want         time.Duration
 	}{
-		{"seconds", "120", 2 * time.Minute},
-		{"date", clock.Now().Add(3 * time.Hour).Format(http.TimeFormat), 3 * time.Hour},
-		{"below RetryMin", "5", time.Minute},
-		{"past date", clock.Now().Add(-time.Hour).Format(http.TimeFormat), time.Minute},
-		{"above 24h", "999999", 24 * time.Hour},
-		{"invalid", "soon", time.Minute},
+		{"seconds", "120", date(0), 2 * time.Minute},
+		{"one second", "1", date(0), time.Second},
+		{"below RetryMin", "5", date(0), 5 * time.Second},
+		{"date", date(3 * time.Hour), date(0), 3 * time.Hour},
+		{"date, server clock behind", date(-time.Hour + 2*time.Minute), date(-time.Hour), 2 * time.Minute},
+		{"date, no Date", date(3 * time.Hour), "-", 3 * time.Hour},
+		{"above 24h", "999999", date(0), 999999 * time.Second},
+		{"overflow", "99999999999999999999", date(0), retryAfterLimit},
+		// No wait asked for: the doubling schedule.
+		{"zero", "0", date(0), time.Minute},
+		{"past date", date(-time.Hour), date(0), time.Minute},
+		{"negative", "-5", date(0), time.Minute},
+		{"invalid", "soon", date(0), time.Minute},
 	}
 	for _, status := range []int{429, 503} {
 		for _, tt := range tests {
 			t.Run(fmt.Sprint(status, " ", tt.name), func(t *testing.T) {
-				srv, _ := robotsServer(t, serve(status, "", "Retry-After", tt.header))
+				srv, _ := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Retry-After", tt.header)
+					w.Header()["Date"] = []string{tt.date}
+					if tt.date == "-" {
+						w.Header()["Date"] = nil // net/http then sends none
+					}
+					w.WriteHeader(status)
+				})
 				c := newCache(t, clock)
 				e, err := c.Get(context.Background(), urlOf(t, srv.URL+"/"))
 				if err == nil || e.State != StateUnreachable {
 					t.Fatalf("Get = %v, state %v; want an error, unreachable", err, e.State)
 				}
-				if got := e.RetryAt.Sub(clock.Now()); got != tt.want {
-					t.Errorf("Retry-After %q: RetryAt - now = %v, want %v", tt.header, got, tt.want)
+				if got := e.RetryAt.Sub(clock.Now()); got != tt.want || !e.Expires.Equal(e.RetryAt) {
+					t.Errorf("Retry-After %q, Date %q: RetryAt - now = %v, Expires %v; want %v, RetryAt",
+						tt.header, tt.date, got, e.Expires, tt.want)
 				}
 			})
 		}
+	}
+}
+
+// TestFetchRetryAfterHonoured: a robots.txt 503 with Retry-After: 1 is
+// fetched again one second later, not after RetryMin; a later failure
+// without Retry-After goes on with the doubling schedule.
+func TestFetchRetryAfterHonoured(t *testing.T) {
+	var calls atomic.Int64
+	srv, n := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+		}
+		w.WriteHeader(503)
+	})
+	clock := newFakeClock()
+	c := newCache(t, clock)
+	u := urlOf(t, srv.URL+"/")
+	e, _ := c.Get(context.Background(), u)
+	if got := e.RetryAt.Sub(e.FetchedAt); got != time.Second || e.Failures != 1 {
+		t.Fatalf("after 503 with Retry-After: 1: RetryAt - FetchedAt = %v, Failures %d; want 1s, 1", got, e.Failures)
+	}
+	clock.Advance(time.Second - time.Millisecond)
+	c.Get(context.Background(), u)
+	if got := n.Load(); got != 1 {
+		t.Errorf("robots.txt fetches before the Retry-After ends = %d, want 1", got)
+	}
+	clock.Advance(time.Millisecond)
+	e, _ = c.Get(context.Background(), u)
+	if got := n.Load(); got != 2 {
+		t.Errorf("robots.txt fetches when the Retry-After ends = %d, want 2", got)
+	}
+	if got := e.RetryAt.Sub(e.FetchedAt); got != 2*time.Minute || e.Failures != 2 {
+		t.Errorf("second 503, no Retry-After: RetryAt - FetchedAt = %v, Failures %d; want 2m, 2", got, e.Failures)
 	}
 }
 

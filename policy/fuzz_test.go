@@ -14,7 +14,7 @@ import (
 // agents and paths taken from the file itself.
 var (
 	fuzzProbeAgents = []string{"FooBot", "foobot", "googlebot", "*", ""}
-	fuzzProbePaths  = []string{"/", "/a", "/a/b?c=d", "/fish.php", "/%E3%83%84", "/robots.txt", "/x$", "/*"}
+	fuzzProbePaths  = []string{"/", "/a", "/a/b?c=d", "/fish.php", "/%E3%83%84", "/robots.txt", "/x$", "/*", "/!a b"}
 )
 
 // fuzzProbes returns agents and URLs to ask of body: the fixed probes plus
@@ -87,10 +87,32 @@ func addFuzzSeeds(f *testing.F) {
 	}
 }
 
+// hostFirst returns the URLs that url.Parse makes of the path-only URL
+// string s, and of s with a host but no scheme in front: a relative
+// reference ("example.com/a") and an opaque URL ("example.com:8080/a").
+// Allowed must read the last two as the first (google-matcher.md "URL to
+// path"). It returns none for an s that does not start with '/', or that
+// url.Parse reads with a host ("//a/b"), or rejects.
+func hostFirst(s string) []*url.URL {
+	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") {
+		return nil
+	}
+	var urls []*url.URL
+	for _, host := range []string{"", "example.com", "example.com:8080"} {
+		u, err := url.Parse(host + s)
+		if err != nil {
+			return nil
+		}
+		urls = append(urls, u)
+	}
+	return urls
+}
+
 // FuzzParse checks the invariants every robots.txt must keep (style-anchors
 // §9 point 39): no panic; /robots.txt is always allowed; CRLF line breaks
 // and a leading BOM change nothing; decisions are deterministic; Explain
-// agrees with Allowed; Lint never panics.
+// agrees with Allowed; a URL without a scheme is read with its first
+// component for the host; Lint never panics.
 func FuzzParse(f *testing.F) {
 	addFuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -138,6 +160,23 @@ func FuzzParse(f *testing.F) {
 				if bom != nil {
 					if got2 := bom.Allowed(agent, u); got2 != got {
 						t.Errorf("Allowed(%q, %q) = %v, %v with a leading BOM", agent, u, got, got2)
+					}
+				}
+				if u.Host != "" {
+					continue
+				}
+				// u.String() is u's path escaped as url.URL.EscapedPath
+				// escapes it, which may read differently from u.RawPath.
+				if twins := hostFirst(u.String()); twins != nil {
+					base := twins[0]
+					want := r.Allowed(agent, base)
+					for _, v := range twins[1:] {
+						if got2 := r.Allowed(agent, v); got2 != want {
+							t.Errorf("Allowed(%q, %q) = %v, but Allowed(%q, %q) = %v", agent, base, want, agent, v, got2)
+						}
+						if d := r.Explain(agent, v); d.Allowed != want {
+							t.Errorf("Allowed(%q, %q) = %v, but Explain(%q, %q) says %s", agent, base, want, agent, v, d)
+						}
 					}
 				}
 			}
@@ -226,4 +265,44 @@ func TestMatchReference(t *testing.T) {
 			t.Fatalf("match(%q, %q) = %v, want %v", p, q, got, want)
 		}
 	}
+}
+
+// FuzzTarget checks targetOf on whatever url.Parse accepts: no panic; the
+// target starts with '/', is normalised and summarised exactly; and the
+// schemeless forms of a path-only URL string read as the string itself
+// (google-matcher.md "URL to path").
+func FuzzTarget(f *testing.F) {
+	for _, s := range []string{
+		"", "/", "/a?b#c", "example.com/a;b#c", "a", "//a/b/c", "example.com:8080/a?q",
+		"mailto:x", "http:a/b", "a;b/c", "/a%2fb%7e$*", "ex%41mple.com/%zz", "/p?",
+		"/!00 00", // RawPath "/!00 00", though EscapedPath is "/%2100%2000"
+	} {
+		f.Add(s)
+	}
+	var buf [512]byte
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := url.Parse(s)
+		if err != nil {
+			return
+		}
+		target, set := targetOf(buf[:0], u)
+		if target == "" || target[0] != '/' {
+			t.Fatalf("targetOf(%q) = %q, want a target that starts with '/'", s, target)
+		}
+		if set != octetsOf(target) {
+			t.Errorf("targetOf(%q) = %q, %#x, want the summary %#x", s, target, set, octetsOf(target))
+		}
+		if again := string(appendNormal(nil, target, &targetOctets)); again != target {
+			t.Errorf("targetOf(%q) = %q, not normalised: %q", s, target, again)
+		}
+		if u.Host != "" {
+			return
+		}
+		target = strings.Clone(target)
+		for _, v := range hostFirst(s) {
+			if got, _ := targetOf(buf[:0], v); got != target {
+				t.Errorf("targetOf(%q) = %q, but targetOf(%q) = %q", v, got, s, target)
+			}
+		}
+	})
 }

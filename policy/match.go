@@ -141,6 +141,12 @@ func appendNormal(dst []byte, s string, t *octetTable) []byte {
 // and '$' encoded. The fragment is ignored and the query keeps its wire
 // order (ROBOTS.md §12).
 //
+// A path that does not start with '/' gets one in front when u has a host
+// (net/url writes a '/' between them). Opaque data ("example.com:8080/a",
+// "mailto:x") and the path of a relative reference without a host
+// ("example.com/a") are read as Google reads them, with their first
+// component for the host (see pathOf).
+//
 // In the common case, a path that needs no escaping and no query, the
 // target is u.Path itself; otherwise it is built in dst's spare capacity
 // (or a larger allocation), so it must not be kept past dst's reuse.
@@ -158,7 +164,9 @@ func builtTarget(dst []byte, u *url.URL) (string, octetSet) {
 	// still encodes u.Path, all normalised; or else u.Path escaped as
 	// url.URL.EscapedPath escapes it, which appendEscaped does without
 	// allocating. sum is the summary of p under targetOctets, or notPlain
-	// while that is not known.
+	// while that is not known. A path that does not start with '/' in a
+	// URL without a host, and opaque data but for "/…", are cut to what
+	// pathOf returns; url.Parse makes neither of an absolute http URL.
 	p, sum, escape := u.Opaque, uint64(notPlain), false
 	if p == "" {
 		p = u.Path
@@ -171,6 +179,11 @@ func builtTarget(dst []byte, u *url.URL) (string, octetSet) {
 				escape = true
 			}
 		}
+		if p != "" && p[0] != '/' && u.Host == "" {
+			p, sum = pathOf(p), notPlain
+		}
+	} else if p[0] != '/' || len(p) > 1 && p[1] == '/' {
+		p = pathOf(p)
 	}
 	var set octetSet
 	if p == "" || p[0] != '/' {
@@ -193,6 +206,32 @@ func builtTarget(dst []byte, u *url.URL) (string, octetSet) {
 		dst = appendPart(dst, u.RawQuery, summarize(u.RawQuery, &targetOctets), &set)
 	}
 	return unsafe.String(unsafe.SliceData(dst), len(dst)), set
+}
+
+// pathOf returns the path of an opaque URL's data or of a relative
+// reference without a host: the part from the first '/' or ';' after the
+// host, or "" (which targets read as "/") for none. "example.com/a" and
+// "example.com:8080/a" (scheme "example.com", opaque "8080/a") have the
+// path "/a"; "mailto:x" and "example.com" have none. Opaque data that
+// starts with "//", net/url's form for a request path sent as written, is
+// read past that authority: "//example.com/a" has the path "/a".
+//
+// Google-specific: robots.cc GetPathParamsQuery takes a URL without a
+// "scheme://" for one whose first component is the host ("a/b" → "/b",
+// "a" → "/", "example.com?a" → "/?a"), skips a leading "//" and the
+// authority after it, and starts the path at the first '/', '?' or ';'
+// (google-matcher.md, "URL to path"). url.Parse has already split off the
+// query and the fragment.
+func pathOf(p string) string {
+	if len(p) >= 2 && p[0] == '/' && p[1] == '/' {
+		p = p[2:]
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' || p[i] == ';' {
+			return p[i:]
+		}
+	}
+	return ""
 }
 
 // appendEscaped appends the decoded URL path s to dst as appendNormal, with

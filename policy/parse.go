@@ -201,32 +201,20 @@ func indexFrom(b []byte, i int, c byte) int {
 }
 
 // skipBOM drops a UTF-8 byte order mark, or any prefix of one, from the
-// start of body.
+// start of body, without copying it.
 //
-// Google-specific: each of the first three bytes is dropped when it equals
-// the BOM byte at the same position, so a broken mark such as EF 11 BF loses
-// its EF and BF. Only in that odd case is a copy made.
+// Google-specific: robots.cc ParseRobotsTxt skips a byte while it equals
+// the mark's byte EF BB BF at the same position; the first byte that does
+// not ends the mark for good, so every byte from there on is kept, even one
+// that equals the mark's at its position. A broken mark such as EF 11 BF
+// loses only its EF, and "u\xBBser-agent" keeps its BB.
 func skipBOM(body []byte) []byte {
 	const bom = "\xEF\xBB\xBF"
-	n := min(len(body), len(bom))
-	prefix := 0 // leading bytes that match the BOM
-	for prefix < n && body[prefix] == bom[prefix] {
-		prefix++
+	n := 0
+	for n < len(body) && n < len(bom) && body[n] == bom[n] {
+		n++
 	}
-	later := false // a byte after the first mismatch still matches
-	for i := prefix + 1; i < n; i++ {
-		later = later || body[i] == bom[i]
-	}
-	if !later {
-		return body[prefix:]
-	}
-	head := make([]byte, 0, len(body))
-	for i := 0; i < n; i++ {
-		if body[i] != bom[i] {
-			head = append(head, body[i])
-		}
-	}
-	return append(head, body[n:]...)
+	return body[n:]
 }
 
 // hasPrefixFold reports whether s starts with the lower-case ASCII prefix,

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
 	"strings"
@@ -166,9 +167,53 @@ func TestParseBOM(t *testing.T) {
 	}
 	// The full BOM leaves the first key intact.
 	checkEvents(t, "full BOM", "\xEF\xBB\xBFUser-Agent: foo", []event{{line: 1, kind: "user-agent", value: "foo"}})
-	// A broken BOM loses the bytes that match the mark at their position
-	// (EF and BF); the rest stays in front of the first key.
-	checkEvents(t, "broken BOM", "\xEF\x11\xBFUser-Agent: foo", []event{{line: 1, kind: "other", key: "\x11User-Agent", value: "foo"}})
+	// Google-specific (robots.cc ParseRobotsTxt): only the leading bytes
+	// that match the mark are skipped; the first byte that does not ends
+	// it, and every byte from there on is kept, even one that equals the
+	// mark's byte at its position.
+	checkEvents(t, "broken BOM", "\xEF\x11\xBFUser-Agent: foo", []event{{line: 1, kind: "other", key: "\x11\xBFUser-Agent", value: "foo"}})
+	checkEvents(t, "BB after a mismatch", "u\xBBser-agent: *\ndisallow: /", []event{
+		{line: 1, kind: "other", key: "u\xBBser-agent", value: "*"},
+		{line: 2, kind: "disallow", value: "/"},
+	})
+	checkEvents(t, "BF after a mismatch", "\xEFx\xBFUser-agent: *", []event{{line: 1, kind: "other", key: "x\xBFUser-agent", value: "*"}})
+	checkEvents(t, "BF after BB mismatch", "\xBB\xBB\xBFUser-agent: *", []event{{line: 1, kind: "other", key: "\xBB\xBB\xBFUser-agent", value: "*"}})
+}
+
+// TestSkipBOM holds skipBOM to Google's loop (robots.cc ParseRobotsTxt):
+// a byte is skipped while it equals the mark's byte at bom_pos, and the
+// first that does not ends the mark for good.
+func TestSkipBOM(t *testing.T) {
+	google := func(body []byte) []byte {
+		const bom = "\xEF\xBB\xBF"
+		var out []byte
+		pos := 0
+		for _, c := range body {
+			if pos < len(bom) && c == bom[pos] {
+				pos++
+				continue
+			}
+			pos = len(bom)
+			out = append(out, c)
+		}
+		return out
+	}
+	const alphabet = "\xEF\xBB\xBFu"
+	for n := 0; n <= 4; n++ {
+		body := make([]byte, n)
+		for i := 0; i < 1<<(2*n); i++ {
+			for j := range body {
+				body[j] = alphabet[i>>(2*j)&3]
+			}
+			got, want := skipBOM(body), google(body)
+			if !bytes.Equal(got, want) {
+				t.Errorf("skipBOM(%q) = %q, want %q", body, got, want)
+			}
+			if len(got) > 0 && &got[len(got)-1] != &body[len(body)-1] {
+				t.Errorf("skipBOM(%q) copied the body, want a re-slice", body)
+			}
+		}
+	}
 }
 
 // google-matcher.md "Tokenising" 3: only the first 16,663 bytes of a line
@@ -397,6 +442,27 @@ func TestAppendTarget(t *testing.T) {
 		{"/a*b$?c*d$", "/a%2Ab%24?c%2Ad%24"},
 		{"/a%2ab%24", "/a%2Ab%24"},
 		{"/robots.txt", "/robots.txt"},
+		// google-matcher.md Appendix (robots_test.cc GetPathParamsQuery):
+		// without a scheme, the first component is the host.
+		{"example.com", "/"},
+		{"example.com/", "/"},
+		{"example.com/a", "/a"},
+		{"example.com/a/", "/a/"},
+		{"example.com/a/b?c=d&e=f#fragment", "/a/b?c=d&e=f"},
+		{"a", "/"},
+		{"a/", "/"},
+		{"a/b", "/b"},
+		{"example.com?a", "/?a"},
+		{"example.com/a;b#c", "/a;b"},
+		{"//a/b/c", "/b/c"},
+		// The same reading of an opaque URL, and of a relative one whose
+		// path starts with ';' after the host, as GetPathParamsQuery has it.
+		{"example.com:8080/a?q", "/a?q"},
+		{"example.com:8080", "/"},
+		{"mailto:bot@example.com", "/"},
+		{"a;b/c", "/;b/c"},
+		{"a/テ b?テ", "/%E3%83%86%20b?%E3%83%86"},
+		{"a/%7e$", "/~%24"},
 	} {
 		if got, set := targetOf(nil, parseTestURL(t, c.in)); got != c.want || set != octetsOf(got) {
 			t.Errorf("targetOf(nil, %q) = %q, %#x, want %q, %#x", c.in, got, set, c.want, octetsOf(c.want))
@@ -412,11 +478,21 @@ func TestTargetOfEscapedPath(t *testing.T) {
 	for c := 0; c < 256; c++ {
 		o := string(byte(c))
 		for _, path := range []string{o, "a" + o + "b", o + "%41$"} {
-			for _, p := range []string{path, "/" + path} {
+			for _, p := range []string{path, "/" + path, "h/" + path} {
 				u := &url.URL{Path: p}
 				want := string(appendNormal(nil, u.EscapedPath(), &targetOctets))
 				if want == "" || want[0] != '/' {
-					want = "/" + want
+					// google-matcher.md "URL to path": a relative path
+					// starts with the host, and its path at the first
+					// '/' or ';'.
+					if i := strings.IndexAny(want, "/;"); i >= 0 {
+						want = want[i:]
+					} else {
+						want = ""
+					}
+					if want == "" || want[0] != '/' {
+						want = "/" + want
+					}
 				}
 				var got string
 				var set octetSet

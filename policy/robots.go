@@ -83,6 +83,16 @@ func Parse(body []byte) *Robots {
 // u. u may be absolute or hold just a path and query; its host is not looked
 // at, so the caller must pass URLs of the origin the file was fetched from.
 //
+// A URL without a scheme is read as Google reads it, with its first
+// component for the host (Google-specific: robots.cc GetPathParamsQuery,
+// google-matcher.md "URL to path"): url.Parse makes "example.com/private"
+// a relative path, and Allowed checks the path "/private" (and "/" for
+// "example.com"), never "/example.com/private". The same goes for opaque
+// URLs: url.Parse makes "example.com:8080/private" the scheme
+// "example.com" with opaque data "8080/private", checked as "/private",
+// and "mailto:x" is checked as "/". Opaque data "//host/path" is read as
+// "/path".
+//
 // agent is compared whole and without regard to ASCII case with the product
 // tokens of the file's User-agent lines (RFC 9309 §2.2.1); pass
 // [ProductToken] of a full User-Agent header. The most specific rule of the
@@ -367,17 +377,28 @@ func (g *group) compile() {
 		raw := g.text[pr.off : pr.off+pr.len]
 		pattern := compilePattern(raw)
 		// Google-specific: priority is the octet length of the pattern
-		// normalised as RFC 9309 §2.2.2 says, '*' and '$' included.
-		prio := len(raw)
+		// normalised as RFC 9309 §2.2.2 says, '*' and '$' included: that
+		// of written, in which a '$' that does not end the pattern is one
+		// octet, not the "%24" that pattern matches it as.
+		written := raw
 		if !normal(raw, &patternOctets) {
-			prio = len(appendNormal(nil, raw, &patternOctets))
+			b := appendNormal(nil, raw, &patternOctets)
+			written = unsafe.String(unsafe.SliceData(b), len(b))
 		}
-		rules = append(rules, newRule(pattern, raw, prio, pr))
+		rules = append(rules, newRule(pattern, raw, len(written), pr))
 		if pr.allow {
 			// Google-specific: "Allow: /a/index.htm(l)" also allows "/a/", as
-			// if the rule "/a/$" were written on the same line.
+			// if the rule "/a/$" were written on the same line. robots.cc
+			// HandleAllow builds that pattern from the one written (its
+			// octets up to and including the last '/', then '$') and hands
+			// it to itself, so its priority is that pattern's length as
+			// written: "Allow: /$/index.html" implies "/$/$", of priority
+			// 4, not 6 as the "/%24/$" it is matched as, and it loses to
+			// "Disallow: /$/*$" (5) on "/$/" (google-matcher.md, "Priority
+			// and decision"). written and pattern differ only in '$', so
+			// their last '/' is the same one.
 			if s := strings.LastIndexByte(pattern, '/'); s >= 0 && strings.HasPrefix(pattern[s:], "/index.htm") {
-				rules = append(rules, newRule(pattern[:s+1]+"$", raw, s+2, pr))
+				rules = append(rules, newRule(pattern[:s+1]+"$", raw, strings.LastIndexByte(written, '/')+2, pr))
 			}
 		}
 	}

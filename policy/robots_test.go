@@ -550,6 +550,86 @@ func TestAllowedNormalisationURLStruct(t *testing.T) {
 	}
 }
 
+// TestAllowedRelativeURL covers URLs without a host whose path does not
+// start with '/': url.Parse reads "example.com/private" as a relative path
+// and "example.com:8080/private" as scheme "example.com" with opaque data.
+// Google's GetPathParamsQuery (google-matcher.md "URL to path") takes the
+// first component for the host, so the path starts at the first '/' (or
+// ';') after it, and is "/" when there is none. Neither may fail open.
+func TestAllowedRelativeURL(t *testing.T) {
+	const body = "User-agent: *\nDisallow: /private\nDisallow: /$\n"
+	for _, c := range []struct {
+		url  string
+		want bool
+	}{
+		{"example.com/private", false},
+		{"example.com/private?q=1", false},
+		{"example.com/private#top", false},
+		{"www.example.com/private/x", false},
+		{"example.com/public", true},
+		{"example.com", false},  // "/"
+		{"example.com/", false}, // "/"
+		{"example.com?q", true}, // "/?q"
+		{"private", false},      // "/": "private" is the host
+		{"a/b/private", true},   // "/b/private"
+		{"a/private/b", false},  // "/private/b"
+		{"//example.com/private", false},
+		{"example.com:8080/private", false},
+		{"localhost:8080/private?q", false},
+		{"example.com:8080", false},           // "/"
+		{"mailto:bot@example.com", false},     // "/"
+		{"example.com;p/private", true},       // "/;p/private"
+		{"example.com/robots.txt", true},      // RFC 9309 §2.2.2
+		{"example.com:80/robots.txt?x", true}, // RFC 9309 §2.2.2
+		{"https://example.com/private", false},
+		{"https://example.com/public", true},
+		{"/private", false},
+	} {
+		r := Parse([]byte(body))
+		u := parseTestURL(t, c.url)
+		if got := r.Allowed("FooBot", u); got != c.want {
+			t.Errorf("Allowed(%q, %q) = %v, want %v", "FooBot", c.url, got, c.want)
+		}
+		if d := r.Explain("FooBot", u); d.Allowed != c.want {
+			t.Errorf("Explain(%q, %q) = %s, want allowed %v", "FooBot", c.url, d, c.want)
+		}
+		if n := testing.AllocsPerRun(10, func() { r.Allowed("FooBot", u) }); n != 0 {
+			t.Errorf("Allowed(%q, %q) allocates %v times, want 0", "FooBot", c.url, n)
+		}
+	}
+}
+
+// TestAllowedOpaqueURLStruct covers URLs built as structs with Opaque set
+// or a relative Path: an opaque "//host/path", net/url's form for sending a
+// path as written, is read past its authority.
+func TestAllowedOpaqueURLStruct(t *testing.T) {
+	r := Parse([]byte("User-agent: *\nDisallow: /private\n"))
+	for _, c := range []struct {
+		u    *url.URL
+		want bool
+	}{
+		{&url.URL{Scheme: "https", Host: "example.com", Opaque: "//example.com/private"}, false},
+		{&url.URL{Scheme: "https", Host: "example.com", Opaque: "//example.com/public"}, true},
+		{&url.URL{Scheme: "https", Host: "example.com", Opaque: "//example.com"}, true},
+		{&url.URL{Scheme: "https", Host: "example.com", Opaque: "/private"}, false},
+		{&url.URL{Scheme: "https", Opaque: "/private", RawQuery: "q"}, false},
+		{&url.URL{Scheme: "example.com", Opaque: "8080/private"}, false},
+		{&url.URL{Path: "example.com/private"}, false},
+		{&url.URL{Path: "example.com/private", RawQuery: "q"}, false},
+		{&url.URL{Path: "example.com/pri vate"}, true},
+		{&url.URL{Path: "private"}, true}, // "/"
+		// net/url puts a '/' between a host and a relative path.
+		{&url.URL{Scheme: "https", Host: "example.com", Path: "private"}, false},
+	} {
+		if got := r.Allowed("x", c.u); got != c.want {
+			t.Errorf("Allowed(%q, %q) = %v, want %v", "x", c.u.String(), got, c.want)
+		}
+		if d := r.Explain("x", c.u); d.Allowed != c.want {
+			t.Errorf("Explain(%q, %q) = %s, want allowed %v", "x", c.u.String(), d, c.want)
+		}
+	}
+}
+
 // ROBOTS.md §12 (RFC 9309 §2.2.2): /robots.txt is always allowed.
 func TestAllowedRobotsTxtExempt(t *testing.T) {
 	for _, body := range []string{
@@ -606,6 +686,34 @@ func TestAllowedIndexHTML(t *testing.T) {
 		{"google-matcher.md", body, "x", "/b/", true},
 		{"google-matcher.md", body, "x", "/c/", false},
 		{"google-matcher.md", "User-agent: *\nDisallow: /a/index.html\n", "x", "/a/", true},
+	})
+}
+
+// Google-specific: the rule "<dir>/$" that "Allow: <dir>/index.htm…"
+// implies has the priority of that pattern as written (robots.cc
+// HandleAllow passes the new pattern to itself, whose priority is its
+// length): a '$' in <dir> counts one octet, not the three of the "%24"
+// it is matched as.
+func TestAllowedIndexHTMLPriority(t *testing.T) {
+	rules := func(lines ...string) string {
+		return "User-agent: *\n" + strings.Join(lines, "\n") + "\n"
+	}
+	runAllowed(t, []allowedCase{
+		// "/$/$" (4) loses to "/$/*$" (5).
+		{"google-matcher.md", rules("Allow: /$/index.html", "Disallow: /$/*$"), "x", "/$/", false},
+		{"google-matcher.md", rules("Disallow: /$/*$", "Allow: /$/index.html"), "x", "/%24/", false},
+		{"google-matcher.md", rules("Allow: /$/index.html", "Disallow: /$/*$"), "x", "/$/index.html", true},
+		{"google-matcher.md", rules("Allow: /$$/index.htm", "Disallow: /$$/*$"), "x", "/$$/", false},
+		// "/$/$" (4) ties "/*/$" (4) and "/$/$": allow wins.
+		{"google-matcher.md", rules("Allow: /$/index.html", "Disallow: /*/$"), "x", "/$/", true},
+		{"google-matcher.md", rules("Allow: /$/index.html", "Disallow: /$/$"), "x", "/$/", true},
+		// "/$/$" (4) beats "/$/" (3).
+		{"google-matcher.md", rules("Allow: /$/index.html", "Disallow: /$/"), "x", "/$/", true},
+		// An octet escaped by normalising counts three, as for every rule:
+		// "/%E3%83%84/$" (12) ties "*%E3%83%84/$" (12) and loses to
+		// "*%E3%83%84/*$" (13).
+		{"google-matcher.md", rules("Allow: /ツ/index.html", "Disallow: *ツ/$"), "x", "/ツ/", true},
+		{"google-matcher.md", rules("Allow: /ツ/index.html", "Disallow: *ツ/*$"), "x", "/ツ/", false},
 	})
 }
 
@@ -771,6 +879,9 @@ func TestExplain(t *testing.T) {
 		// Google-specific index.html rule: the line that implied it.
 		{"FooBot", "/dir/", Decision{Allowed: true, Group: GroupSpecific, Agent: "FooBot", Rule: &Rule{Allow: true, Pattern: "/dir/index.html", Line: 8}}},
 		{"other", "/private/a", Decision{Allowed: false, Group: GroupGlobal, Agent: "*", Rule: &Rule{Allow: false, Pattern: "/private", Line: 2}}},
+		// google-matcher.md "URL to path": without a scheme, the first
+		// component is the host.
+		{"other", "example.com/private/a", Decision{Allowed: false, Group: GroupGlobal, Agent: "*", Rule: &Rule{Allow: false, Pattern: "/private", Line: 2}}},
 		// No rule matched.
 		{"other", "/public", Decision{Allowed: true, Group: GroupGlobal, Agent: "*"}},
 		{"BARBOT", "/private", Decision{Allowed: true, Group: GroupSpecific, Agent: "BarBot"}},

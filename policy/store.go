@@ -48,7 +48,8 @@ type Record struct {
 	Err        *FetchError
 
 	// Failures counts the consecutive fetches, ending with the last one,
-	// that found robots.txt unreachable; it sets the back-off.
+	// that found robots.txt unreachable; it sets the back-off and is
+	// reported as Entry.Failures.
 	Failures int
 	// FailingSince is when the first of those fetches completed; zero when
 	// the last fetch did not find robots.txt unreachable.

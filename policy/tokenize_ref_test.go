@@ -11,8 +11,19 @@ import (
 
 // refTokenize is the straightforward byte-at-a-time tokenizer the fast one in
 // parse.go replaced. It is kept as the reference that FuzzTokenize and
-// TestTokenizeReference hold tokenize to, call for call.
+// TestTokenizeReference hold tokenize to, call for call. Unlike tokenize,
+// it takes the body before skipBOM.
 func refTokenize(body []byte, h handler) {
+	// Google-specific: robots.cc ParseRobotsTxt skips each byte that equals
+	// the BOM's byte at bom_pos, and sets bom_pos past the BOM at the first
+	// byte that does not.
+	const bom = "\xEF\xBB\xBF"
+	for pos := 0; pos < len(bom) && len(body) > 0; pos++ {
+		if body[0] != bom[pos] {
+			break
+		}
+		body = body[1:]
+	}
 	num := 0
 	cr := bytes.IndexByte(body, '\r') >= 0
 	for {
@@ -147,11 +158,11 @@ func checkTokenize(t *testing.T, body []byte) {
 	buf := make([]byte, len(body), len(body)+16)
 	copy(buf, body)
 	copy(buf[len(buf):cap(buf)], "#:\n\r\x00#:\n\r\x00#:\n\r\x00 ")
-	body = prepare(buf)
-	got := callLog{base: cap(body)}
-	tokenize(body, &got)
-	want := callLog{base: cap(body)}
-	refTokenize(body, &want)
+	// Both logs count offsets from the start of buf: prepare re-slices it.
+	got := callLog{base: cap(buf)}
+	tokenize(prepare(buf), &got)
+	want := callLog{base: cap(buf)}
+	refTokenize(buf[:min(len(buf), MaxSize)], &want)
 	if len(got.calls) != len(want.calls) {
 		t.Errorf("tokenize(%q) made %d calls, refTokenize %d", short(body), len(got.calls), len(want.calls))
 	}
@@ -186,6 +197,10 @@ func tokenizeSeeds() []string {
 		"\xEF\xBB\xBFUser-agent: FooBot\nDisallow: /x",
 		"\xEF\xBBUser-agent: FooBot",
 		"\xEF\x11\xBFUser-agent: FooBot",
+		"\xEFx\xBFUser-agent: FooBot",
+		"u\xBBser-agent: *\ndisallow: /",
+		"\xEF\xBB\xBF\xEF\xBB\xBFUser-agent: *",
+		"\xBB\xBFUser-agent: *",
 		"Disallow: /a#b\nDisallow: /a #b\nDisallow:/a#\n#Disallow: /\n  # c\n",
 		"Disallow: /a\x00b\nDisallow\x00: /a\n\x00Disallow: /\nAllow: /x:y\x00#:z",
 		"disallow /x\ndisallow /x /y\nuser agent: x\nuser agent x\nfoo\n:\n: x\n:x\n x : y \n",
@@ -219,6 +234,17 @@ func TestTokenizeReference(t *testing.T) {
 			if body, err := os.ReadFile(filepath.Join(corpusDir, e.Name())); err == nil {
 				checkTokenize(t, body)
 			}
+		}
+	}
+	// Every start of up to 4 bytes over the BOM's bytes and another.
+	const bomBytes = "\xEF\xBB\xBFu"
+	for n := 0; n <= 4; n++ {
+		head := make([]byte, n)
+		for i := 0; i < 1<<(2*n); i++ {
+			for j := range head {
+				head[j] = bomBytes[i>>(2*j)&3]
+			}
+			checkTokenize(t, append(head[:n:n], "ser-agent: *\ndisallow: /"...))
 		}
 	}
 	// Every string of up to 5 bytes over an alphabet of the special bytes.

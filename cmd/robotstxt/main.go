@@ -5,13 +5,15 @@
 //	robotstxt lint FILE|URL
 //	robotstxt sitemaps FILE|URL
 //
-// FILE may be "-" for standard input. Without -robots, check fetches each
-// URL's robots.txt as a crawler would (RFC 9309 §2.3), through the same
-// cache the middleware uses.
+// FILE may be "-" for standard input. check takes absolute http and https
+// URLs with a host only, and refuses anything else as bad usage. Without
+// -robots, check fetches each URL's robots.txt as a crawler would
+// (RFC 9309 §2.3), through the same cache the middleware uses.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,6 +32,7 @@ const usage = `usage:
   robotstxt lint FILE|URL                              problems, with line numbers
   robotstxt sitemaps FILE|URL                          the Sitemap lines
 FILE may be "-" for standard input; a URL is fetched (its origin's /robots.txt).
+check's URLs are absolute http or https URLs, such as https://example.com/a.
 exit status: 0 ok; 1 a URL is disallowed or lint found an error; 2 bad usage or I/O error
 `
 
@@ -83,7 +86,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return 2
 }
 
-func check(ctx context.Context, src source, agent, robotsFile string, urls []string, stdout, stderr io.Writer) int {
+func check(ctx context.Context, src source, agent, robotsFile string, args []string, stdout, stderr io.Writer) int {
+	// Every argument is checked before any is, so that a mistake is not
+	// reported after verdicts that it makes look complete.
+	urls := make([]*url.URL, len(args))
+	for i, raw := range args {
+		u, err := crawlURL(raw)
+		if err != nil {
+			fmt.Fprintf(stderr, "%v\n%s", err, usage)
+			return 2
+		}
+		urls[i] = u
+	}
 	token := policy.ProductToken(agent)
 	var local *policy.Robots
 	if robotsFile != "" {
@@ -95,12 +109,8 @@ func check(ctx context.Context, src source, agent, robotsFile string, urls []str
 		local = policy.Parse(body)
 	}
 	status := 0
-	for _, raw := range urls {
-		u, err := url.Parse(raw)
-		if err != nil {
-			fmt.Fprintf(stderr, "robotstxt: %v\n", err)
-			return 2
-		}
+	for i, u := range urls {
+		raw := args[i]
 		r := local
 		if r == nil {
 			e, err := src.cache.Get(ctx, u)
@@ -120,6 +130,32 @@ func check(ctx context.Context, src source, agent, robotsFile string, urls []str
 		fmt.Fprintf(stdout, "%s: %s\n", raw, d)
 	}
 	return status
+}
+
+// crawlURL parses a URL argument of check: an absolute http or https URL
+// with a host, as a crawler fetches. Anything else is refused rather than
+// read as policy.Robots.Allowed would read it: "example.com/private",
+// which url.Parse takes for a relative path, is most likely an https URL
+// without its scheme, and a file name most likely belongs after -robots.
+func crawlURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Opaque == "" && u.Hostname() != "" {
+		return u, nil
+	}
+	if info, serr := os.Stat(raw); serr == nil && info.Mode().IsRegular() {
+		return nil, fmt.Errorf("robotstxt: check: %q is a file, not a URL; give a robots.txt file with -robots FILE", raw)
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		return nil, fmt.Errorf("robotstxt: check: %q is not a valid URL: %v", raw, uerr.Err)
+	}
+	msg := fmt.Sprintf("robotstxt: check: %q is not an absolute http or https URL with a host", raw)
+	if err == nil && u.Host == "" && !strings.HasPrefix(raw, "/") && !strings.Contains(raw, "://") &&
+		(u.Scheme == "" || u.Opaque != "" && '0' <= u.Opaque[0] && u.Opaque[0] <= '9') {
+		// "example.com/a", or "example.com:8080/a" with its port.
+		msg += fmt.Sprintf(" (did you mean %q?)", "https://"+raw)
+	}
+	return nil, errors.New(msg)
 }
 
 func lint(body []byte, stdout io.Writer) int {

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -75,6 +76,46 @@ func TestUsage(t *testing.T) {
 	for _, args := range [][]string{nil, {"frobnicate"}, {"check"}, {"lint"}, {"check", "-nope"}} {
 		if code, _, errOut := runCmd(t, "", args...); code != 2 || errOut == "" {
 			t.Errorf("run(%q) = %d with stderr %q, want 2 and a usage message", args, code, errOut)
+		}
+	}
+}
+
+// check takes absolute http and https URLs with a host only: Allowed reads
+// "example.com/private" as Google does, with "example.com" as the host,
+// but a command line that leaves out the scheme is a mistake to report.
+func TestCheckBadURL(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "robots.txt")
+	if err := os.WriteFile(file, []byte(robots), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		bad  string // the argument the message must name
+		hint string // more the message must say
+	}{
+		{[]string{"check", "-robots", file, "example.com/private"}, "example.com/private", "https://example.com/private"},
+		{[]string{"check", "-robots", file, "https://example.com/ok", "example.com:8080/private"}, "example.com:8080/private", ""},
+		{[]string{"check", "-robots", file, "/private"}, "/private", ""},
+		{[]string{"check", "-robots", file, "//example.com/private"}, "//example.com/private", ""},
+		{[]string{"check", "-robots", file, "ftp://example.com/private"}, "ftp://example.com/private", ""},
+		{[]string{"check", "-robots", file, "mailto:bot@example.com"}, "mailto:bot@example.com", ""},
+		{[]string{"check", "-robots", file, "https:///private"}, "https:///private", ""},
+		{[]string{"check", "-robots", file, "http://:80/private"}, "http://:80/private", ""},
+		{[]string{"check", "-robots", file, "https://example.com/%zz"}, "https://example.com/%zz", ""},
+		{[]string{"check", "SERVER/public", "example.com/private"}, "example.com/private", ""},
+		// A file where a URL belongs.
+		{[]string{"check", file}, file, "-robots"},
+		{[]string{"check", "-robots", file, file}, file, "is a file"},
+	} {
+		code, out, errOut := runCmd(t, "", c.args...)
+		if code != 2 {
+			t.Errorf("run(%q) = %d, want 2 (stdout %q, stderr %q)", c.args, code, out, errOut)
+		}
+		if out != "" {
+			t.Errorf("run(%q) printed %q, want nothing before the usage error", c.args, out)
+		}
+		if !strings.Contains(errOut, strconv.Quote(c.bad)) || !strings.Contains(errOut, c.hint) {
+			t.Errorf("run(%q) wrote %q to stderr, want it to name %q and say %q", c.args, errOut, c.bad, c.hint)
 		}
 	}
 }

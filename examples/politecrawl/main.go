@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"sort"
 	"sync/atomic"
 	"time"
 
@@ -73,24 +72,24 @@ func main() {
 		Agent:   "PoliteCrawl",
 		Rate:    rate.Limit(20), // Crawl-delay: 0.2 makes it 5 per second
 		Backoff: 500 * time.Millisecond,
-		ErrorHandler: func(r *colly.Request, err error) {
-			var de *robotsmw.DisallowedError
-			switch {
-			case errors.As(err, &de):
-				fmt.Printf("%s blocked  %s: %s\n", stamp(), de.URL.Path, de.Decision)
-			default:
-				fmt.Printf("%s gave up  %s: %v\n", stamp(), r.URL.Path, err)
-			}
-		},
 	}
 	c := colly.NewCollector(colly.UserAgent("PoliteCrawl/1.0 (+https://example.org/bot)"), g.Attach, colly.Async())
 	c.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
 	c.OnResponse(func(r *colly.Response) {
 		fmt.Printf("%s fetched  %s (%d)\n", stamp(), r.Request.URL.Path, r.StatusCode)
 	})
+	// Every outcome reaches OnError: a deferral or retry (the Guard sends
+	// the request again by itself) or a final one.
 	c.OnError(func(r *colly.Response, err error) {
-		if r.StatusCode != 0 {
-			fmt.Printf("%s answered %s (%d %s), retry after the pause\n", stamp(), r.Request.URL.Path, r.StatusCode, http.StatusText(r.StatusCode))
+		var de *robotsmw.DeferredError
+		var dis *robotsmw.DisallowedError
+		switch {
+		case errors.As(err, &de):
+			fmt.Printf("%s retry    %s at +%.2fs: %v\n", stamp(), r.Request.URL.Path, time.Until(de.Until).Seconds(), de.Err)
+		case errors.As(err, &dis):
+			fmt.Printf("%s blocked  %s: %s\n", stamp(), dis.URL.Path, dis.Decision)
+		default:
+			fmt.Printf("%s failed   %s: %v\n", stamp(), r.Request.URL.Path, err)
 		}
 	})
 	if err := c.Visit(site.URL + "/"); err != nil {
@@ -100,16 +99,10 @@ func main() {
 	c.Wait()
 
 	st := g.Stats()
-	names := make([]string, 0, len(st.Hosts))
-	for name := range st.Hosts {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	fmt.Println()
-	for _, name := range names {
-		h := st.Hosts[name]
+	for _, h := range st.Busiest {
 		fmt.Printf("%s: fetched %d (robots.txt included), blocked %d, deferred %d, retried %d, back-offs %d, gave up %d, interval now %v\n",
-			name, h.Fetched, h.Blocked, h.Deferred, h.Retried, h.Backoffs, h.GaveUp, h.Interval)
+			h.Host, h.Fetched, h.Blocked, h.Deferred, h.Retried, h.Backoffs, h.GaveUp, h.Interval)
 	}
 	fmt.Printf("done in %s\n", stamp())
 }

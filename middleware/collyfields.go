@@ -1,0 +1,75 @@
+package robotsmw
+
+import (
+	"net/http"
+	"reflect"
+	"sync"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// colly v2.3.0 offers no getters for two things the Guard needs: the HTTP
+// client (to wrap its transport and read its timeout) and the WaitGroup
+// behind Collector.Wait (to keep Wait from returning while a deferred
+// request waits in the Guard's queue). Both are read from unexported fields
+// by reflection, their types checked first, and only read: the client is
+// changed through colly's own methods, and the WaitGroup is only added to
+// and marked done, as colly itself does. If a field cannot be read (a
+// colly version that renamed it), the accessor returns nil and the Guard
+// does without: see the callers.
+
+// collyFields are the indices of the fields the accessors read, found once
+// by name (a pure function of colly's types, so it is computed once per
+// process); ok is false if colly's types do not have them.
+var collyFields = sync.OnceValue(func() (f struct {
+	backend, client, wg []int
+	ok                  bool
+}) {
+	ct := reflect.TypeFor[colly.Collector]()
+	b, ok := ct.FieldByName("backend")
+	if !ok || b.Type.Kind() != reflect.Pointer || b.Type.Elem().Kind() != reflect.Struct {
+		return f
+	}
+	cl, ok := b.Type.Elem().FieldByName("Client")
+	if !ok || cl.Type != reflect.TypeFor[*http.Client]() {
+		return f
+	}
+	wg, ok := ct.FieldByName("wg")
+	if !ok || wg.Type != reflect.TypeFor[*sync.WaitGroup]() {
+		return f
+	}
+	f.backend, f.client, f.wg, f.ok = b.Index, cl.Index, wg.Index, true
+	return f
+})
+
+// collyClient returns the *http.Client c sends its requests with, or nil
+// if it cannot be read.
+func collyClient(c *colly.Collector) *http.Client {
+	f := collyFields()
+	if !f.ok {
+		return nil
+	}
+	v := reflect.ValueOf(c).Elem().FieldByIndex(f.backend)
+	if v.IsNil() {
+		return nil
+	}
+	v = v.Elem().FieldByIndex(f.client)
+	if v.IsNil() {
+		return nil
+	}
+	return (*http.Client)(v.UnsafePointer())
+}
+
+// collyWaitGroup returns the WaitGroup that c.Wait waits for, or nil if it
+// cannot be read.
+func collyWaitGroup(c *colly.Collector) *sync.WaitGroup {
+	f := collyFields()
+	if !f.ok {
+		return nil
+	}
+	v := reflect.ValueOf(c).Elem().FieldByIndex(f.wg)
+	if v.IsNil() {
+		return nil
+	}
+	return (*sync.WaitGroup)(v.UnsafePointer())
+}

@@ -1,0 +1,116 @@
+package robotsmw
+
+import (
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultIdleTimeout is how long a host's state is kept after it went quiet
+// when Guard.IdleTimeout is zero.
+const DefaultIdleTimeout = 5 * time.Minute
+
+// A hostTable holds the state of the hosts a Guard has seen, and forgets a
+// host once it has been quiet for the idle timeout: no request waiting or
+// sent, no pause, exclusion, cut, counted strike or Crawl-delay (see
+// host.quiet). Forgetting such a host loses nothing but its counters, which
+// the Guard's totals keep. So a broad crawl holds state only for the hosts
+// it is working on.
+//
+// Sweeps are amortised: one runs, under the write lock, when a host is
+// added or Stats is read and half the idle timeout has passed since the
+// last one. A sweep that drops most hosts copies the rest into a new map,
+// since Go maps do not shrink.
+type hostTable struct {
+	// mu guards m and lastSweep.
+	mu        sync.RWMutex
+	m         map[string]*host
+	lastSweep int64
+
+	evicted atomic.Int64
+}
+
+// get returns the state of the host named name, creating it on first use.
+// now returns the Guard's clock in Unix nanoseconds; it is read only then.
+func (t *hostTable) get(name string, rateFloor, idle time.Duration, clock func() int64) *host {
+	t.mu.RLock()
+	h := t.m[name]
+	t.mu.RUnlock()
+	if h != nil {
+		return h
+	}
+	now := clock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if h = t.m[name]; h != nil {
+		return h
+	}
+	if t.m == nil {
+		t.m = make(map[string]*host)
+		t.lastSweep = now
+	}
+	t.sweepLocked(now, idle)
+	h = newHost(name, rateFloor, now)
+	t.m[name] = h
+	return h
+}
+
+// sweep forgets quiet hosts if a sweep is due.
+func (t *hostTable) sweep(now int64, idle time.Duration) {
+	t.mu.RLock()
+	due := now-t.lastSweep >= int64(idle/2)
+	t.mu.RUnlock()
+	if due {
+		t.mu.Lock()
+		t.sweepLocked(now, idle)
+		t.mu.Unlock()
+	}
+}
+
+// sweepLocked forgets hosts quiet since now−idle, if half of idle has
+// passed since the last sweep. t.mu must be held for writing.
+func (t *hostTable) sweepLocked(now int64, idle time.Duration) {
+	if now-t.lastSweep < int64(idle/2) {
+		return
+	}
+	t.lastSweep = now
+	before := len(t.m)
+	cutoff := now - int64(idle)
+	for name, h := range t.m {
+		h.mu.Lock()
+		q := h.quiet(now, cutoff)
+		h.mu.Unlock()
+		if q {
+			delete(t.m, name)
+		}
+	}
+	dropped := before - len(t.m)
+	t.evicted.Add(int64(dropped))
+	if dropped > 0 && dropped >= before/2 {
+		m := make(map[string]*host, len(t.m))
+		for k, v := range t.m {
+			m[k] = v
+		}
+		t.m = m
+	}
+}
+
+// lookup returns the state of the host named name, if it is kept.
+func (t *hostTable) lookup(name string) *host {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.m[name]
+}
+
+// host returns the state of u's host, creating it on first use.
+func (g *Guard) host(u *url.URL) *host {
+	return g.hosts.get(hostKey(u), g.rateFloor(), g.idleTimeout(), func() int64 { return g.clock().UnixNano() })
+}
+
+func (g *Guard) idleTimeout() time.Duration {
+	if g.IdleTimeout > 0 {
+		return g.IdleTimeout
+	}
+	return DefaultIdleTimeout
+}

@@ -1,0 +1,96 @@
+package robotsmw
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"golang.org/x/time/rate"
+)
+
+// loopbackHosts returns a transport that sends every host name to s, so a
+// test can crawl many hosts.
+func loopbackHosts(t *testing.T, s *site) *http.Transport {
+	addr := strings.TrimPrefix(s.URL, "http://")
+	tr := &http.Transport{MaxIdleConnsPerHost: 1, DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return tr
+}
+
+// Defect 9: the state of quiet hosts is forgotten after IdleTimeout; hosts
+// that are paused, cut or have a Crawl-delay are kept; the totals keep the
+// forgotten hosts' counts; Stats lists only the busiest hosts.
+func TestIdleHostsEvicted(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/robots.txt" && r.Host == "slow.test":
+			w.Write([]byte("User-agent: *\nCrawl-delay: 2\n"))
+		case r.URL.Path == "/robots.txt":
+			w.Write([]byte("User-agent: *\nDisallow: /private\n"))
+		case r.Host == "busy.test":
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		default:
+			w.Write([]byte("ok"))
+		}
+	})
+	clk := newFakeClock()
+	g := fakeGuard(&Guard{Rate: rate.Inf, IdleTimeout: time.Minute, MaxRetries: -1}, clk, 0)
+	c := colly.NewCollector(colly.AllowURLRevisit())
+	c.WithTransport(loopbackHosts(t, s))
+	g.Attach(c)
+	const n = 50
+	for i := 0; i < n; i++ {
+		c.Visit(fmt.Sprintf("http://h%02d.test/page", i))
+	}
+	c.Visit("http://slow.test/page")
+	c.Visit("http://busy.test/page")
+	if st := g.Stats(); st.Hosts != n+2 || len(st.Busiest) != busiest {
+		t.Fatalf("Stats() Hosts = %d, %d listed; want %d, %d", st.Hosts, len(st.Busiest), n+2, busiest)
+	}
+	clk.advance(2 * time.Minute)
+	st := g.Stats()
+	if st.Hosts != 2 || st.Evicted != n {
+		t.Errorf("after 2 quiet minutes Stats() Hosts = %d, Evicted = %d; want 2, %d", st.Hosts, st.Evicted, n)
+	}
+	for _, name := range []string{"slow.test", "busy.test"} {
+		if _, ok := g.Host(name); !ok {
+			t.Errorf("Host(%q) forgotten; want kept (Crawl-delay, pause)", name)
+		}
+	}
+	if want := int64(2*n + 2 + 2); st.Total.Fetched != want {
+		t.Errorf("Total.Fetched = %d, want %d (robots.txt and page of every host)", st.Total.Fetched, want)
+	}
+	// A forgotten host comes back with fresh state.
+	c.Visit("http://h00.test/page")
+	if hs, ok := g.Host("h00.test"); !ok || hs.Fetched != 1 {
+		t.Errorf("Host(h00.test) after a new visit = %+v, %v; want Fetched 1", hs, ok)
+	}
+}
+
+// Defect 9 (found by the broad-crawl benchmark): a host first seen while
+// its request waits for robots.txt is not quiet, so a sweep cannot forget
+// the state that request holds.
+func TestNewHostNotQuiet(t *testing.T) {
+	clk := newFakeClock()
+	g := fakeGuard(&Guard{IdleTimeout: time.Minute}, clk, 0)
+	h := g.host(mustURL(t, "http://new.test/"))
+	clk.advance(59 * time.Second)
+	g.hosts.sweep(clk.now().UnixNano(), time.Minute)
+	if g.host(mustURL(t, "http://new.test/")) != h {
+		t.Errorf("a host first seen 59s ago was forgotten")
+	}
+	clk.advance(32 * time.Second) // the next sweep is due half a minute later
+	g.hosts.sweep(clk.now().UnixNano(), time.Minute)
+	if g.hosts.lookup("new.test") != nil {
+		t.Errorf("a host quiet for 91s was kept")
+	}
+}

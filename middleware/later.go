@@ -1,0 +1,199 @@
+package robotsmw
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// Deferred requests wait in the Guard's own queue, not in a colly callback:
+// a request that would have to wait longer than MaxWait, or whose attempt
+// failed, leaves its colly thread at once (its attempt ends with a
+// *DeferredError), and the Guard sends it again with Request.Retry when it
+// is due. One goroutine serves the queue while it holds anything and exits
+// when it is empty; a due request of a synchronous collector (whose Retry
+// runs the whole request) gets a goroutine of its own, at most
+// maxReissuing at a time.
+//
+// colly's Wait must not return while a request waits here, so the queue
+// holds the collector's WaitGroup (see collyWaitGroup) from the moment the
+// request is deferred, inside the failed attempt's OnError, until its retry
+// has been issued, which adds to the WaitGroup itself. When the collector's
+// context ends, its waiting requests are sent at once, and fail with the
+// context's error.
+
+// minReissue is the shortest time between an attempt's OnError callbacks
+// and the Guard's next attempt of the same request, so that the attempts
+// of one request reach OnError in order.
+const minReissue = 50 * time.Millisecond
+
+// maxReissuing bounds the retries of synchronous collectors that run at
+// once on the Guard's goroutines.
+const maxReissuing = 16
+
+// A laterItem is one deferred request.
+type laterItem struct {
+	due      int64 // Unix nanoseconds on the Guard's clock
+	r        *colly.Request
+	c        *colly.Collector
+	wg       interface{ Done() } // the collector's WaitGroup, held for r; may be nil
+	reserved bool                // r holds a slot of its host's schedule
+	index    int
+}
+
+// A laterQueue holds deferred requests, earliest first.
+type laterQueue struct {
+	// mu guards every field below.
+	mu      sync.Mutex
+	items   laterHeap
+	running bool                      // the serving goroutine runs
+	wake    chan struct{}             // closed when an earlier item arrives
+	watched map[*colly.Collector]bool // collectors whose context end is watched
+	sem     chan struct{}             // slots for synchronous retries
+}
+
+func (q *laterQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items)
+}
+
+// deferRequest queues r, deferred with de, on collector c. It runs in r's
+// OnError, before colly's fetch of the failed attempt returns.
+func (g *Guard) deferRequest(c *colly.Collector, r *colly.Request, de *DeferredError) {
+	q := &g.later
+	wg := collyWaitGroup(c)
+	if wg != nil {
+		wg.Add(1)
+	}
+	due := max(de.Until.UnixNano(), g.clock().Add(minReissue).UnixNano())
+	it := &laterItem{due: due, r: r, c: c, reserved: de.reserved}
+	if wg != nil {
+		it.wg = wg
+	}
+	q.mu.Lock()
+	heap.Push(&q.items, it)
+	if q.items[0] == it && q.wake != nil {
+		close(q.wake)
+		q.wake = nil
+	}
+	start := !q.running
+	q.running = true
+	watch := false
+	if crawl := collectorContext(c); crawl.Done() != nil && !q.watched[c] {
+		if q.watched == nil {
+			q.watched = make(map[*colly.Collector]bool)
+		}
+		q.watched[c] = true
+		watch = true
+	}
+	q.mu.Unlock()
+	if watch {
+		context.AfterFunc(collectorContext(c), func() { g.flush(c) })
+	}
+	if start {
+		go g.serveLater()
+	}
+}
+
+// flush makes every request of collector c due now: its context ended.
+func (g *Guard) flush(c *colly.Collector) {
+	q := &g.later
+	q.mu.Lock()
+	for _, it := range q.items {
+		if it.c == c {
+			it.due = 0
+		}
+	}
+	heap.Init(&q.items)
+	delete(q.watched, c)
+	if q.wake != nil {
+		close(q.wake)
+		q.wake = nil
+	}
+	q.mu.Unlock()
+}
+
+// serveLater sends deferred requests when they are due, until the queue is
+// empty.
+func (g *Guard) serveLater() {
+	q := &g.later
+	for {
+		q.mu.Lock()
+		if len(q.items) == 0 {
+			q.running = false
+			q.mu.Unlock()
+			return
+		}
+		it := q.items[0]
+		now := g.clock().UnixNano()
+		if it.due > now {
+			if q.wake == nil {
+				q.wake = make(chan struct{})
+			}
+			wake, d := q.wake, time.Duration(it.due-now)
+			q.mu.Unlock()
+			_ = g.pause(context.Background(), d, wake)
+			continue
+		}
+		heap.Pop(&q.items)
+		if q.sem == nil {
+			q.sem = make(chan struct{}, maxReissuing)
+		}
+		sem := q.sem
+		q.mu.Unlock()
+		if it.c.Async {
+			g.reissue(it)
+			continue
+		}
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			g.reissue(it)
+		}()
+	}
+}
+
+// reissue sends a deferred request again, and reports it as given up if
+// colly refuses the retry.
+func (g *Guard) reissue(it *laterItem) {
+	r := it.r
+	if it.wg != nil {
+		defer it.wg.Done()
+	}
+	if it.reserved {
+		g.attempts.reserve(attemptKey(r.Method, r.URL))
+	}
+	if err := r.Retry(); err != nil && (it.c.Async || notSent(err)) {
+		if it.reserved {
+			g.attempts.reserved(r.Method, r.URL)
+		}
+		g.report(r, fmt.Errorf("%w: %s %s could not be sent again: %w", ErrGaveUp, r.Method, r.URL.Redacted(), err))
+	}
+}
+
+// laterHeap orders deferred requests by due time.
+type laterHeap []*laterItem
+
+func (h laterHeap) Len() int           { return len(h) }
+func (h laterHeap) Less(i, j int) bool { return h[i].due < h[j].due }
+func (h laterHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *laterHeap) Push(x any) {
+	it := x.(*laterItem)
+	it.index = len(*h)
+	*h = append(*h, it)
+}
+func (h *laterHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return it
+}

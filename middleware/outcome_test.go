@@ -1,0 +1,493 @@
+package robotsmw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"github.com/gocolly/colly/v2/queue"
+	"golang.org/x/time/rate"
+)
+
+// waitOrFail runs wait and fails the test if it does not return within the
+// failsafe: the defects these tests cover made Wait hang.
+func waitOrFail(t *testing.T, what string, wait func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(failsafe):
+		t.Fatalf("%s did not return within %v", what, failsafe)
+	}
+}
+
+// An outcomeLog records what colly's OnError and OnResponse callbacks saw,
+// in order, per URL path.
+type outcomeLog struct {
+	mu   sync.Mutex // guards seen
+	seen map[string][]string
+}
+
+func (l *outcomeLog) attach(c *colly.Collector) {
+	c.OnResponse(func(r *colly.Response) { l.add(r.Request.URL.Path, fmt.Sprintf("ok %d", r.StatusCode)) })
+	c.OnError(func(r *colly.Response, err error) {
+		var de *DeferredError
+		switch {
+		case errors.As(err, &de):
+			l.add(r.Request.URL.Path, fmt.Sprintf("retry %d", de.Attempt))
+		case errors.Is(err, ErrGaveUp):
+			l.add(r.Request.URL.Path, "gave up")
+		case errors.Is(err, ErrDisallowed):
+			l.add(r.Request.URL.Path, "blocked")
+		default:
+			l.add(r.Request.URL.Path, "error "+err.Error())
+		}
+	})
+}
+
+func (l *outcomeLog) add(path, s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen == nil {
+		l.seen = make(map[string][]string)
+	}
+	l.seen[path] = append(l.seen[path], s)
+}
+
+func (l *outcomeLog) get(path string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.seen[path], ", ")
+}
+
+// Defect 1: a body cut short is a failed attempt. The retry count is not
+// cleared when 200 headers arrive, so the URL is retried MaxRetries times,
+// reported as given up, and Wait returns (it used to retry forever).
+func TestBodyCutShortGivesUp(t *testing.T) {
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/cut" {
+			return false
+		}
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return true
+		}
+		buf.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/html\r\n\r\nshort!")
+		buf.Flush()
+		conn.Close()
+		return true
+	}))
+	for _, async := range []bool{false, true} {
+		var rep reports
+		var log outcomeLog
+		g := withReports(&Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond, MaxRetries: 2}, &rep)
+		c := colly.NewCollector(g.Attach, colly.Async(async))
+		log.attach(c)
+		before := s.count("/cut")
+		c.Visit(s.URL + "/cut")
+		waitOrFail(t, "Wait", c.Wait)
+		if n := s.count("/cut") - before; n != 3 {
+			t.Errorf("async=%v: /cut fetched %d times, want 3", async, n)
+		}
+		if errs := rep.get(s.URL + "/cut"); len(errs) != 1 || !errors.Is(errs[0], ErrGaveUp) || !errors.Is(errs[0], io.ErrUnexpectedEOF) {
+			t.Errorf("async=%v: ErrorHandler(/cut) = %v, want ErrGaveUp wrapping the cut body", async, errs)
+		}
+		if got, want := log.get("/cut"), "retry 1, retry 2, gave up"; got != want {
+			t.Errorf("async=%v: OnError saw %q, want %q", async, got, want)
+		}
+		if st := g.Stats().Total; st.Retried != 2 || st.GaveUp != 1 || st.Backoffs == 0 {
+			t.Errorf("async=%v: Stats = %+v, want Retried 2, GaveUp 1, Backoffs > 0", async, st)
+		}
+		if n := g.attempts.n.Load(); n != 0 {
+			t.Errorf("async=%v: %d retry counts left", async, n)
+		}
+	}
+}
+
+// Defect 1: a network error, then a malformed response, then a good one:
+// each failure counts, the good response ends the count, nothing is left
+// behind; with one retry allowed the URL is reported as given up.
+func TestNetworkThenMalformedResponse(t *testing.T) {
+	var n atomic.Int32
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/odd" {
+			return false
+		}
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return true
+		}
+		defer conn.Close()
+		// Bytes are sent before each failure, so net/http does not retry
+		// on a new connection by itself.
+		switch n.Add(1) % 3 {
+		case 1: // cut inside the status line
+			buf.WriteString("HTTP/1.1 2")
+			buf.Flush()
+		case 2:
+			buf.WriteString("HTTP/1.1 two hundred\r\n\r\n")
+			buf.Flush()
+		default:
+			buf.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+			buf.Flush()
+		}
+		return true
+	}))
+	for _, tt := range []struct {
+		retries int
+		want    string
+	}{{3, "retry 1, retry 2, ok 200"}, {1, "retry 1, gave up"}} {
+		n.Store(0)
+		var rep reports
+		var log outcomeLog
+		g := withReports(&Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond, MaxRetries: tt.retries}, &rep)
+		c := colly.NewCollector(g.Attach, colly.Async())
+		log.attach(c)
+		c.Visit(s.URL + "/odd")
+		waitOrFail(t, "Wait", c.Wait)
+		if got := log.get("/odd"); got != tt.want {
+			t.Errorf("MaxRetries %d: outcomes %q, want %q", tt.retries, got, tt.want)
+		}
+		if n := g.attempts.n.Load(); n != 0 {
+			t.Errorf("MaxRetries %d: %d retry counts left", tt.retries, n)
+		}
+		if got, want := rep.len(), map[bool]int{true: 1, false: 0}[tt.retries == 1]; got != want {
+			t.Errorf("MaxRetries %d: ErrorHandler called %d times, want %d", tt.retries, got, want)
+		}
+	}
+}
+
+// Defect 1: a body that stalls past the request timeout is a soft failure
+// of the host (it used to count as healthy), and the request is retried.
+func TestBodyReadTimeoutStrikes(t *testing.T) {
+	var n atomic.Int32
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/slow" {
+			return false
+		}
+		if n.Add(1) == 1 {
+			w.Header().Set("Content-Length", "100")
+			w.Write([]byte("partial"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-time.After(failsafe):
+			}
+			return true
+		}
+		return false
+	}))
+	var rep reports
+	var log outcomeLog
+	g := withReports(&Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond}, &rep)
+	c := colly.NewCollector(g.Attach)
+	c.SetRequestTimeout(300 * time.Millisecond)
+	log.attach(c)
+	c.Visit(s.URL + "/slow")
+	waitOrFail(t, "Wait", c.Wait)
+	if got, want := log.get("/slow"), "retry 1, ok 200"; got != want {
+		t.Errorf("outcomes %q, want %q", got, want)
+	}
+	if hs := hostStats(g, "127.0.0.1"); hs.Backoffs != 1 || hs.Retried != 1 {
+		t.Errorf("Stats = %+v, want one back-off and one retry for the stalled body", hs)
+	}
+}
+
+// Defect 5: with the one-liner and no ErrorHandler, every outcome reaches
+// colly's OnError in order — each attempt once, "will be retried" told
+// apart from final — in sync, Async and queue modes; a synchronous Visit
+// returns the first attempt's outcome.
+func TestOutcomesInEveryMode(t *testing.T) {
+	var flaky, broken atomic.Int32
+	s := newSite(t, robots("User-agent: *\nDisallow: /secret\n", func(w http.ResponseWriter, r *http.Request) bool {
+		switch r.URL.Path {
+		case "/flaky":
+			if flaky.Add(1) == 1 {
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return true
+			}
+		case "/broken":
+			broken.Add(1)
+			w.WriteHeader(http.StatusBadGateway)
+			return true
+		}
+		return false
+	}))
+	want := map[string]string{
+		"/secret/x": "blocked",
+		"/flaky":    "retry 1, ok 200",
+		"/broken":   "retry 1, retry 2, retry 3, gave up",
+		"/fine":     "ok 200",
+	}
+	paths := []string{"/secret/x", "/flaky", "/broken", "/fine"}
+	for _, mode := range []string{"sync", "async", "queue"} {
+		flaky.Store(0)
+		broken.Store(0)
+		clk := newFakeClock()
+		// Soft back-off from 1 s: /broken's pauses (1, 2, 4 s) stay within
+		// MaxWait, so the other pages wait rather than being deferred.
+		g := fakeGuard(&Guard{Rate: rate.Inf, Backoff: 6 * time.Second}, clk, 0)
+		c := colly.NewCollector(g.Attach, colly.Async(mode == "async"), colly.AllowURLRevisit())
+		var log outcomeLog
+		log.attach(c)
+		visitErrs := map[string]error{}
+		switch mode {
+		case "queue":
+			q, err := queue.New(2, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range paths {
+				q.AddURL(s.URL + p)
+			}
+			waitOrFail(t, "queue.Run", func() { q.Run(c) })
+		default:
+			for _, p := range paths {
+				visitErrs[p] = c.Visit(s.URL + p)
+			}
+		}
+		waitOrFail(t, "Wait", c.Wait)
+		for _, p := range paths {
+			if got := log.get(p); got != want[p] {
+				t.Errorf("%s: OnError/OnResponse for %s saw %q, want %q", mode, p, got, want[p])
+			}
+		}
+		if mode == "sync" {
+			if err := visitErrs["/secret/x"]; !errors.Is(err, ErrDisallowed) || !IsFinal(err) {
+				t.Errorf("sync: Visit(/secret/x) = %v, want a final ErrDisallowed", err)
+			}
+			if err := visitErrs["/flaky"]; !errors.Is(err, ErrDeferred) || IsFinal(err) {
+				t.Errorf("sync: Visit(/flaky) = %v, want a DeferredError (not final)", err)
+			}
+			if err := visitErrs["/fine"]; err != nil {
+				t.Errorf("sync: Visit(/fine) = %v, want nil", err)
+			}
+		}
+		if n := broken.Load(); n != 4 {
+			t.Errorf("%s: /broken fetched %d times, want 4", mode, n)
+		}
+		if st := g.Stats(); st.Total.Blocked != 1 || st.Total.GaveUp != 1 || st.Total.Retried != 4 || st.Waiting != 0 {
+			t.Errorf("%s: Stats = %+v, want Blocked 1, GaveUp 1, Retried 4, Waiting 0", mode, st)
+		}
+	}
+}
+
+// Defect 3: with colly's queue (4 threads), pages of a host that asks for
+// an hour's pause, or answers 503 without Retry-After, or whose robots.txt
+// answers 503, do not hold the threads: they are deferred, and a healthy
+// host's 200 pages behind them are all fetched.
+func TestNoHeadOfLineBlocking(t *testing.T) {
+	for _, slowCase := range []string{"retry-after 3600", "503 without retry-after", "robots.txt 503"} {
+		slow := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case r.URL.Path == "/robots.txt" && slowCase != "robots.txt 503":
+				w.Write([]byte("User-agent: *\nAllow: /\n"))
+			case slowCase == "retry-after 3600":
+				w.Header().Set("Retry-After", "3600")
+				w.WriteHeader(http.StatusServiceUnavailable)
+			default:
+				w.WriteHeader(http.StatusServiceUnavailable)
+			}
+		})
+		healthy := newSite(t, robots("", nil))
+		// Two host names: 127.0.0.1 for the slow site, localhost for the
+		// healthy one.
+		healthyURL := strings.Replace(healthy.URL, "127.0.0.1", "localhost", 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		g := &Guard{Rate: rate.Inf}
+		c := colly.NewCollector(g.Attach, colly.StdlibContext(ctx))
+		q, err := queue.New(4, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 8; i++ {
+			q.AddURL(fmt.Sprintf("%s/slow%d", slow.URL, i))
+		}
+		for i := 0; i < 200; i++ {
+			q.AddURL(fmt.Sprintf("%s/p%d", healthyURL, i))
+		}
+		var deferred atomic.Int32
+		c.OnError(func(_ *colly.Response, err error) {
+			if errors.Is(err, ErrDeferred) {
+				deferred.Add(1)
+			}
+		})
+		done := make(chan struct{})
+		go func() { q.Run(c); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(failsafe):
+			t.Errorf("%s: queue.Run still held after %v", slowCase, failsafe)
+		}
+		if n := len(healthy.log()); n != 201 {
+			t.Errorf("%s: healthy host got %d requests, want 201 (robots.txt and 200 pages)", slowCase, n)
+		}
+		if deferred.Load() < 8 {
+			t.Errorf("%s: %d deferrals reported, want ≥ 8", slowCase, deferred.Load())
+		}
+		cancel() // the slow host's pages wait in the Guard's queue; end them
+		waitOrFail(t, "Wait", c.Wait)
+		<-done
+	}
+}
+
+// Defect 3: once an origin's robots.txt has failed MaxRetries times in a
+// row, its further pages fail at once with ErrRobotsUnreachable, without
+// waiting and without asking robots.txt again before it is due.
+func TestRobotsFailedPagesFailFast(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+	})
+	clk := newFakeClock()
+	var rep reports
+	g := fakeGuard(withReports(&Guard{Rate: rate.Inf, MaxRetries: 2, Backoff: time.Millisecond}, &rep), clk, 0)
+	c := colly.NewCollector(g.Attach)
+	c.Visit(s.URL + "/first")
+	waitOrFail(t, "Wait", c.Wait)
+	robotsBefore := s.count("/robots.txt")
+	start := clk.now()
+	for i := 0; i < 20; i++ {
+		err := c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
+		if !errors.Is(err, ErrRobotsUnreachable) {
+			t.Errorf("Visit(/p%d) = %v, want ErrRobotsUnreachable", i, err)
+		}
+	}
+	if d := clk.now().Sub(start); d != 0 {
+		t.Errorf("the 20 pages waited %v, want no wait", d)
+	}
+	if n := s.count("/robots.txt") - robotsBefore; n != 0 {
+		t.Errorf("robots.txt asked %d more times before it was due", n)
+	}
+	if n := len(s.log()) - s.count("/robots.txt"); n != 0 {
+		t.Errorf("server received %d pages", n)
+	}
+	if errs := rep.get(s.URL + "/first"); len(errs) != 1 || !errors.Is(errs[0], ErrRobotsUnreachable) {
+		t.Errorf("ErrorHandler(/first) = %v, want ErrRobotsUnreachable", errs)
+	}
+}
+
+// Defect 3: a Retry-After beyond 24 hours follows one rule on robots.txt
+// and on pages: requests give up at once, with the time they may go.
+func TestHugeRetryAfterOneRule(t *testing.T) {
+	const huge = "172800" // 48 h
+	for _, where := range []string{"robots.txt", "page"} {
+		s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/robots.txt" && where == "page" {
+				w.Write([]byte("User-agent: *\nAllow: /\n"))
+				return
+			}
+			w.Header().Set("Retry-After", huge)
+			w.WriteHeader(http.StatusServiceUnavailable)
+		})
+		clk := newFakeClock()
+		g := fakeGuard(&Guard{Rate: rate.Inf}, clk, 0)
+		c := colly.NewCollector(g.Attach)
+		start := clk.now()
+		c.Visit(s.URL + "/a") // the 503 that sets the pause
+		waitOrFail(t, "Wait", c.Wait)
+		err := c.Visit(s.URL + "/b")
+		var pe *PausedError
+		if !IsFinal(err) || !errors.As(err, &pe) || !pe.Until.Equal(start.Add(48*time.Hour)) {
+			t.Errorf("%s: Visit(/b) = %v, want a final error with a PausedError until +48h", where, err)
+		}
+		if d := clk.now().Sub(start); d > time.Minute {
+			t.Errorf("%s: requests waited %v, want no wait", where, d)
+		}
+	}
+}
+
+// Defect 6: a clone the Guard was not attached to shares the HTTP client,
+// and so the Guard's transport, which admits its requests itself.
+func TestCloneWithoutAttachFailsClosed(t *testing.T) {
+	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", nil))
+	c := colly.NewCollector(Attach())
+	d := c.Clone()
+	var onErr error
+	d.OnError(func(_ *colly.Response, err error) { onErr = err })
+	if err := d.Visit(s.URL + "/private/a"); !errors.Is(err, ErrDisallowed) {
+		t.Errorf("clone's Visit(/private/a) = %v, want ErrDisallowed", err)
+	}
+	if !errors.Is(onErr, ErrDisallowed) {
+		t.Errorf("clone's OnError got %v, want ErrDisallowed", onErr)
+	}
+	if err := d.Visit(s.URL + "/public"); err != nil {
+		t.Errorf("clone's Visit(/public) = %v, want nil", err)
+	}
+	if n := s.count("/private/a"); n != 0 {
+		t.Errorf("server received /private/a %d times", n)
+	}
+	if n := s.count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt requested %d times, want 1", n)
+	}
+}
+
+// Defect 7: the Guard fetches robots.txt through the collector's transport
+// (its proxy and TLS settings), as it was before Attach.
+func TestRobotsThroughCollectorTransport(t *testing.T) {
+	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", nil))
+	var mu sync.Mutex
+	var seen []string
+	spy := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		mu.Lock()
+		seen = append(seen, r.URL.Path)
+		mu.Unlock()
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	c := colly.NewCollector()
+	c.WithTransport(spy)
+	Attach()(c)
+	c.Visit(s.URL + "/page")
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(seen, " "); got != "/robots.txt /page" {
+		t.Errorf("the collector's transport saw %q, want %q", got, "/robots.txt /page")
+	}
+}
+
+// Defect 8: in Async mode the Guard's robots.txt fetches are bounded
+// (MaxRobotsFetches), however many hosts are cold.
+func TestRobotsFetchesBounded(t *testing.T) {
+	var inFlight, peak atomic.Int32
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			n := inFlight.Add(1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			time.Sleep(20 * time.Millisecond)
+			inFlight.Add(-1)
+		}
+		w.Write([]byte("ok"))
+	})
+	addr := strings.TrimPrefix(s.URL, "http://")
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}}
+	defer tr.CloseIdleConnections()
+	c := colly.NewCollector(colly.Async())
+	c.WithTransport(tr)
+	g := &Guard{Rate: rate.Inf, MaxRobotsFetches: 5}
+	g.Attach(c)
+	const hosts = 150
+	for i := 0; i < hosts; i++ {
+		c.Visit(fmt.Sprintf("http://h%03d.test/page", i))
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	if n := s.count("/page"); n != hosts {
+		t.Errorf("%d pages fetched, want %d", n, hosts)
+	}
+	if p, limit := peak.Load(), int32(5); p > limit {
+		t.Errorf("%d robots.txt fetches ran at once, want ≤ %d", p, limit)
+	}
+}

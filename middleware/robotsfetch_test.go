@@ -1,0 +1,106 @@
+package robotsmw
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"golang.org/x/time/rate"
+
+	"github.com/robotsmw/robotsmw/policy"
+)
+
+// Defect 4: robots.txt answering 503 with Retry-After: 1 is asked again
+// after one second, not after RetryMin (1 min); the page waits for it (it
+// is within MaxWait) and is fetched; the 503 strikes the host too.
+func TestRobotsRetryAfterHonoured(t *testing.T) {
+	var n atomic.Int32
+	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", nil))
+	s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits = append(s.hits, hit{r.Method, r.URL.Path, time.Now()})
+		s.mu.Unlock()
+		if r.URL.Path == "/robots.txt" && n.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("User-agent: *\nDisallow: /private\n"))
+	})
+	clk := newFakeClock()
+	g := fakeGuard(&Guard{Rate: rate.Inf}, clk, 0)
+	c := colly.NewCollector(g.Attach)
+	start := clk.now()
+	if err := c.Visit(s.URL + "/page"); err != nil {
+		t.Fatalf("Visit(/page) = %v, want nil", err)
+	}
+	if d := clk.now().Sub(start); d < time.Second || d > 2*time.Second {
+		t.Errorf("the page waited %v for robots.txt, want the Retry-After of 1s", d)
+	}
+	if got := s.count("/robots.txt"); got != 2 {
+		t.Errorf("robots.txt fetched %d times, want 2", got)
+	}
+	if got := s.count("/page"); got != 1 {
+		t.Errorf("/page fetched %d times, want 1", got)
+	}
+	if hs := hostStats(g, "127.0.0.1"); hs.Backoffs != 1 {
+		t.Errorf("Stats = %+v, want the robots.txt 503 as one back-off", hs)
+	}
+}
+
+// scaledSleep makes g's sleeps on clk take a hundredth of their length in
+// real time, so that real deadlines can run out during them.
+func scaledSleep(g *Guard, clk *fakeClock) {
+	g.sleep = func(ctx context.Context, d time.Duration) error {
+		t := time.NewTimer(d / 100)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			clk.advance(d)
+			return nil
+		}
+	}
+}
+
+// Defect 10: a robots.txt refresh on a host with Crawl-delay: 35 right
+// after a page was sent, through a same-host redirect: each hop waits for
+// the host's spacing longer than the fetch's timeout. Each hop gets its
+// own budget once it passes the gate, so robots.txt is read, not recorded
+// as unreachable on every attempt (the second hop's budget used to be
+// what was left of the fetch's deadline: nothing).
+func TestRobotsRedirectHopOwnBudget(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.Redirect(w, r, "/real-robots.txt", http.StatusMovedPermanently)
+		default:
+			w.Write([]byte("User-agent: *\nDisallow: /private\nCrawl-delay: 35\n"))
+		}
+	})
+	u := mustURL(t, s.URL+"/page")
+	clk := newFakeClock()
+	g := fakeGuard(&Guard{Rate: rate.Inf}, clk, 0)
+	scaledSleep(g, clk)
+	g.host(u).setCrawlDelay("x", 35*time.Second, g.rateFloor())
+	if err := g.gate(context.Background(), g.host(u), u, time.Minute); err != nil { // a page was just sent
+		t.Fatal(err)
+	}
+	const timeout = 200 * time.Millisecond // the hop's wait takes 350 ms
+	cache := &policy.Cache{
+		Client:  &http.Client{Transport: &pacedTransport{g: g, next: http.DefaultTransport, timeout: timeout}},
+		Timeout: timeout,
+		Now:     clk.now,
+	}
+	e, err := cache.Get(context.Background(), u)
+	if err != nil || e.State != policy.StateParsed {
+		t.Fatalf("Get = %+v, %v; want StateParsed", e, err)
+	}
+	if n := s.count("/real-robots.txt"); n != 1 {
+		t.Errorf("the second hop was sent %d times, want 1", n)
+	}
+}
