@@ -82,7 +82,9 @@ func BenchmarkTransport(b *testing.B) {
 	r := &colly.Request{URL: req.URL, Method: "GET"}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		g.tickets.put(req.URL, &ticket{r: r, orig: req.URL, gated: true})
+		tk := newTicket(r, nil)
+		tk.gated = true
+		g.tickets.put(req.URL, tk)
 		resp, err := t.RoundTrip(req)
 		if err != nil {
 			b.Fatal(err)

@@ -32,9 +32,10 @@
 // Until, and colly's Wait waits for it. Every other error is final
 // ([IsFinal]). colly's own errors (a 404 as "Not Found", an
 // AlreadyVisitedError, a URL filter) reach OnError as they always did; they
-// are final too. Attempts of one request reach OnError once each, in
-// order, and the Guard never starts the next attempt sooner than 50 ms
-// after colly called OnError for the previous one.
+// are final too. Attempts of one request reach OnError once each: the
+// Guard never starts the next attempt sooner than 50 ms after colly called
+// OnError for the previous one, so they arrive in order as long as OnError
+// callbacks return within that time.
 //
 // Attach registers the Guard's OnError callback before yours: pass Attach
 // to NewCollector before options that add callbacks, or call g.Attach
@@ -123,17 +124,29 @@
 // share a count, and a count ends only when a response was read to its
 // end. colly requests end a little before colly's request timeout, so that
 // a timeout reaches OnError as the Guard's typed outcome rather than as
-// net/http's untyped timeout text.
+// net/http's untyped timeout text. Should a transport under the Guard be
+// too slow to give up for that, OnError gets net/http's text, but the
+// Guard acts on its own outcome all the same: the request is retried or
+// reported to ErrorHandler and Stats, never lost.
+//
+// Failures count "in a row" until five healthy responses in a row arrive
+// after the pause: then the next failure's pause starts from Backoff
+// again. A strike is also forgotten after 30 minutes.
+// Cuts never space a host's requests further apart than MaxBackoff or
+// 60 s, whichever is shorter (a slower Crawl-delay or Rate still holds).
 //
 // # Broad crawls
 //
 // A request waits inside a colly callback at most MaxWait (30 s); longer
 // waits are deferred to the Guard's queue, where they cost no goroutine
-// until they are due. A host's state (about 180 bytes) is forgotten once it
+// until they are due. Waits up to MaxWait hold colly's thread: with the
+// queue package, few threads and slow or failing hosts, a MaxWait of a
+// second or two keeps the threads moving to other hosts. The Guard's own
+// re-sends go around the queue and do not take its threads. A host's state (about 180 bytes) is forgotten once it
 // has been quiet for [Guard.IdleTimeout]; hosts that are paused, cut or
-// have a Crawl-delay are kept. [Guard.Stats] keeps totals as they happen
-// and lists only the busiest hosts, so it costs the same however many
-// hosts a crawl has seen.
+// have a Crawl-delay are kept. [Guard.Stats] keeps totals as they happen;
+// listing the busiest hosts scans the host table (about 90 ns per host),
+// so call it for a progress line, not per request.
 //
 // # Working with colly
 //

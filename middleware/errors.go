@@ -84,7 +84,7 @@ type DeferredError struct {
 }
 
 func (e *DeferredError) Error() string {
-	s := fmt.Sprintf("robotsmw: %s deferred until %s", e.URL.Redacted(), e.Until.UTC().Format(time.RFC3339Nano))
+	s := fmt.Sprintf("robotsmw: %s deferred until %s", e.URL.Redacted(), e.Until.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
 	if e.Attempt > 0 {
 		s += fmt.Sprintf(" (retry %d)", e.Attempt)
 	}

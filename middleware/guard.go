@@ -216,7 +216,7 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		}
 		return
 	}
-	g.tickets.put(r.URL, &ticket{r: r, orig: r.URL, err: err})
+	g.tickets.put(r.URL, newTicket(r, err))
 	if err != nil && c.CacheDir != "" {
 		// colly's cache must not answer a request the Guard fails.
 		r.Headers.Set("Cache-Control", "no-cache")
@@ -271,7 +271,7 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 		if err == nil {
 			tk := &ticket{gated: true}
 			if prev != nil {
-				tk.r, tk.orig = prev.r, prev.orig
+				tk.r, tk.method, tk.orig = prev.r, prev.method, prev.orig
 			}
 			g.tickets.put(req.URL, tk)
 		}
@@ -296,6 +296,12 @@ func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
 	}
 	g.unmarkSent(r)
 	g.tickets.drop(r.URL)
+	if own := g.tickets.takeOutcome(r); own != nil {
+		// What the transport returned, even if net/http replaced it with
+		// its timeout text on the way (the client's Timeout fired while
+		// the transport under the Guard was still returning).
+		err = own
+	}
 	g.outcome(c, r, err)
 }
 

@@ -17,13 +17,15 @@ const (
 	// Guard.ClampCrawlDelay is set (Heritrix and crawler-commons use 300 s).
 	MaxCrawlDelay = 300 * time.Second
 
-	// maxInterval is the slowest spacing cuts lead to, unless the floor
-	// (Rate or Crawl-delay) is slower still.
+	// maxInterval is the slowest spacing cuts lead to, unless MaxBackoff
+	// is shorter or the floor (Rate or Crawl-delay) is slower still.
 	maxInterval = 60 * time.Second
 	// minCutInterval is where a cut of an unlimited host (no Rate, no
 	// Crawl-delay) starts from; a limited host is cut from its interval.
 	minCutInterval = 100 * time.Millisecond
-	// recoverAfter healthy responses in a row speed a cut host up by one step.
+	// recoverAfter healthy responses in a row, sent after the host's
+	// pause, end an incident: the strike count starts again from zero and
+	// a cut host speeds up by one step.
 	recoverAfter = 5
 	// forgiveAfter without a strike resets the strike count.
 	forgiveAfter = 30 * time.Minute
@@ -199,7 +201,8 @@ func (h *host) setCrawlDelay(origin string, d, rateFloor time.Duration) {
 //
 // politeness.md §5.2 E: the server's Retry-After comes first and is never
 // shortened; without it the pause grows exponentially with the strikes in
-// a row. The pause merges with any current one by taking the later end. A
+// a row: strikes not separated by recoverAfter healthy responses (see
+// healthy) nor by forgiveAfter. The pause merges with any current one by taking the later end. A
 // Retry-After beyond maxRetryAfter excludes the host until it ends:
 // requests to it give up at once rather than wait.
 //
@@ -209,7 +212,8 @@ func (h *host) setCrawlDelay(origin string, d, rateFloor time.Duration) {
 // rate, if the last cut is at least one interval old (TCP's once-per-window
 // rule): a hard failure halves it (the interval doubles), a soft one cuts
 // it to 0.8 (the interval grows by a quarter). An unlimited host is cut as
-// if its interval were minCutInterval.
+// if its interval were minCutInterval. Cuts stop at the shorter of
+// maxInterval and limit, or at the floor if that is slower.
 //
 // The schedule is voided either way: every waiter wakes and takes a new
 // slot after the pause.
@@ -255,7 +259,7 @@ func (h *host) strike(now time.Time, c class, ra time.Duration, raOK bool, base,
 		} else {
 			next = next * 5 / 4 // rate × 0.8
 		}
-		h.interval = min(next, max(maxInterval, t.floor))
+		h.interval = min(next, max(min(maxInterval, limit), t.floor))
 		t.cut = true
 		t.lastCut = n
 	}
@@ -272,12 +276,14 @@ func addNanos(n int64, d time.Duration) int64 {
 	return n + int64(d)
 }
 
-// healthy records a healthy response at now. After recoverAfter of them in
-// a row a cut host speeds up one step: additively, by a sixteenth of the
+// healthy records a healthy response at now. recoverAfter of them in a
+// row, all arriving after the host's pause (a response to a request sent
+// before the pause belongs to its incident), end the incident: the strike
+// count is reset, so the next failure's pause starts from the base again,
+// and a cut host speeds up one step: additively, by a sixteenth of the
 // floor's rate (politeness.md §5.2 E), or by halving the interval when the
 // floor is unlimited. A host that has recovered and whose strikes are
-// forgiven drops its trouble state. clock is read only for a host in
-// trouble.
+// reset drops its trouble state. clock is read only for a host in trouble.
 func (h *host) healthy(clock func() time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -289,13 +295,16 @@ func (h *host) healthy(clock func() time.Time) {
 	if t.excluded && n >= h.pauseUntil {
 		t.excluded = false
 	}
-	if !t.cut {
-		if t.strikes > 0 && n-t.lastStrike > int64(forgiveAfter) {
-			t.strikes = 0
-		}
-		if t.strikes == 0 && !t.excluded && len(t.delays) == 0 {
+	if t.strikes > 0 && n-t.lastStrike > int64(forgiveAfter) {
+		t.strikes = 0
+	}
+	if !t.cut && t.strikes == 0 {
+		if !t.excluded && len(t.delays) == 0 {
 			h.t = nil
 		}
+		return
+	}
+	if n < h.pauseUntil {
 		return
 	}
 	t.healthyRun++
@@ -303,6 +312,10 @@ func (h *host) healthy(clock func() time.Time) {
 		return
 	}
 	t.healthyRun = 0
+	t.strikes = 0
+	if !t.cut {
+		return
+	}
 	if t.floor == 0 {
 		h.interval /= 2
 		if h.interval < minCutInterval {

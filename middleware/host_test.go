@@ -301,6 +301,56 @@ func TestStrikesForgiven(t *testing.T) {
 	}
 }
 
+// Strikes count in a row: recoverAfter healthy responses sent after the
+// pause end the incident, and the next failure pauses for the base again.
+// Healthy responses that arrive during the pause (sent before it) do not.
+func TestHealthyRunResetsStrikes(t *testing.T) {
+	h := newHost("example.com", time.Second, 0)
+	now := newFakeClock().now()
+	base, limit := time.Second, time.Hour
+	strike(h, now, hard, 0, false, base, limit)
+	now = now.Add(2 * time.Second)
+	if p := strike(h, now, hard, 0, false, base, limit); p != 2*base {
+		t.Fatalf("second strike in a row = %v, want %v", p, 2*base)
+	}
+	during := now.Add(time.Second) // the pause lasts until now+2s
+	for i := 0; i < recoverAfter; i++ {
+		h.healthy(func() time.Time { return during })
+	}
+	now = now.Add(3 * time.Second)
+	if p := strike(h, now, hard, 0, false, base, limit); p != 4*base {
+		t.Errorf("strike after healthy responses during the pause = %v, want %v (same incident run)", p, 4*base)
+	}
+	now = now.Add(5 * time.Second)
+	for i := 0; i < recoverAfter; i++ {
+		now = now.Add(time.Second)
+		h.healthy(func() time.Time { return now })
+	}
+	now = now.Add(time.Second)
+	if p := strike(h, now, hard, 0, false, base, limit); p != base {
+		t.Errorf("strike after %d healthy responses = %v, want the base %v", recoverAfter, p, base)
+	}
+}
+
+// A cut never spaces requests further apart than MaxBackoff (the limit)
+// when that is below maxInterval, nor faster than the floor.
+func TestCutCappedByMaxBackoff(t *testing.T) {
+	h := newHost("example.com", 2*time.Second, 0)
+	now := newFakeClock().now()
+	for i := 0; i < 10; i++ {
+		now = now.Add(time.Hour)
+		h.strike(now, hard, 0, false, time.Second, 5*time.Second, 2*time.Second, 0)
+	}
+	if h.interval != 5*time.Second {
+		t.Errorf("interval after 10 hard strikes with MaxBackoff 5s = %v, want 5s", h.interval)
+	}
+	slow := newHost("slow.example", 10*time.Second, 0)
+	slow.strike(now, hard, 0, false, time.Second, 5*time.Second, 10*time.Second, 0)
+	if slow.interval != 10*time.Second {
+		t.Errorf("interval of a host with floor 10s cut under MaxBackoff 5s = %v, want the floor", slow.interval)
+	}
+}
+
 func TestRecovery(t *testing.T) {
 	tests := []struct {
 		name  string

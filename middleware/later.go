@@ -26,9 +26,10 @@ import (
 // context ends, its waiting requests are sent at once, and fail with the
 // context's error.
 
-// minReissue is the shortest time between an attempt's OnError callbacks
-// and the Guard's next attempt of the same request, so that the attempts
-// of one request reach OnError in order.
+// minReissue is the shortest time, on the real clock, between the Guard's
+// OnError callback for an attempt and the Guard's next attempt of the same
+// request, so that the attempts of one request reach OnError in order
+// while OnError callbacks return within it.
 const minReissue = 50 * time.Millisecond
 
 // maxReissuing bounds the retries of synchronous collectors that run at
@@ -38,6 +39,11 @@ const maxReissuing = 16
 // A laterItem is one deferred request.
 type laterItem struct {
 	due      int64 // Unix nanoseconds on the Guard's clock
+	// settled is when, in real time, the failed attempt's OnError
+	// callbacks are taken to have returned (minReissue after the Guard's
+	// callback). It is read on the real clock, not the Guard's: it orders
+	// callbacks running on other goroutines, it does not pace a host.
+	settled  time.Time
 	r        *colly.Request
 	c        *colly.Collector
 	wg       interface{ Done() } // the collector's WaitGroup, held for r; may be nil
@@ -71,7 +77,7 @@ func (g *Guard) deferRequest(c *colly.Collector, r *colly.Request, de *DeferredE
 		wg.Add(1)
 	}
 	due := max(de.Until.UnixNano(), g.clock().Add(minReissue).UnixNano())
-	it := &laterItem{due: due, r: r, c: c, reserved: de.reserved}
+	it := &laterItem{due: due, settled: time.Now().Add(minReissue), r: r, c: c, reserved: de.reserved}
 	if wg != nil {
 		it.wg = wg
 	}
@@ -146,6 +152,11 @@ func (g *Guard) serveLater() {
 		}
 		sem := q.sem
 		q.mu.Unlock()
+		if d := time.Until(it.settled); d > 0 && it.due != 0 {
+			// At most minReissue in all: items are settled in about the
+			// order they were deferred. A flushed item (due 0) goes at once.
+			time.Sleep(d)
+		}
 		if it.c.Async {
 			g.reissue(it)
 			continue

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -200,6 +201,50 @@ func TestBodyReadTimeoutStrikes(t *testing.T) {
 	}
 	if hs := hostStats(g, "127.0.0.1"); hs.Backoffs != 1 || hs.Retried != 1 {
 		t.Errorf("Stats = %+v, want one back-off and one retry for the stalled body", hs)
+	}
+}
+
+// A transport under the Guard that returns late after the client's
+// Timeout fired: net/http then hands colly its own timeout text instead of
+// the Guard's outcome. The Guard still acts on its outcome — the request
+// is retried and succeeds, its retry count is dropped, nothing is reported
+// as given up — instead of losing it.
+func TestSlowTransportTimeoutNotLost(t *testing.T) {
+	s := newSite(t, robots("", nil))
+	var slowOnce atomic.Bool
+	late := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r.URL.Path == "/late" && slowOnce.CompareAndSwap(false, true) {
+			<-r.Context().Done()
+			time.Sleep(150 * time.Millisecond) // returns after the client's Timeout
+			return nil, r.Context().Err()
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	var rep reports
+	var log outcomeLog
+	g := withReports(&Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond}, &rep)
+	c := colly.NewCollector()
+	c.WithTransport(late)
+	c.SetRequestTimeout(200 * time.Millisecond)
+	g.Attach(c)
+	log.attach(c)
+	c.Visit(s.URL + "/late")
+	waitOrFail(t, "Wait", c.Wait)
+	got := log.get("/late")
+	if !strings.HasSuffix(got, "ok 200") || strings.Count(got, ",") != 1 {
+		t.Errorf("outcomes %q, want one failed attempt, then ok 200", got)
+	}
+	if n := s.count("/late"); n != 1 {
+		t.Errorf("server saw /late %d times, want 1 (the retry)", n)
+	}
+	if rep.len() != 0 {
+		t.Errorf("ErrorHandler got %v, want nothing", rep.errs)
+	}
+	if n := g.attempts.n.Load(); n != 0 {
+		t.Errorf("%d retry counts left", n)
+	}
+	if hs := hostStats(g, "127.0.0.1"); hs.Retried != 1 || hs.GaveUp != 0 {
+		t.Errorf("Stats = %+v, want Retried 1, GaveUp 0", hs)
 	}
 }
 
@@ -489,5 +534,32 @@ func TestRobotsFetchesBounded(t *testing.T) {
 	}
 	if p, limit := peak.Load(), int32(5); p > limit {
 		t.Errorf("%d robots.txt fetches ran at once, want ≤ %d", p, limit)
+	}
+}
+
+// A request that a later OnRequest callback of the user aborts never
+// reaches the transport: its ticket does not keep it alive, and sweeps
+// drop such tickets, so a crawl that filters in OnRequest keeps a bounded
+// ticket box.
+func TestAbortedRequestsDoNotAccumulate(t *testing.T) {
+	s := newSite(t, robots("", nil))
+	g := &Guard{Rate: rate.Inf}
+	c := colly.NewCollector(g.Attach)
+	c.OnRequest(func(r *colly.Request) { r.Abort() })
+	const n = 20000
+	for i := 0; i < n; i++ {
+		c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
+		if i%1000 == 0 {
+			runtime.GC()
+		}
+	}
+	g.tickets.mu.Lock()
+	left := len(g.tickets.m)
+	g.tickets.mu.Unlock()
+	if left > 2*sweepTickets {
+		t.Errorf("%d tickets kept after %d aborted requests, want ≤ %d", left, n, 2*sweepTickets)
+	}
+	if got := s.count("/p0"); got != 0 {
+		t.Errorf("aborted /p0 sent %d times", got)
 	}
 }

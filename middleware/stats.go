@@ -103,7 +103,10 @@ func (h *host) add(k counter) {
 
 // Stats returns a snapshot of the Guard's statistics. It is safe to call at
 // any time, also while requests run. It also forgets quiet hosts when a
-// sweep is due (see IdleTimeout).
+// sweep is due (see IdleTimeout). The totals are counters; finding the
+// busiest hosts scans the host table (about 90 ns per host kept, during
+// which new hosts wait to be added): call it for a progress line every
+// second or so, not per request. Host reads one host in O(1).
 func (g *Guard) Stats() Stats {
 	now := g.clock().UnixNano()
 	g.hosts.sweep(now, g.idleTimeout())

@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"net/url"
 	"sync"
+	"weak"
 
 	"github.com/gocolly/colly/v2"
 )
@@ -22,36 +23,56 @@ import (
 // URL of the http.Request it sends, and net/http's copies of a request keep
 // it. Redirect hops get tickets from the redirect handler.
 
-// A ticket is kept for a request that never reaches the transport nor a
-// colly callback that drops it (a later OnRequest callback of the user
-// aborted it) until maxTicketAge more tickets were issued; sweeps run every
-// sweepTickets tickets. Should a live ticket be swept (a request that
+// A request that a later OnRequest callback of the user aborts never
+// reaches the transport nor a callback that drops its ticket. Its ticket
+// holds the request weakly, so the request itself is collected; sweeps,
+// run whenever the box has doubled since the last one (amortized O(1) per
+// ticket), drop tickets whose request is gone and tickets older than
+// maxTicketAge issues. Should a live ticket be swept (a request that
 // waited while a million others were admitted), the transport admits the
 // request itself: nothing is let through unchecked.
 const (
 	maxTicketAge = 1 << 20
-	sweepTickets = 1 << 12
+	sweepTickets = 1 << 12 // the smallest box that is swept
 )
 
 // A ticket is the Guard's verdict about one request, or redirect hop, on
 // its way to the transport.
 type ticket struct {
-	r     *colly.Request // the colly request; nil for a hop of an unknown chain
-	orig  *url.URL       // r's URL when the Guard admitted it: its retry count's key
-	err   error          // nil: admitted; else the outcome the transport returns
-	gated bool           // the request passed the host's gate
-	seq   uint64         // when the ticket was issued, in tickets issued before it
+	r      weak.Pointer[colly.Request] // the colly request; zero for a hop of an unknown chain
+	method string                      // r's method; "" for a hop of an unknown chain
+	orig   *url.URL                    // r's URL when the Guard admitted it: its retry count's key
+	err    error                       // nil: admitted; else the outcome the transport returns
+	gated  bool                        // the request passed the host's gate
+	seq    uint64                      // when the ticket was issued, in tickets issued before it
 }
 
-// A ticketBox holds the tickets of requests in flight.
+// newTicket returns the ticket of colly request r with verdict err.
+func newTicket(r *colly.Request, err error) *ticket {
+	return &ticket{r: weak.Make(r), method: r.Method, orig: r.URL, err: err}
+}
+
+// colly reports whether t belongs to a colly request of the Guard's
+// callbacks, whose failures the transport turns into retries.
+func (t *ticket) colly() bool { return t != nil && t.method != "" }
+
+// A ticketBox holds the tickets of requests in flight, and the outcomes
+// the transport gave colly requests until colly reports them.
 type ticketBox struct {
-	// mu guards m and issued.
-	mu     sync.Mutex
-	m      map[*url.URL]*ticket
-	issued uint64
+	// mu guards every field.
+	mu        sync.Mutex
+	m         map[*url.URL]*ticket
+	issued    uint64
+	nextSweep int // len(m) at which put sweeps
+	// outcomes holds what the transport returned for an attempt of a colly
+	// request, until the Guard's OnError or OnResponseHeaders callback
+	// takes it: net/http replaces a transport's error with a string when
+	// the client's Timeout fired meanwhile, and the Guard must still act on
+	// its own outcome (retry or report), never lose the request.
+	outcomes map[*colly.Request]error
 }
 
-// put stores t for u, and sweeps old tickets now and then.
+// put stores t for u, and sweeps now and then.
 func (b *ticketBox) put(u *url.URL, t *ticket) {
 	b.mu.Lock()
 	if b.m == nil {
@@ -60,15 +81,50 @@ func (b *ticketBox) put(u *url.URL, t *ticket) {
 	b.issued++
 	t.seq = b.issued
 	b.m[u] = t
-	if b.issued%sweepTickets == 0 && b.issued > maxTicketAge {
-		cutoff := b.issued - maxTicketAge
-		for k, v := range b.m {
-			if v.seq < cutoff {
-				delete(b.m, k)
-			}
-		}
+	if len(b.m) >= max(b.nextSweep, sweepTickets) {
+		b.sweep()
 	}
 	b.mu.Unlock()
+}
+
+// sweep drops the tickets of collected requests and of old ones. b.mu is
+// held.
+func (b *ticketBox) sweep() {
+	var cutoff uint64
+	if b.issued > maxTicketAge {
+		cutoff = b.issued - maxTicketAge
+	}
+	for k, v := range b.m {
+		if v.seq < cutoff || (v.method != "" && v.r.Value() == nil) {
+			delete(b.m, k)
+		}
+	}
+	b.nextSweep = 2 * len(b.m)
+}
+
+// record keeps err, the transport's outcome of an attempt of t's request.
+func (b *ticketBox) record(t *ticket, err error) {
+	r := t.r.Value()
+	if r == nil {
+		return
+	}
+	b.mu.Lock()
+	if b.outcomes == nil {
+		b.outcomes = make(map[*colly.Request]error)
+	}
+	b.outcomes[r] = err
+	b.mu.Unlock()
+}
+
+// takeOutcome returns and forgets the outcome recorded for r, or nil.
+func (b *ticketBox) takeOutcome(r *colly.Request) error {
+	b.mu.Lock()
+	err := b.outcomes[r]
+	if err != nil {
+		delete(b.outcomes, r)
+	}
+	b.mu.Unlock()
+	return err
 }
 
 // get returns the ticket of u, or nil.

@@ -82,7 +82,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // into retries.
 func (t *guardTransport) send(req *http.Request, tk *ticket) (*http.Response, error) {
 	g := t.g
-	ours := tk != nil && tk.r != nil
+	ours := tk.colly()
 	cancel := context.CancelFunc(func() {})
 	if dl, ok := req.Context().Deadline(); ours && ok {
 		// net/http's client turns any error after its Timeout fired into
@@ -171,21 +171,27 @@ func (g *Guard) strike(h *host, now time.Time, c class, hdr http.Header) {
 // asked for a pause beyond 24 hours is not waited for: the request gives
 // up at once, with a *PausedError carrying the time.
 func (g *Guard) failed(tk *ticket, h *host, cause error) error {
-	r := tk.r
-	key := attemptKey(r.Method, tk.orig)
+	err := g.attemptOutcome(tk, h, cause)
+	g.tickets.record(tk, err)
+	return err
+}
+
+// attemptOutcome decides what Guard.failed returns.
+func (g *Guard) attemptOutcome(tk *ticket, h *host, cause error) error {
+	method := tk.method
 	h.mu.Lock()
 	until := h.pauseUntil
 	excluded := h.t != nil && h.t.excluded
 	h.mu.Unlock()
 	if excluded {
-		g.attempts.clear(r.Method, tk.orig)
-		return fmt.Errorf("%w: %s %s: %w: %w", ErrGaveUp, r.Method, tk.orig.Redacted(), cause,
+		g.attempts.clear(method, tk.orig)
+		return fmt.Errorf("%w: %s %s: %w: %w", ErrGaveUp, method, tk.orig.Redacted(), cause,
 			&PausedError{Host: h.name, Until: time.Unix(0, until)})
 	}
-	n := g.attempts.fail(key)
+	n := g.attempts.fail(attemptKey(method, tk.orig))
 	if n > g.maxRetries() {
-		g.attempts.clear(r.Method, tk.orig)
-		return fmt.Errorf("%w: %s %s after %d retries: %w", ErrGaveUp, r.Method, tk.orig.Redacted(), n-1, cause)
+		g.attempts.clear(method, tk.orig)
+		return fmt.Errorf("%w: %s %s after %d retries: %w", ErrGaveUp, method, tk.orig.Redacted(), n-1, cause)
 	}
 	g.count(h, cRetried)
 	return &DeferredError{URL: tk.orig, Until: time.Unix(0, until), Attempt: n, Err: cause}
@@ -224,7 +230,7 @@ func (b *watchedBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()
 	if !b.failed {
-		b.g.attempts.clear(b.tk.r.Method, b.tk.orig)
+		b.g.attempts.clear(b.tk.method, b.tk.orig)
 	}
 	return err
 }
