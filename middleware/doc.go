@@ -165,7 +165,8 @@
 // Clones share the HTTP client, so the Guard's transport serves a clone
 // the Guard was not attached to as well: it admits such requests itself
 // (robots.txt, pause, schedule and gate, at most MaxWait), so a forgotten
-// Attach fails closed. Such a clone's failures are not retried.
+// Attach fails closed. Such a clone's failures are not retried, and its
+// outcomes reach its own OnError callbacks and Stats, not ErrorHandler.
 //
 // A WithTransport, SetProxyFunc or SetClient after Attach replaces the
 // Guard's transport. The callbacks then decide alone: they abort what they
