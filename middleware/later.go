@@ -38,7 +38,7 @@ const maxReissuing = 16
 
 // A laterItem is one deferred request.
 type laterItem struct {
-	due      int64 // Unix nanoseconds on the Guard's clock
+	due int64 // Unix nanoseconds on the Guard's clock
 	// settled is when, in real time, the failed attempt's OnError
 	// callbacks are taken to have returned (minReissue after the Guard's
 	// callback). It is read on the real clock, not the Guard's: it orders
