@@ -92,7 +92,6 @@ func (r *Reader) nextElement() (Entry, bool, error) {
 			if s.mode == 0 && err == io.EOF {
 				return Entry{}, false, fmt.Errorf("sitemap: no root element: %w", ErrNotSitemap)
 			}
-			err = r.fail(err)
 			// A truncated file: the open entry counts if its <loc> was
 			// closed (sitemap.md #48, #70).
 			s.field = 0
@@ -100,6 +99,10 @@ func (r *Reader) nextElement() (Entry, bool, error) {
 				s.bareOver = true // the bare text may be cut
 				r.closeEntry()
 			}
+			// The error comes after the queued entry.
+			r.n += len(s.out)
+			err = r.fail(err)
+			r.n -= len(s.out)
 			if len(s.out) > 0 {
 				e := s.out[0]
 				s.out = s.out[:0]
