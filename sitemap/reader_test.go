@@ -17,26 +17,34 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/corpus.golden")
 
-// corpusDir returns the directory of the shared sitemap corpus, looked up
-// from the package directory upwards (the repository sits next to shared/),
-// or skips the test.
-func corpusDir(t testing.TB) string {
-	t.Helper()
+// findCorpus returns the directory of the shared sitemap corpus, looked up
+// from the package directory upwards (the repository sits next to shared/).
+func findCorpus() (string, bool) {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		return "", false
 	}
 	for {
 		c := filepath.Join(dir, "shared", "corpus", "sitemaps")
 		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
-			return c
+			return c, true
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("corpus shared/corpus/sitemaps not found in any parent directory")
+			return "", false
 		}
 		dir = parent
 	}
+}
+
+// corpusDir returns the corpus directory or skips the test.
+func corpusDir(t testing.TB) string {
+	t.Helper()
+	dir, ok := findCorpus()
+	if !ok {
+		t.Skip("corpus shared/corpus/sitemaps not found in the package directory's parents")
+	}
+	return dir
 }
 
 func corpusFiles(t testing.TB) []string {
