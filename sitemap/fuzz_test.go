@@ -1,0 +1,65 @@
+package sitemap
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"unicode/utf8"
+)
+
+// FuzzReader checks the Reader's invariants on any input (style guide
+// point 39): no panic; never more entries than MaxEntries; every Loc is
+// non-empty, trimmed, valid UTF-8 and at most 2,048 characters; Next ends
+// with io.EOF, ErrTooLarge, ErrNotSitemap or a *SyntaxError, and with no
+// entries before ErrNotSitemap; and the input read one byte at a time gives
+// the same entries and the same error as read whole.
+func FuzzReader(f *testing.F) {
+	if dir, ok := findCorpus(); ok {
+		files, _ := filepath.Glob(filepath.Join(dir, "*"))
+		for _, file := range files {
+			if data, err := os.ReadFile(file); err == nil && len(data) < 16<<10 {
+				f.Add(data)
+			}
+		}
+	}
+	for _, s := range []string{
+		"",
+		head + urls("http://a.example/1", "http://a.example/?a=1&b=2&amp;c") + tail,
+		index + "<sitemap>http://x/1</sitemap><sitemap><loc>http://x/2</loc><loc>http://x/3</loc></sitemap>",
+		"\uFEFFhttp://x/1\r\nhttp://x/2",
+		`<rss><channel><item><link>http://x/<![CDATA[1]]></link></item></channel></rss>`,
+		`<feed><entry><link rel="edit" href="http://x/e"/><link href="http://x/1"/></entry></feed>`,
+		gz(head + urls("http://x/1") + tail),
+		gz(gz("http://x/1\n")),
+	} {
+		f.Add([]byte(s))
+	}
+	const max = 5
+	f.Fuzz(func(t *testing.T, data []byte) {
+		setup := func(r *Reader) { r.MaxEntries = max; r.MaxSize = 1 << 20 }
+		es, err := readAll(bytes.NewReader(data), setup)
+		if len(es) > max {
+			t.Fatalf("Next() gave %d entries, more than MaxEntries = %d", len(es), max)
+		}
+		switch k := errKind(err); {
+		case strings.HasPrefix(k, "other"):
+			t.Fatalf("Next() ended with %v, want io.EOF, ErrTooLarge, ErrNotSitemap or *SyntaxError", err)
+		case k == "not sitemap" && len(es) > 0:
+			t.Fatalf("Next() gave %d entries before %v", len(es), err)
+		}
+		for i, e := range es {
+			if e.Loc == "" || strings.TrimSpace(e.Loc) != e.Loc || !utf8.ValidString(e.Loc) || utf8.RuneCountInString(e.Loc) > maxLoc {
+				t.Fatalf("Next() entry %d has Loc %q", i, e.Loc)
+			}
+		}
+		es1, err1 := readAll(iotest.OneByteReader(bytes.NewReader(data)), setup)
+		if !reflect.DeepEqual(es1, es) || fmt.Sprint(err1) != fmt.Sprint(err) {
+			t.Fatalf("one byte per read: Next() gave %d entries, then %v; whole: %d, then %v", len(es1), err1, len(es), err)
+		}
+	})
+}
