@@ -23,6 +23,7 @@ const (
 	maxDepth      = 256     // open elements (sitemap.md #58)
 	maxAlternates = 1000    // hreflang links kept per entry
 	maxGzipLayers = 2       // transport encoding plus a .gz file (sitemap.md #25)
+	bufSize       = 4 << 10 // the Reader's window on the decompressed file
 )
 
 // A limitReader reads at most n bytes from r and then returns err if r has

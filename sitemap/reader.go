@@ -120,7 +120,7 @@ func (r *Reader) start() error {
 	if err != nil {
 		return r.fail(err)
 	}
-	r.br = bufio.NewReaderSize(&limitReader{r: src, n: maxSize, err: tooLarge}, 64<<10)
+	r.br = bufio.NewReaderSize(&limitReader{r: src, n: maxSize, err: tooLarge}, bufSize)
 
 	for {
 		buf, err := r.buffered(3)
@@ -166,11 +166,6 @@ func (r *Reader) buffered(min int) ([]byte, error) {
 		return b, nil
 	}
 	return r.br.Peek(min)
-}
-
-// more returns the buffered bytes after reading at least one more byte.
-func (r *Reader) more() ([]byte, error) {
-	return r.br.Peek(r.br.Buffered() + 1)
 }
 
 func (r *Reader) discard(n int) {

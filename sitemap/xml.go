@@ -35,7 +35,8 @@ const (
 // xmlState is the state of the XML tokenizer and of the entry being built.
 type xmlState struct {
 	// Tokenizer.
-	tag       []byte // the current tag between "<" or "</" and ">"
+	tag       []byte // the current tag between "<" or "</" and ">"; valid until the next read
+	own       []byte // the copy of a tag that spans reads
 	name      []byte // its qualified name (in tag)
 	attrs     []byte // its attributes (in tag)
 	selfClose bool

@@ -160,42 +160,63 @@ func (s *xmlState) appendSink(b []byte, decode, over bool) {
 // only after "=", for the same reason.
 func (r *Reader) readTag() error {
 	s := &r.xml
-	s.tag = s.tag[:0]
-	var quote, prev byte
+	s.own = s.own[:0]
+	var quote byte
 	for {
 		buf, err := r.buffered(1)
 		if len(buf) == 0 {
 			return unexpected(err)
 		}
-		for i, c := range buf {
+		for i := 0; i < len(buf); i++ {
+			c := buf[i]
 			if quote != 0 {
-				if c == quote {
+				if j := bytes.IndexByte(buf[i:], quote); j >= 0 && bytes.IndexByte(buf[i:i+j], '<') < 0 {
+					i += j
 					quote = 0
-				} else if c == '<' {
-					return r.brokenTag(buf[:i])
+					continue
 				}
-				continue
+				if j := bytes.IndexByte(buf[i:], '<'); j >= 0 {
+					return r.brokenTag(buf[:i+j])
+				}
+				break
 			}
 			switch c {
 			case '>':
-				s.appendTag(buf[:i])
+				if len(s.own) == 0 {
+					// The whole tag is in the buffer: no copy. It
+					// stays valid until the next read.
+					s.tag = buf[:i]
+				} else {
+					s.appendTag(buf[:i])
+				}
 				r.discard(i + 1)
 				s.parseTag()
 				return nil
 			case '<':
 				return r.brokenTag(buf[:i])
 			case '"', '\'':
-				if prev == '=' {
+				if s.afterEquals(buf[:i]) {
 					quote = c
 				}
-			}
-			if !isSpace(c) {
-				prev = c
 			}
 		}
 		s.appendTag(buf)
 		r.discard(len(buf))
 	}
+}
+
+// afterEquals reports whether the last byte before a quote, white space
+// aside, is "=": only then does the quote open a value. b is the part of
+// the tag in the buffer; the part before it is in s.own.
+func (s *xmlState) afterEquals(b []byte) bool {
+	for _, part := range [2][]byte{b, s.own} {
+		for i := len(part) - 1; i >= 0; i-- {
+			if !isSpace(part[i]) {
+				return part[i] == '='
+			}
+		}
+	}
+	return false
 }
 
 func (r *Reader) brokenTag(b []byte) error {
@@ -206,11 +227,13 @@ func (r *Reader) brokenTag(b []byte) error {
 	return nil
 }
 
+// appendTag adds b to the copy of a tag that spans reads.
 func (s *xmlState) appendTag(b []byte) {
-	if n := maxTag - len(s.tag); n < len(b) {
+	if n := maxTag - len(s.own); n < len(b) {
 		b = b[:max(n, 0)]
 	}
-	s.tag = append(s.tag, b...)
+	s.own = append(s.own, b...)
+	s.tag = s.own
 }
 
 func (s *xmlState) tagName() []byte {
