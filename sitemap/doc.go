@@ -1,10 +1,42 @@
 // Package sitemap finds and reads sitemaps (sitemaps.org protocol 0.9) to
 // seed a crawl.
 //
-// So far it turns the Sitemap lines of a robots.txt file into sitemap URLs
-// ([FromRobots]); the streaming reader for sitemap files comes with its own
-// issue.
+// [FromRobots] turns the Sitemap lines of a robots.txt file into sitemap
+// URLs. A [Reader] reads the entries of one sitemap file as a stream, in
+// any of the formats sitemaps.org and Google accept:
 //
-// The package does no I/O and never imports colly. Its functions are safe
-// for concurrent use.
+//   - an XML <urlset> or <sitemapindex>, in the sitemaps.org namespace, a
+//     legacy one (google.com/schemas/sitemap/0.84, …), any other or none,
+//     with any prefix: elements are matched by local name;
+//   - an RSS 2.0, RSS 1.0 (RDF) or Atom 0.3/1.0 feed;
+//   - a text file with one URL a line;
+//   - any of these gzip-compressed, once or twice.
+//
+// The format is found from the content, never from the URL or the
+// Content-Type, which real servers get wrong both ways (the research notes,
+// shared/research/sitemap.md, list the cases the tests cite by number).
+//
+// Deliberate deviations, all on the lenient side, as crawler-commons and
+// ultimate-sitemap-parser do:
+//
+//   - A malformed value (a raw "&", an undefined entity, invalid UTF-8, a
+//     <lastmod> in no known form, a <priority> like "0,5") costs that value
+//     only, never the entry or the file. Entities are never defined by a
+//     DOCTYPE, so never expanded: no billion laughs, no external entities.
+//   - A truncated or broken file yields every complete entry, then a
+//     [*SyntaxError]. An end tag that matches no open element or a tag cut
+//     by "<" is skipped, and reported as a *SyntaxError in place of io.EOF.
+//   - An empty body is an error ([ErrNotSitemap]), not an empty sitemap.
+//   - Entries are not deduplicated and relative locations are returned as
+//     written: both need more than one file or the file's URL.
+//   - Declared encodings other than UTF-8 are not decoded: bytes that are
+//     not UTF-8 become U+FFFD.
+//
+// The limits of sitemaps.org (50,000 entries and 50 MiB uncompressed a
+// file) are enforced by default, so that a gzip bomb ends after reading
+// 50 MiB with a few hundred kilobytes of memory; see [Reader] for the
+// settings and [ErrTooLarge].
+//
+// The package does no network I/O and never imports colly. Its functions
+// are safe for concurrent use; a Reader is not.
 package sitemap
