@@ -29,8 +29,10 @@
 //   - An empty body is an error ([ErrNotSitemap]), not an empty sitemap.
 //   - Entries are not deduplicated and relative locations are returned as
 //     written: both need more than one file or the file's URL.
-//   - Declared encodings other than UTF-8 are not decoded: bytes that are
-//     not UTF-8 become U+FFFD.
+//   - Of the encodings an XML declaration may name, only ISO-8859-1 (and
+//     windows-1252, read as ISO-8859-1) is decoded, and only in values that
+//     are not valid UTF-8; elsewhere bytes that are not UTF-8 become U+FFFD.
+//     UTF-16 files are not read.
 //
 // The limits of sitemaps.org (50,000 entries and 50 MiB uncompressed a
 // file) are enforced by default, so that a gzip bomb ends after reading

@@ -59,6 +59,8 @@ func TestEdgeCases(t *testing.T) {
 		{"#32 JSON", `{"urls": ["http://a.example/"]}`, nil, nil, "not sitemap"},
 		{"#33 HTML error page", "<!DOCTYPE html>\n<html><head><title>404</title></head><body><a href=\"http://a.example/\">home</a></body></html>", nil, nil, "not sitemap"},
 		{"#34 BOM and white space before <?xml", "\uFEFF\n \t\r\n" + five, nil, fiveLocs, "EOF"},
+		{"#35 ISO-8859-1 declared: Latin-1 bytes decoded, UTF-8 kept", `<?xml version="1.0" encoding="ISO-8859-1"?><?xml-stylesheet href="s.xsl"?><urlset>` + urls("http://x/caf\xe9", "http://x/caf\u00e9") + tail, nil,
+			[]string{"http://x/caf\u00e9", "http://x/caf\u00e9"}, "EOF"},
 		{"#36 invalid UTF-8 in the 2nd of 3 locs", head + urls("http://a.example/1", "http://a.example/caf\xe9", "http://a.example/3") + tail, nil,
 			[]string{"http://a.example/1", "http://a.example/caf\uFFFD", "http://a.example/3"}, "EOF"},
 		{"#37 entities decoded", head + urls("http://a.example/?a=1&amp;b=2&lt;&gt;&quot;&apos;&#65;&#x42;") + tail, nil, []string{`http://a.example/?a=1&b=2<>"'AB`}, "EOF"},
@@ -106,6 +108,7 @@ func TestEdgeCases(t *testing.T) {
 			`<item><link>https://x/foo<![CDATA[?q=a&l=fr]]></link></item>` +
 			`<item><title>no link</title></item></channel></rss>`, nil,
 			[]string{"https://x/1", "https://x/guid.html", "https://x/foo?q=a&l=en", "https://x/foo?q=a&l=fr"}, "EOF"},
+		{"#85 <atom:link/> after <link> in an item", `<rss><channel><item><link>https://x/1</link><atom:link href="https://x/feed" rel="self"/></item></channel></rss>`, nil, []string{"https://x/1"}, "EOF"},
 		{"#87 RSS 1.0: items outside the channel", `<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/">` +
 			`<channel rdf:about="http://x/"><link>http://x/</link></channel><item rdf:about="http://x/1"><title>t</title><link>http://x/1</link></item></rdf:RDF>`, nil, []string{"http://x/1"}, "EOF"},
 		{"#88 Atom: plain link beats rel=edit; feed links ignored", `<feed xmlns="http://www.w3.org/2005/Atom"><link href="http://x/feed" rel="self"/>` +

@@ -11,6 +11,8 @@ import (
 //
 // Values that are absent or malformed are left at their "absent" value; a
 // bad value never costs the entry or the file (sitemap.md #63-#67).
+//
+// An Entry shares no memory with the Reader or with other entries.
 type Entry struct {
 	// Loc is the URL, trimmed of white space (including U+00A0 and the
 	// other Unicode spaces, sitemap.md #39), with entities and CDATA

@@ -34,7 +34,7 @@ func (r *Reader) feedChild(local []byte, depth int) {
 func (r *Reader) atomLink() {
 	s := &r.xml
 	href, _ := attr(s.scratch[:0], s.attrs, "href")
-	loc, ok := locString(href)
+	loc, ok := locString(href, s.latin1)
 	if !ok {
 		return
 	}

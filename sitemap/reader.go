@@ -39,9 +39,11 @@ type Reader struct {
 	off     int64 // bytes of the decompressed file consumed
 	n       int   // entries returned
 	started bool
-	text    bool  // plain-text sitemap
-	err     error // sticky: returned by every later call to Next
-	damage  error // first structural damage, returned instead of io.EOF
+	text    bool   // plain-text sitemap
+	err     error  // sticky: returned by every later call to Next
+	damage  error  // first structural damage, returned instead of io.EOF
+	line    []byte // text: the current line
+	sawURL  bool   // text: a URL line was seen
 
 	xml xmlState
 }
@@ -94,7 +96,11 @@ func (r *Reader) Next() (Entry, error) {
 	if !ok {
 		return Entry{}, err
 	}
-	if max := r.MaxEntries; r.n >= max && max > 0 || max <= 0 && r.n >= DefaultMaxEntries {
+	max := r.MaxEntries
+	if max <= 0 {
+		max = DefaultMaxEntries
+	}
+	if r.n >= max {
 		r.err = fmt.Errorf("sitemap: more than %d entries: %w", r.n, ErrTooLarge)
 		return Entry{}, r.err
 	}

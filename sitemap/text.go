@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -35,14 +36,14 @@ func (r *Reader) nextLine() (Entry, bool, error) {
 		if err == nil || err == io.EOF {
 			line = bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\uFEFF"))
 			if isHTTP(line) {
-				if loc, ok := locString(line); ok {
-					r.xml.sawURL = true
+				if loc, ok := locString(line, false); ok {
+					r.sawURL = true
 					return Entry{Loc: loc, Priority: -1}, true, nil
 				}
 			}
 		}
 		if err == io.EOF {
-			if !r.xml.sawURL {
+			if !r.sawURL {
 				return Entry{}, false, fmt.Errorf("sitemap: text without URL lines: %w", ErrNotSitemap)
 			}
 			return Entry{}, false, io.EOF
@@ -57,18 +58,17 @@ func (r *Reader) nextLine() (Entry, bool, error) {
 // maxValue is returned empty. The last line needs no "\n". err is io.EOF
 // when nothing is left, or the read error that cut a line.
 func (r *Reader) readLine() ([]byte, error) {
-	s := &r.xml
-	s.val = s.val[:0]
+	r.line = r.line[:0]
 	over := false
 	for {
 		buf, err := r.buffered(1)
 		if len(buf) == 0 {
-			if err == io.EOF && (len(s.val) > 0 || over) {
+			if err == io.EOF && (len(r.line) > 0 || over) {
 				err = nil // the last line, without "\n"; EOF comes next time
 				if over {
-					s.val = s.val[:0]
+					r.line = r.line[:0]
 				}
-				return s.val, err
+				return r.line, err
 			}
 			return nil, err
 		}
@@ -77,17 +77,17 @@ func (r *Reader) readLine() ([]byte, error) {
 		if i >= 0 {
 			chunk = buf[:i]
 		}
-		if !over && len(s.val)+len(chunk) <= maxValue {
-			s.val = append(s.val, chunk...)
+		if !over && len(r.line)+len(chunk) <= maxValue {
+			r.line = append(r.line, chunk...)
 		} else {
 			over = true
 		}
 		if i >= 0 {
 			r.discard(i + 1)
 			if over {
-				s.val = s.val[:0]
+				r.line = r.line[:0]
 			}
-			return s.val, nil
+			return r.line, nil
 		}
 		r.discard(len(buf))
 	}
@@ -103,15 +103,30 @@ func hasPrefixFold(b []byte, prefix string) bool {
 }
 
 // locString returns b as a Loc: trimmed of Unicode white space (sitemap.md
-// #39), invalid UTF-8 replaced by U+FFFD (#36), at most maxLoc characters
-// (#97). ok is false when nothing is left or the value is too long.
-func locString(b []byte) (string, bool) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || len(b) > maxLoc && utf8.RuneCount(b) > maxLoc {
+// #39), with invalid UTF-8 read as ISO-8859-1 if latin1 is set (#35) and
+// replaced by U+FFFD otherwise (#36), at most maxLoc characters (#97). ok
+// is false when nothing is left or the value is too long.
+func locString(b []byte, latin1 bool) (string, bool) {
+	s := cleanText(b, latin1)
+	if s == "" || len(s) > maxLoc && utf8.RuneCountInString(s) > maxLoc {
 		return "", false
 	}
-	if !utf8.Valid(b) {
-		return string(bytes.ToValidUTF8(b, []byte("\uFFFD"))), true
+	return s, true
+}
+
+// cleanText returns b trimmed of Unicode white space, with invalid UTF-8
+// read as ISO-8859-1 if latin1 is set, and replaced by U+FFFD otherwise.
+func cleanText(b []byte, latin1 bool) string {
+	b = bytes.TrimSpace(b)
+	if utf8.Valid(b) {
+		return string(b)
 	}
-	return string(b), true
+	if !latin1 {
+		return string(bytes.ToValidUTF8(b, []byte("\uFFFD")))
+	}
+	out := make([]rune, len(b))
+	for i, c := range b {
+		out[i] = rune(c)
+	}
+	return strings.TrimSpace(string(out))
 }

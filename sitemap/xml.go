@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 )
 
@@ -68,7 +67,7 @@ type xmlState struct {
 	href       string    // Atom: the chosen <link href>
 	hrefPlain  bool      // it has no rel, or rel="alternate"
 	otherDate  time.Time // Atom <published>/<issued>, used without <updated>
-	sawURL     bool      // text: a URL line was seen
+	latin1     bool      // the XML declaration names ISO-8859-1 or windows-1252
 }
 
 // nextElement returns the next entry of an XML document.
@@ -224,7 +223,7 @@ func (r *Reader) sitemapChild(local []byte, depth int) {
 			return
 		}
 		href, _ := attr(s.scratch[:0], s.attrs, "href")
-		loc, ok := locString(href)
+		loc, ok := locString(href, s.latin1)
 		if !ok {
 			return // sitemap.md #44: a link without href
 		}
@@ -349,7 +348,7 @@ func (r *Reader) finishField() {
 	v := s.val
 	switch f {
 	case fieldLoc:
-		if loc, ok := locString(v); ok {
+		if loc, ok := locString(v, s.latin1); ok {
 			s.cur.Loc, s.hasLoc = loc, true
 		}
 	case fieldLastMod, fieldDate:
@@ -365,20 +364,24 @@ func (r *Reader) finishField() {
 	case fieldPriority:
 		s.cur.Priority = priority(string(v))
 	case fieldLink:
-		s.link, _ = locString(v)
+		if loc, ok := locString(v, s.latin1); ok && s.link == "" {
+			s.link = loc // the first non-empty one: <atom:link/> may follow
+		}
 	case fieldGuid:
-		s.guid, _ = locString(v)
+		if loc, ok := locString(v, s.latin1); ok && s.guid == "" {
+			s.guid = loc
+		}
 	}
 	if n := s.cur.News; n != nil {
 		switch f {
 		case fieldNewsName:
-			n.Name = cleanText(v)
+			n.Name = cleanText(v, s.latin1)
 		case fieldNewsLanguage:
-			n.Language = cleanText(v)
+			n.Language = cleanText(v, s.latin1)
 		case fieldNewsDate:
 			n.PublicationDate, _ = parseTime(string(v))
 		case fieldNewsTitle:
-			n.Title = cleanText(v)
+			n.Title = cleanText(v, s.latin1)
 		}
 	}
 }
@@ -406,7 +409,7 @@ func (r *Reader) emit() {
 		e.Index = true
 		if !s.hasLoc && !s.bareOver {
 			// sitemap.md #68: <sitemap> with the URL as bare text.
-			e.Loc, s.hasLoc = locString(s.bare)
+			e.Loc, s.hasLoc = locString(s.bare, s.latin1)
 		}
 	case modeRSS:
 		// sitemap.md #85: <link>, or else a <guid> holding a URL.
@@ -428,9 +431,4 @@ func (r *Reader) emit() {
 	s.link, s.guid, s.href, s.hrefPlain = "", "", "", false
 	s.otherDate = time.Time{}
 	s.bare, s.bareOver = s.bare[:0], false
-}
-
-// cleanText returns b trimmed, with invalid UTF-8 replaced.
-func cleanText(b []byte) string {
-	return strings.ToValidUTF8(string(bytes.TrimSpace(b)), "\uFFFD")
 }

@@ -69,6 +69,9 @@ func (r *Reader) token() (int, error) {
 				return 0, err
 			}
 		case c == '?':
+			if s.mode == 0 {
+				r.xmlDecl()
+			}
 			r.discard(2)
 			if err := r.skipUntil("?>", false); err != nil {
 				return 0, err
@@ -250,6 +253,24 @@ func (s *xmlState) parseTag() {
 	rest := bytes.TrimRight(s.tag[len(s.name):], " \t\r\n")
 	s.selfClose = bytes.HasSuffix(rest, []byte("/"))
 	s.attrs = bytes.TrimSuffix(rest, []byte("/"))
+}
+
+// xmlDecl looks at the XML declaration, if the buffer starts with one, for
+// an encoding that means ISO-8859-1 bytes (sitemap.md #35); windows-1252
+// is read as ISO-8859-1 too. Other encodings are read as UTF-8.
+func (r *Reader) xmlDecl() {
+	buf, _ := r.buffered(256)
+	if !bytes.HasPrefix(buf, []byte("<?xml")) || len(buf) < 6 || !isSpace(buf[5]) {
+		return
+	}
+	if i := bytes.Index(buf, []byte("?>")); i >= 0 {
+		buf = buf[:i]
+	}
+	enc, _ := attr(nil, buf[len("<?xml"):], "encoding")
+	switch string(bytes.ToLower(bytes.TrimSpace(enc))) {
+	case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "windows-1252", "cp1252", "us-ascii":
+		r.xml.latin1 = true
+	}
 }
 
 // skipUntil consumes input up to and including delim; with keep, what it
