@@ -5,17 +5,31 @@ import (
 	"fmt"
 )
 
-// ErrTooLarge is wrapped by the error [Reader.Next] returns when a file
-// passes one of the Reader's limits: more entries than MaxEntries, more bytes
+// ErrTooLarge is matched (errors.Is) by the error [Reader.Next] returns
+// when a file passes one of the Reader's limits: more entries than MaxEntries, more bytes
 // after decompression than MaxSize, or more bytes read than
 // MaxCompressedSize. The entries before the limit have been returned.
 var ErrTooLarge = errors.New("sitemap: limit reached")
 
-// ErrNotSitemap is wrapped by the error [Reader.Next] returns when the body is
-// no sitemap: an empty body, an HTML error page, JSON, binary data, an XML
+// ErrNotSitemap is matched (errors.Is) by the error [Reader.Next] returns
+// when the body is no sitemap: an empty body, an HTML error page, JSON, binary data, an XML
 // document with another root element, or text without a single URL line
 // (sitemap.md #29, #32, #33, #56). No entries are returned before it.
 var ErrNotSitemap = errors.New("sitemap: not a sitemap")
+
+// tooLarge is an error that says which limit was reached; it matches
+// ErrTooLarge.
+type tooLarge string
+
+func (e tooLarge) Error() string        { return "sitemap: limit reached: " + string(e) }
+func (e tooLarge) Is(target error) bool { return target == ErrTooLarge }
+
+// notSitemap is an error that says why a body is no sitemap; it matches
+// ErrNotSitemap.
+type notSitemap string
+
+func (e notSitemap) Error() string        { return "sitemap: not a sitemap: " + string(e) }
+func (e notSitemap) Is(target error) bool { return target == ErrNotSitemap }
 
 // A SyntaxError reports where a truncated or broken file ended, or where the
 // first structural damage of a file was found (a broken tag, an end tag

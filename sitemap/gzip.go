@@ -23,7 +23,7 @@ func gunzip(src io.Reader, maxSize int64, tooLarge error) (io.Reader, error) {
 			return b, nil
 		}
 		if layer == maxGzipLayers {
-			return nil, fmt.Errorf("sitemap: more than %d gzip layers: %w", maxGzipLayers, ErrNotSitemap)
+			return nil, notSitemap(fmt.Sprintf("more than %d gzip layers", maxGzipLayers))
 		}
 		z, err := gzip.NewReader(b)
 		if err != nil {

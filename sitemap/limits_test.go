@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -47,6 +49,20 @@ func TestGzipBomb(t *testing.T) {
 	es, err = readAll(bytes.NewReader(b.Bytes()), nil)
 	if len(es) != 1 || !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Next() on a bomb in gzip gave %q, then %v; want [http://x/1], then ErrTooLarge", locs(es), err)
+	}
+}
+
+// TestScrapyBomb reads the corpus's gzip bomb (27,988 bytes that expand to
+// 11,511,612) with a 10 MiB limit (sitemap.md #30).
+func TestScrapyBomb(t *testing.T) {
+	f, err := os.Open(filepath.Join(corpusDir(t), "scrapy__bomb-gzip.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	es, err := readAll(f, func(r *Reader) { r.MaxSize = 10 << 20 })
+	if len(es) != 0 || !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Next() with MaxSize = 10 MiB gave %d entries, then %v; want 0, then ErrTooLarge", len(es), err)
 	}
 }
 

@@ -20,18 +20,18 @@ import (
 // Next. A Reader is not safe for concurrent use.
 type Reader struct {
 	// MaxEntries is the number of entries Next returns at most; past it,
-	// Next returns an error wrapping ErrTooLarge. Zero means
+	// Next returns an error matching ErrTooLarge (errors.Is). Zero means
 	// DefaultMaxEntries (50,000, sitemaps.org).
 	MaxEntries int
 
 	// MaxSize is the number of bytes of the file, after decompression,
 	// that are read at most; a file with more makes Next return an error
-	// wrapping ErrTooLarge. Zero means DefaultMaxSize (50 MiB, sitemaps.org).
+	// matching ErrTooLarge. Zero means DefaultMaxSize (50 MiB, sitemaps.org).
 	MaxSize int64
 
 	// MaxCompressedSize is the number of bytes read at most from the
 	// underlying reader, compressed or not; past it, Next returns an error
-	// wrapping ErrTooLarge. Zero means DefaultMaxCompressedSize (50 MiB).
+	// matching ErrTooLarge. Zero means DefaultMaxCompressedSize (50 MiB).
 	MaxCompressedSize int64
 
 	src     io.Reader
@@ -58,9 +58,9 @@ func NewReader(r io.Reader) *Reader {
 // Next returns the next entry. At the clean end of a file it returns
 // io.EOF. Otherwise the error is sticky and is one of:
 //
-//   - an error wrapping ErrTooLarge: a limit was reached (sitemap.md #30,
-//     #59, #84, #103);
-//   - an error wrapping ErrNotSitemap: the body is empty or no sitemap
+//   - an error matching ErrTooLarge (errors.Is): a limit was reached
+//     (sitemap.md #30, #59, #84, #103);
+//   - an error matching ErrNotSitemap: the body is empty or no sitemap
 //     (#29, #32, #33, #56); no entries were returned;
 //   - a *SyntaxError: the file is truncated or broken (#27, #28, #47, #48,
 //     #50, #70). Every complete entry before the break was returned; for an
@@ -101,7 +101,7 @@ func (r *Reader) Next() (Entry, error) {
 		max = DefaultMaxEntries
 	}
 	if r.n >= max {
-		r.err = fmt.Errorf("sitemap: more than %d entries: %w", r.n, ErrTooLarge)
+		r.err = tooLarge(fmt.Sprintf("more than %d entries", r.n))
 		return Entry{}, r.err
 	}
 	r.n++
@@ -119,14 +119,14 @@ func (r *Reader) start() error {
 	if maxComp <= 0 {
 		maxComp = DefaultMaxCompressedSize
 	}
-	tooLarge := fmt.Errorf("sitemap: more than %d bytes after decompression: %w", maxSize, ErrTooLarge)
+	sizeErr := tooLarge(fmt.Sprintf("more than %d bytes after decompression", maxSize))
 	var src io.Reader = &limitReader{r: r.src, n: maxComp,
-		err: fmt.Errorf("sitemap: more than %d bytes read: %w", maxComp, ErrTooLarge)}
-	src, err := gunzip(src, maxSize, tooLarge)
+		err: tooLarge(fmt.Sprintf("more than %d bytes read", maxComp))}
+	src, err := gunzip(src, maxSize, sizeErr)
 	if err != nil {
 		return r.fail(err)
 	}
-	r.br = bufio.NewReaderSize(&limitReader{r: src, n: maxSize, err: tooLarge}, bufSize)
+	r.br = bufio.NewReaderSize(&limitReader{r: src, n: maxSize, err: sizeErr}, bufSize)
 
 	for {
 		buf, err := r.buffered(3)
@@ -149,7 +149,7 @@ func (r *Reader) start() error {
 			break
 		}
 		if err == io.EOF {
-			return fmt.Errorf("sitemap: empty body: %w", ErrNotSitemap)
+			return notSitemap("empty body")
 		}
 		if err != nil {
 			return r.fail(err)

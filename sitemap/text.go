@@ -2,7 +2,6 @@ package sitemap
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -19,7 +18,7 @@ func (r *Reader) sniffText() error {
 	}
 	for _, c := range b {
 		if c < 0x20 && !isSpace(c) || c == 0x7f {
-			return fmt.Errorf("sitemap: binary data: %w", ErrNotSitemap)
+			return notSitemap("binary data")
 		}
 	}
 	return nil
@@ -44,7 +43,7 @@ func (r *Reader) nextLine() (Entry, bool, error) {
 		}
 		if err == io.EOF {
 			if !r.sawURL {
-				return Entry{}, false, fmt.Errorf("sitemap: text without URL lines: %w", ErrNotSitemap)
+				return Entry{}, false, notSitemap("text without URL lines")
 			}
 			return Entry{}, false, io.EOF
 		}

@@ -90,7 +90,7 @@ func (r *Reader) nextElement() (Entry, bool, error) {
 		tok, err := r.token()
 		if err != nil {
 			if s.mode == 0 && err == io.EOF {
-				return Entry{}, false, fmt.Errorf("sitemap: no root element: %w", ErrNotSitemap)
+				return Entry{}, false, notSitemap("no root element")
 			}
 			// A truncated file: the open entry counts if its <loc> was
 			// closed (sitemap.md #48, #70).
@@ -139,7 +139,7 @@ func (r *Reader) startElement() error {
 		case "feed":
 			s.mode = modeAtom
 		default:
-			return fmt.Errorf("sitemap: root element <%s>: %w", name, ErrNotSitemap)
+			return notSitemap(fmt.Sprintf("root element <%s>", name))
 		}
 		r.endIfEmpty(depth)
 		return nil
