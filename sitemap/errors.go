@@ -6,15 +6,17 @@ import (
 )
 
 // ErrTooLarge is matched (errors.Is) by the error [Reader.Next] returns
-// when a file passes one of the Reader's limits: more entries than MaxEntries, more bytes
-// after decompression than MaxSize, or more bytes read than
-// MaxCompressedSize. The entries before the limit have been returned.
+// when a file passes one of the Reader's limits: more entries than
+// MaxEntries, more bytes after decompression than MaxSize, or more bytes
+// read than MaxCompressedSize. The entries before the limit have been
+// returned.
 var ErrTooLarge = errors.New("sitemap: limit reached")
 
 // ErrNotSitemap is matched (errors.Is) by the error [Reader.Next] returns
-// when the body is no sitemap: an empty body, an HTML error page, JSON, binary data, an XML
-// document with another root element, or text without a single URL line
-// (sitemap.md #29, #32, #33, #56). No entries are returned before it.
+// when the body is no sitemap: an empty body, an HTML error page, JSON,
+// binary data, an XML document with another root element, or text without
+// a single URL line (sitemap.md #29, #32, #33, #56). No entries are
+// returned before it.
 var ErrNotSitemap = errors.New("sitemap: not a sitemap")
 
 // tooLarge is an error that says which limit was reached; it matches
