@@ -89,6 +89,7 @@ func TestEdgeCases(t *testing.T) {
 		{"#56 <some> root", `<some><url><loc>http://x/</loc></url></some>`, nil, nil, "not sitemap"},
 		{"#57 unknown children ignored", head + `<url><random_tag>http://y/</random_tag><mobile:mobile/><PageMap><DataObject><Attribute name="loc">http://z/</Attribute></DataObject></PageMap><loc>http://x/</loc></url>` + tail, nil, []string{"http://x/"}, "EOF"},
 		{"#58 100,000 nested elements", head + strings.Repeat("<a>", 100000), nil, nil, "syntax"},
+		{"#58 long element names", head + "<url><loc>http://x/1</loc><" + strings.Repeat("n", 5000) + "a>t</" + strings.Repeat("n", 5000) + "a></url>" + urls("http://x/2") + tail, nil, []string{"http://x/1", "http://x/2"}, "EOF"},
 		{"#59 entries past MaxEntries", head + urls(seq(10)...) + tail, func(r *Reader) { r.MaxEntries = 7 }, seq(7), "too large"},
 		{"#59 exactly MaxEntries", head + urls(seq(7)...) + tail, func(r *Reader) { r.MaxEntries = 7 }, seq(7), "EOF"},
 		{"#59 bytes past MaxSize", head + urls(seq(10)...) + strings.Repeat(" ", 1000) + tail, func(r *Reader) { r.MaxSize = 600 }, seq(10), "too large"},

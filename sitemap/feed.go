@@ -34,6 +34,7 @@ func (r *Reader) feedChild(local []byte, depth int) {
 func (r *Reader) atomLink() {
 	s := &r.xml
 	href, _ := attr(s.scratch[:0], s.attrs, "href")
+	s.scratch = href[:0]
 	loc, ok := locString(href, s.latin1)
 	if !ok {
 		return

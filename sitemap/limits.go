@@ -21,6 +21,7 @@ const (
 	maxValue      = 8 << 10 // bytes kept of one element's text
 	maxTag        = 8 << 10 // bytes kept of one tag
 	maxDepth      = 256     // open elements (sitemap.md #58)
+	maxName       = 256     // bytes of an element name kept to match its end tag
 	maxAlternates = 1000    // hreflang links kept per entry
 	maxGzipLayers = 2       // transport encoding plus a .gz file (sitemap.md #25)
 	bufSize       = 4 << 10 // the Reader's window on the decompressed file

@@ -223,6 +223,7 @@ func (r *Reader) sitemapChild(local []byte, depth int) {
 			return
 		}
 		href, _ := attr(s.scratch[:0], s.attrs, "href")
+		s.scratch = href[:0]
 		loc, ok := locString(href, s.latin1)
 		if !ok {
 			return // sitemap.md #44: a link without href
@@ -284,7 +285,7 @@ func (r *Reader) endElement() {
 		if i > 0 {
 			start = s.ends[i-1]
 		}
-		if bytes.Equal(s.names[start:s.ends[i]], s.name) {
+		if bytes.Equal(s.names[start:s.ends[i]], s.name[:min(len(s.name), maxName)]) {
 			r.popTo(i)
 			return
 		}
@@ -299,9 +300,10 @@ func (r *Reader) endIfEmpty(depth int) {
 	}
 }
 
-// push opens an element and returns its depth.
+// push opens an element and returns its depth. Of a long name, the first
+// maxName bytes are kept, and matched, so that the stack stays small.
 func (s *xmlState) push(name []byte) int {
-	s.names = append(s.names, name...)
+	s.names = append(s.names, name[:min(len(name), maxName)]...)
 	s.ends = append(s.ends, len(s.names))
 	return len(s.ends)
 }
