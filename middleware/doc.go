@@ -129,9 +129,9 @@
 // Guard acts on its own outcome all the same: the request is retried or
 // reported to ErrorHandler and Stats, never lost.
 //
-// Failures count "in a row" until five healthy responses in a row arrive
-// after the pause: then the next failure's pause starts from Backoff
-// again. A strike is also forgotten after 30 minutes.
+// Failures count "in a row" until a healthy response arrives after the
+// pause: then the next failure's pause starts from Backoff again, while
+// the rate, once cut, recovers one step per five healthy responses. A strike is also forgotten after 30 minutes.
 // Cuts never space a host's requests further apart than MaxBackoff or
 // 60 s, whichever is shorter (a slower Crawl-delay or Rate still holds).
 //

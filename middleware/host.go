@@ -23,9 +23,8 @@ const (
 	// minCutInterval is where a cut of an unlimited host (no Rate, no
 	// Crawl-delay) starts from; a limited host is cut from its interval.
 	minCutInterval = 100 * time.Millisecond
-	// recoverAfter healthy responses in a row, sent after the host's
-	// pause, end an incident: the strike count starts again from zero and
-	// a cut host speeds up by one step.
+	// recoverAfter healthy responses in a row, after the host's pause,
+	// speed a cut host up by one step.
 	recoverAfter = 5
 	// forgiveAfter without a strike resets the strike count.
 	forgiveAfter = 30 * time.Minute
@@ -201,7 +200,7 @@ func (h *host) setCrawlDelay(origin string, d, rateFloor time.Duration) {
 //
 // politeness.md §5.2 E: the server's Retry-After comes first and is never
 // shortened; without it the pause grows exponentially with the strikes in
-// a row: strikes not separated by recoverAfter healthy responses (see
+// a row: strikes not separated by a healthy response after the pause (see
 // healthy) nor by forgiveAfter. The pause merges with any current one by taking the later end. A
 // Retry-After beyond maxRetryAfter excludes the host until it ends:
 // requests to it give up at once rather than wait.
@@ -276,14 +275,15 @@ func addNanos(n int64, d time.Duration) int64 {
 	return n + int64(d)
 }
 
-// healthy records a healthy response at now. recoverAfter of them in a
-// row, all arriving after the host's pause (a response to a request sent
-// before the pause belongs to its incident), end the incident: the strike
-// count is reset, so the next failure's pause starts from the base again,
-// and a cut host speeds up one step: additively, by a sixteenth of the
-// floor's rate (politeness.md §5.2 E), or by halving the interval when the
-// floor is unlimited. A host that has recovered and whose strikes are
-// reset drops its trouble state. clock is read only for a host in trouble.
+// healthy records a healthy response at now. One that arrives after the
+// host's pause (a response to a request sent before the pause belongs to
+// its incident) ends the run of failures: the strike count is reset, so
+// the next failure's pause starts from the base again. recoverAfter of
+// them in a row speed a cut host up one step: additively, by a sixteenth
+// of the floor's rate (politeness.md §5.2 E), or by halving the interval
+// when the floor is unlimited. A host that has recovered and whose strikes
+// are reset drops its trouble state. clock is read only for a host in
+// trouble.
 func (h *host) healthy(clock func() time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -307,15 +307,15 @@ func (h *host) healthy(clock func() time.Time) {
 	if n < h.pauseUntil {
 		return
 	}
+	t.strikes = 0
+	if !t.cut {
+		return
+	}
 	t.healthyRun++
 	if t.healthyRun < recoverAfter {
 		return
 	}
 	t.healthyRun = 0
-	t.strikes = 0
-	if !t.cut {
-		return
-	}
 	if t.floor == 0 {
 		h.interval /= 2
 		if h.interval < minCutInterval {

@@ -301,10 +301,10 @@ func TestStrikesForgiven(t *testing.T) {
 	}
 }
 
-// Strikes count in a row: recoverAfter healthy responses sent after the
-// pause end the incident, and the next failure pauses for the base again.
-// Healthy responses that arrive during the pause (sent before it) do not.
-func TestHealthyRunResetsStrikes(t *testing.T) {
+// Strikes count in a row: a healthy response after the pause ends the
+// run, and the next failure pauses for the base again. Healthy responses
+// that arrive during the pause (sent before it) do not.
+func TestHealthyResponseResetsStrikes(t *testing.T) {
 	h := newHost("example.com", time.Second, 0)
 	now := newFakeClock().now()
 	base, limit := time.Second, time.Hour
@@ -319,16 +319,16 @@ func TestHealthyRunResetsStrikes(t *testing.T) {
 	}
 	now = now.Add(3 * time.Second)
 	if p := strike(h, now, hard, 0, false, base, limit); p != 4*base {
-		t.Errorf("strike after healthy responses during the pause = %v, want %v (same incident run)", p, 4*base)
+		t.Errorf("strike after healthy responses during the pause = %v, want %v (same run)", p, 4*base)
 	}
 	now = now.Add(5 * time.Second)
-	for i := 0; i < recoverAfter; i++ {
-		now = now.Add(time.Second)
-		h.healthy(func() time.Time { return now })
-	}
+	h.healthy(func() time.Time { return now })
 	now = now.Add(time.Second)
 	if p := strike(h, now, hard, 0, false, base, limit); p != base {
-		t.Errorf("strike after %d healthy responses = %v, want the base %v", recoverAfter, p, base)
+		t.Errorf("strike after a healthy response = %v, want the base %v", p, base)
+	}
+	if !h.t.cut || h.interval <= time.Second {
+		t.Errorf("interval %v (cut %v): one healthy response must not undo the rate cut", h.interval, h.t.cut)
 	}
 }
 

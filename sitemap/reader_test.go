@@ -201,3 +201,15 @@ func TestCorpusOneByte(t *testing.T) {
 		}
 	}
 }
+
+// attr stops on a vertical tab or form feed between attributes (the fuzzer
+// found attr looping for ever on "\v" in an XML declaration).
+func TestAttrOddSpace(t *testing.T) {
+	for _, attrs := range []string{"\vencoding=\"x\"", "a\f=\"1\" \vencoding='x'", "\v", "\f\f"} {
+		v, ok := attr(nil, []byte(attrs), "encoding")
+		want := strings.Contains(attrs, "encoding")
+		if ok != want || ok && string(v) != "x" {
+			t.Errorf("attr(%q, \"encoding\") = %q, %v, want \"x\", %v", attrs, v, ok, want)
+		}
+	}
+}

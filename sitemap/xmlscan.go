@@ -408,22 +408,32 @@ func entity(name []byte) (rune, bool) {
 	return rune(n), true
 }
 
+// trimSpace drops the leading bytes of b that isSpace accepts. attr must
+// trim exactly what its name scan stops at, or a stray \v or \f would stop
+// both and attr would loop for ever.
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
 // attr returns the value of the attribute key (matched by local name) in
 // the attributes of a tag, entity-decoded and appended to dst.
 func attr(dst, attrs []byte, key string) ([]byte, bool) {
 	b := attrs
 	for len(b) > 0 {
-		b = bytes.TrimLeft(b, " \t\r\n")
+		b = trimSpace(b)
 		i := 0
 		for i < len(b) && b[i] != '=' && !isSpace(b[i]) {
 			i++
 		}
 		name := b[:i]
-		b = bytes.TrimLeft(b[i:], " \t\r\n")
+		b = trimSpace(b[i:])
 		if len(b) == 0 || b[0] != '=' {
 			continue // an attribute without value
 		}
-		b = bytes.TrimLeft(b[1:], " \t\r\n")
+		b = trimSpace(b[1:])
 		var v []byte
 		if len(b) > 0 && (b[0] == '"' || b[0] == '\'') {
 			if j := bytes.IndexByte(b[1:], b[0]); j >= 0 {
