@@ -187,6 +187,15 @@
 // CacheDir, colly replays cached responses, 429 included, without the
 // Guard's transport: they do not strike the host and are not retried.
 //
+// # Plain net/http clients
+//
+// [Guard.Transport] wraps any http.RoundTripper with the same rules:
+// robots.txt, the host's pause and pacing (one schedule per host shared
+// with the Guard's collectors), and back-off on 429 and 5xx. A GET or HEAD
+// answered 429 or 503 is retried after the pause up to MaxRetries times.
+// Its waits end with the request's context, not MaxWait: bound them with
+// the client's Timeout.
+//
 // The Guard reports through OnError, [Guard.ErrorHandler] and
 // [Guard.Stats] only; it never logs.
 package robotsmw

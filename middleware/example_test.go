@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -99,4 +100,44 @@ func ExampleDeferredError() {
 	// /private/x: final: true
 	// /busy: will retry (robotsmw: status 503 Service Unavailable)
 	// fetched /busy
+}
+
+// A plain net/http client made polite by the Guard: robots.txt is obeyed,
+// the host is paced, and a 503 with Retry-After is waited out and retried.
+func ExampleGuard_Transport() {
+	var busy atomic.Bool
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+		case "/api/busy":
+			if busy.CompareAndSwap(false, true) {
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprint(w, "done")
+		default:
+			fmt.Fprint(w, "ok")
+		}
+	}))
+	defer site.Close()
+
+	g := &robotsmw.Guard{Agent: "ExampleBot/1.0", Rate: rate.Every(100 * time.Millisecond)}
+	client := &http.Client{Transport: g.Transport(nil), Timeout: 10 * time.Second}
+	for _, path := range []string{"/api/items", "/private/x", "/api/busy"} {
+		resp, err := client.Get(site.URL + path)
+		if err != nil {
+			fmt.Printf("%s: blocked: %v\n", path, errors.Is(err, robotsmw.ErrDisallowed))
+			continue
+		}
+		resp.Body.Close()
+		fmt.Printf("%s: %d\n", path, resp.StatusCode)
+	}
+	fmt.Println("retried:", g.Stats().Total.Retried)
+	// Output:
+	// /api/items: 200
+	// /private/x: blocked: true
+	// /api/busy: 200
+	// retried: 1
 }

@@ -374,7 +374,7 @@ func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cac
 		return g.Cache
 	}
 	g.ownOnce.Do(func() {
-		ua := ""
+		ua := g.Agent
 		if c != nil {
 			ua = c.UserAgent
 			if t := guarded(c); t != nil {

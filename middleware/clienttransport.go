@@ -1,0 +1,89 @@
+package robotsmw
+
+import (
+	"io"
+	"net/http"
+
+	"github.com/robotsmw/robotsmw/policy"
+)
+
+// Transport returns an http.RoundTripper that makes any net/http client
+// as polite as the Guard's colly collectors: API clients, link checkers,
+// sitemap walkers. base sends the requests; nil means
+// http.DefaultTransport. Every request through it:
+//   - is checked against robots.txt (the Guard's Cache, the agent of
+//     Guard.Agent or else of the request's User-Agent header): a
+//     disallowed request fails with a *DisallowedError wrapping
+//     ErrDisallowed and nothing is sent (RFC 9309 §2.2.2);
+//   - waits for its host's pause and pacing (Rate, Crawl-delay), in the
+//     same per-host state as the Guard's colly requests: requests made
+//     through the Transport and through colly share one schedule per host;
+//   - turns 429, 5xx and network errors into the host's back-off, exactly
+//     as colly requests do (Retry-After as sent, else Backoff doubling).
+//
+// A GET or HEAD without a body answered 429 or 503 is sent again after the
+// host's pause, up to MaxRetries times; then the last response is returned.
+// Other responses and errors are returned as they are. A pause beyond 24
+// hours is not waited for: the request fails with an error wrapping
+// ErrGaveUp and a *PausedError. Waits end with the request's context, so
+// give the request a deadline (http.Client.Timeout or a context) to bound
+// them; the Guard's MaxWait and deferral queue apply to colly requests
+// only.
+//
+// The returned RoundTripper is safe for concurrent use.
+func (g *Guard) Transport(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &clientTransport{g: g, next: base}
+}
+
+// A clientTransport is the RoundTripper of Guard.Transport. It is not
+// changed after it is made.
+type clientTransport struct {
+	g    *Guard
+	next http.RoundTripper
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *clientTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	g := t.g
+	ctx := req.Context()
+	agent := g.Agent
+	if agent == "" {
+		agent = req.Header.Get("User-Agent")
+	}
+	token := policy.ProductToken(agent)
+	cache := g.cacheFor(nil, t.next)
+	again := (req.Method == http.MethodGet || req.Method == http.MethodHead) &&
+		(req.Body == nil || req.Body == http.NoBody)
+	for attempt := 0; ; attempt++ {
+		if err := g.admit(ctx, cache, req.URL, token, maxDuration, false, true); err != nil {
+			closeBody(req)
+			return nil, err
+		}
+		resp, err := t.next.RoundTrip(req)
+		h := g.host(req.URL)
+		if err != nil {
+			if !ended(req, err) {
+				g.strike(h, g.clock(), soft, nil)
+			}
+			return nil, err
+		}
+		cls := classify(resp.StatusCode)
+		switch cls {
+		case hard, soft:
+			g.strike(h, g.clock(), cls, resp.Header)
+		case healthy:
+			h.healthy(g.clock)
+		}
+		throttled := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable
+		if !throttled || !again || attempt >= g.maxRetries() {
+			return resp, nil
+		}
+		// Read a little of the body so the connection can be reused.
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		resp.Body.Close()
+		g.count(h, cRetried)
+	}
+}
