@@ -70,13 +70,7 @@ func (t *clientTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			return nil, err
 		}
-		cls := classify(resp.StatusCode)
-		switch cls {
-		case hard, soft:
-			g.strike(h, g.clock(), cls, resp.Header)
-		case healthy:
-			h.healthy(g.clock)
-		}
+		g.judge(h, resp)
 		throttled := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable
 		if !throttled || !again || attempt >= g.maxRetries() {
 			return resp, nil

@@ -110,16 +110,10 @@ func (t *guardTransport) send(req *http.Request, tk *ticket) (*http.Response, er
 		}
 		return nil, err
 	}
-	switch cls := classify(resp.StatusCode); cls {
-	case hard, soft:
-		g.strike(h, g.clock(), cls, resp.Header)
-		if ours {
-			resp.Body.Close()
-			cancel()
-			return nil, g.failed(tk, h, &StatusError{StatusCode: resp.StatusCode, Header: resp.Header})
-		}
-	case healthy:
-		h.healthy(g.clock)
+	if cls := g.judge(h, resp); ours && (cls == hard || cls == soft) {
+		resp.Body.Close()
+		cancel()
+		return nil, g.failed(tk, h, &StatusError{StatusCode: resp.StatusCode, Header: resp.Header})
 	}
 	if tk != nil && isRedirect(resp) {
 		// The redirect handler carries the ticket on to the next hop; the
@@ -154,6 +148,19 @@ func isRedirect(resp *http.Response) bool {
 // deadline (colly's request timeout) is the host's failure.
 func ended(req *http.Request, err error) bool {
 	return errors.Is(err, context.Canceled) && req.Context().Err() != nil
+}
+
+// judge classifies resp, a response from h, and records it: 429 and 5xx
+// strike the host, healthy responses let it recover.
+func (g *Guard) judge(h *host, resp *http.Response) class {
+	cls := classify(resp.StatusCode)
+	switch cls {
+	case hard, soft:
+		g.strike(h, g.clock(), cls, resp.Header)
+	case healthy:
+		h.healthy(g.clock)
+	}
+	return cls
 }
 
 // strike records a failure of h at now; hdr is the response's header (nil
@@ -318,12 +325,7 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cancel()
 		return nil, err
 	}
-	switch cls := classify(resp.StatusCode); cls {
-	case hard, soft:
-		t.g.strike(h, now, cls, resp.Header)
-	case healthy:
-		h.healthy(t.g.clock)
-	}
+	t.g.judge(h, resp)
 	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil
 }
