@@ -94,3 +94,19 @@ func TestNewHostNotQuiet(t *testing.T) {
 		t.Errorf("a host quiet for 91s was kept")
 	}
 }
+
+// Stats must not copy every host of a broad crawl: its allocations do not
+// grow with the number of hosts kept.
+func TestStatsAllocationsFlat(t *testing.T) {
+	allocs := func(hosts int) float64 {
+		g := &Guard{}
+		for i := 0; i < hosts; i++ {
+			g.host(mustURL(t, fmt.Sprintf("http://h%d.example/", i)))
+		}
+		return testing.AllocsPerRun(20, func() { g.Stats() })
+	}
+	small, large := allocs(2*busiest), allocs(200*busiest)
+	if large > small {
+		t.Errorf("Stats() allocations: %v with %d hosts, %v with %d hosts, want no growth", small, 2*busiest, large, 200*busiest)
+	}
+}
