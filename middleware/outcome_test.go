@@ -215,7 +215,7 @@ func TestSlowTransportTimeoutNotLost(t *testing.T) {
 	late := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		if r.URL.Path == "/late" && slowOnce.CompareAndSwap(false, true) {
 			<-r.Context().Done()
-			time.Sleep(150 * time.Millisecond) // returns after the client's Timeout
+			time.Sleep(300 * time.Millisecond) // returns after the client's Timeout
 			return nil, r.Context().Err()
 		}
 		return http.DefaultTransport.RoundTrip(r)
@@ -225,7 +225,10 @@ func TestSlowTransportTimeoutNotLost(t *testing.T) {
 	g := withReports(&Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond}, &rep)
 	c := colly.NewCollector()
 	c.WithTransport(late)
-	c.SetRequestTimeout(200 * time.Millisecond)
+	// The Guard ends the request 100 ms before this timeout; the wrapper
+	// returns 300 ms after that. The timeout leaves the retry ample time
+	// on a loaded machine.
+	c.SetRequestTimeout(time.Second)
 	g.Attach(c)
 	log.attach(c)
 	c.Visit(s.URL + "/late")
