@@ -196,6 +196,16 @@
 // Its waits end with the request's context, not MaxWait: bound them with
 // the client's Timeout.
 //
+// # Seeding from sitemaps
+//
+// [Guard.Seed] walks a site's sitemaps (package sitemap: the Sitemap lines
+// of robots.txt, indexes, every format) through the Guard's Transport and
+// robots.txt cache, and visits each page once through the collector, with
+// back-pressure: a window of requests in flight on an async collector, one
+// page at a time on a synchronous one, or a colly queue as the target
+// ([Seeding]). The walk's counts come back in [SeedStats]; sitemaps that
+// failed, in a *sitemap.WalkError, after the others were walked.
+//
 // The Guard reports through OnError, [Guard.ErrorHandler] and
 // [Guard.Stats] only; it never logs.
 package robotsmw

@@ -141,3 +141,43 @@ func ExampleGuard_Transport() {
 	// /api/busy: 200
 	// retried: 1
 }
+
+func ExampleGuard_Seed() {
+	var site *httptest.Server
+	site = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\nSitemap: /sitemap_index.xml\n")
+		case "/sitemap_index.xml":
+			fmt.Fprint(w, `<sitemapindex><sitemap><loc>/posts.xml</loc></sitemap></sitemapindex>`)
+		case "/posts.xml":
+			fmt.Fprintf(w, `<urlset>
+  <url><loc>%[1]s/posts/1</loc><lastmod>2026-03-01</lastmod></url>
+  <url><loc>%[1]s/posts/2</loc><lastmod>2019-01-01</lastmod></url>
+  <url><loc>/posts/1</loc></url>
+  <url><loc>/private/draft</loc></url>
+  <url><loc>https://elsewhere.example/spam</loc></url>
+</urlset>`, site.URL)
+		default:
+			fmt.Fprint(w, "<html><body>hello</body></html>")
+		}
+	}))
+	defer site.Close()
+
+	g := &robotsmw.Guard{Rate: rate.Every(20 * time.Millisecond)}
+	g.Seeding.Since = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := colly.NewCollector(g.Attach, colly.Async())
+	c.OnResponse(func(r *colly.Response) { fmt.Println("fetched", r.Request.URL.Path) })
+
+	st, err := g.Seed(c, site.URL)
+	c.Wait()
+	if err != nil {
+		fmt.Println(err)
+	}
+	d := st.Dropped
+	fmt.Printf("sitemaps %d, queued %d; dropped: filter %d, duplicate %d, robots %d, scope %d\n",
+		st.Sitemaps, st.Queued, d.Filter, d.Duplicate, d.Robots, d.Scope)
+	// Output:
+	// fetched /posts/1
+	// sitemaps 2, queued 1; dropped: filter 1, duplicate 1, robots 1, scope 1
+}

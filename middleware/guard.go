@@ -12,6 +12,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/robotsmw/robotsmw/policy"
+	"github.com/robotsmw/robotsmw/sitemap"
 )
 
 // Defaults of the Guard's fields (politeness.md §5.2 J).
@@ -118,6 +119,11 @@ type Guard struct {
 	// same errors.
 	ErrorHandler func(r *colly.Request, err error)
 
+	// Seeding configures Seed: the sitemap walk's scope, filters, fallback
+	// and depth, a colly queue as the target, the requests in flight.
+	// Its zero value does the right thing. It is read at the first Seed.
+	Seeding Seeding
+
 	// Seams for tests; nil means the real clock, sleep and randomness.
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
@@ -133,6 +139,10 @@ type Guard struct {
 	tickets  ticketBox    // verdicts on their way to the transport
 	attempts attemptTable // failed attempts per request
 	later    laterQueue   // deferred requests
+	seeds    seedTable    // Seed's requests in flight
+
+	seedOnce sync.Once
+	walker   *sitemap.Walker // Seed's, made at the first Seed
 
 	// sendMu guards sends and sendAt: when each request in flight passed
 	// its gate, by request and by the identity of its header map (see
@@ -159,8 +169,8 @@ func Attach() colly.CollectorOption {
 //     was not attached to) itself; classifies responses; and answers
 //     colly's own check, should COLLY_IGNORE_ROBOTSTXT turn it back on,
 //     with an empty robots.txt, so that it sends and blocks nothing;
-//   - registers OnRequest, OnRequestHeaders, OnResponseHeaders and
-//     OnError callbacks;
+//   - registers OnRequest, OnRequestHeaders, OnResponseHeaders, OnError
+//     and OnScraped callbacks;
 //   - installs a redirect handler (c.SetRedirectHandler) that checks each
 //     hop and otherwise behaves as colly's default: at most 10 hops, and
 //     no Authorization header across hosts. A later SetRedirectHandler
@@ -185,6 +195,7 @@ func (g *Guard) Attach(c *colly.Collector) {
 	c.OnRequestHeaders(func(r *colly.Request) { g.onRequestHeaders(c, r) })
 	c.OnResponseHeaders(func(r *colly.Response) { g.onResponseHeaders(r) })
 	c.OnError(func(r *colly.Response, err error) { g.onError(c, r, err) })
+	c.OnScraped(func(r *colly.Response) { g.seeds.done(r.Request) })
 	c.SetRedirectHandler(g.redirectHandler(c))
 }
 
@@ -323,6 +334,7 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, err error) {
 			r.URL, r.Method, r.Headers = hop.url, hop.method, &h
 		}
 		g.deferRequest(c, r, de)
+		return
 	case errors.Is(err, ErrDisallowed), errors.Is(err, ErrGaveUp),
 		errors.Is(err, ErrRobotsUnreachable), errors.Is(err, ErrCrawlDelayTooLong):
 		g.report(r, err)
@@ -335,12 +347,14 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, err error) {
 		// filter on a redirect, a callback's abort). Final either way.
 		g.attempts.clear(r.Method, r.URL)
 	}
+	g.seeds.done(r) // a final outcome: Seed's request ended
 }
 
 // report counts a final outcome the Guard decided, drops the request's
 // retry count, and passes it to ErrorHandler.
 func (g *Guard) report(r *colly.Request, err error) {
 	g.attempts.clear(r.Method, r.URL)
+	g.seeds.done(r)
 	if !errors.Is(err, ErrDisallowed) && !errors.Is(err, ErrCrawlDelayTooLong) {
 		g.count(g.host(r.URL), cGaveUp)
 	}

@@ -48,6 +48,11 @@ type Entry struct {
 	Stale      bool      // Robots is the last good copy, kept while refreshing fails
 	Err        error     // the last fetch's error (a *FetchError) for StateUnreachable or too many redirects; else nil
 
+	// URL is the URL the rules in force came from: the origin's
+	// /robots.txt, or where it redirected to (RFC 9309 §2.3.1.2). Relative
+	// Sitemap lines resolve against it.
+	URL string
+
 	// Failures counts the consecutive fetches, ending with the last one,
 	// that found robots.txt unreachable; 0 when the last fetch gave a
 	// verdict (StateParsed or StateUnavailable).
@@ -309,6 +314,10 @@ func (c *Cache) entry(origin string, rec Record, now time.Time) (e Entry, verdic
 		Expires:    rec.Expires,
 		RetryAt:    rec.RetryAt,
 		Failures:   rec.Failures,
+		URL:        origin + "/robots.txt",
+	}
+	if rec.URL != "" && rec.GoodState == StateParsed {
+		e.URL = rec.URL
 	}
 	if rec.Err != nil {
 		e.Err = rec.Err
@@ -436,14 +445,14 @@ func (c *Cache) update(old Record, ok bool, o outcome, now time.Time) Record {
 	rec := Record{State: o.state, StatusCode: o.status, FetchedAt: now, Err: o.err}
 	switch o.state {
 	case StateParsed:
-		rec.GoodState, rec.Body, rec.Robots = StateParsed, o.body, Parse(o.body)
+		rec.GoodState, rec.Body, rec.Robots, rec.URL = StateParsed, o.body, Parse(o.body), o.url
 		rec.Expires = now.Add(c.lifetime(o))
 	case StateUnavailable:
 		rec.GoodState = StateUnavailable
 		rec.Expires = now.Add(c.lifetime(o))
 	default: // StateUnreachable
 		if ok {
-			rec.GoodState, rec.Body, rec.Robots = old.GoodState, old.Body, old.Robots
+			rec.GoodState, rec.Body, rec.Robots, rec.URL = old.GoodState, old.Body, old.Robots, old.URL
 		}
 		rec.Failures, rec.FailingSince = 1, now
 		if ok && old.State == StateUnreachable {

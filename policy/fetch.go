@@ -31,6 +31,7 @@ type outcome struct {
 	state  State
 	status int    // 0 if no response arrived
 	body   []byte // for StateParsed: the first MaxSize bytes
+	url    string // for StateParsed: the URL the body came from, if redirected
 	err    *FetchError
 
 	maxAge     time.Duration // Cache-Control max-age; see hasMaxAge
@@ -128,6 +129,9 @@ func fetch(ctx context.Context, client *http.Client, origin, userAgent string, n
 			return fail(err)
 		}
 		o.state, o.body = StateParsed, body
+		if final := resp.Request.URL.String(); final != target {
+			o.url = final
+		}
 		return o
 	case 300 <= code && code < 400:
 		// RFC 9309 §2.3.1.2: a redirect that cannot be followed (no

@@ -65,6 +65,10 @@ type Record struct {
 	Body []byte
 	// Robots is Body parsed. It may be nil when Body is set.
 	Robots *Robots
+	// URL is the URL the last good copy's body came from when robots.txt
+	// was redirected (RFC 9309 §2.3.1.2); empty when it came from the
+	// origin's own /robots.txt or there is no body.
+	URL string
 }
 
 // memStore is the default Store: records in memory, at most max of them,

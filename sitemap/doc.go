@@ -39,6 +39,15 @@
 // 50 MiB with a few hundred kilobytes of memory; see [Reader] for the
 // settings and [ErrTooLarge].
 //
-// The package does no network I/O and never imports colly. Its functions
-// are safe for concurrent use; a Reader is not.
+// A [Walker] finds and walks a site's sitemaps over any *http.Client: the
+// Sitemap lines of robots.txt (through a policy.Cache, so robots.txt is
+// fetched once), indexes to a depth limit with loops ended, each sitemap
+// checked against robots.txt before it is fetched, 429 and 503 waited out,
+// pages resolved, scoped (sitemaps.org, cross-submission), filtered and
+// deduplicated, and every drop counted by reason ([Stats]). It holds a few
+// sitemap files' entries at a time, never a site's.
+//
+// Reader and FromRobots do no I/O; only a Walker fetches. The package never
+// imports colly. Its functions are safe for concurrent use; a Reader is
+// not.
 package sitemap

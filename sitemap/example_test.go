@@ -1,8 +1,11 @@
 package sitemap_test
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"time"
@@ -59,4 +62,34 @@ func ExampleReader() {
 	// Output:
 	// https://example.com/ 2024-05-01  -1 0
 	// https://example.com/catalog?item=12&desc=vacation 0001-01-01 weekly -1 1
+}
+
+func ExampleWalker() {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /tmp/\nSitemap: /index.xml\nSitemap: /index.xml\n")
+		case "/index.xml": // lists itself: fetched once
+			fmt.Fprint(w, `<sitemapindex><sitemap><loc>/index.xml</loc></sitemap>
+<sitemap><loc>/blog.xml</loc></sitemap><sitemap><loc>/tmp/old.xml</loc></sitemap></sitemapindex>`)
+		case "/blog.xml":
+			fmt.Fprintf(w, "%[1]s/blog/hello\n%[1]s/blog/world\n%[1]s/shop/cart\n", "http://"+r.Host)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+
+	w := &sitemap.Walker{UserAgent: "ExampleBot/1.0"}
+	w.Include = []string{"/blog/"}
+	st, err := w.Walk(context.Background(), site.URL, func(e sitemap.Entry) error {
+		fmt.Println(strings.TrimPrefix(e.Loc, site.URL))
+		return nil
+	})
+	fmt.Printf("err %v; read %d; skipped: robots %d, duplicate %d; filtered %d\n",
+		err, st.Sitemaps, st.Skipped.Robots, st.Skipped.Duplicate, st.Dropped.Filter)
+	// Output:
+	// /blog/hello
+	// /blog/world
+	// err <nil>; read 2; skipped: robots 1, duplicate 1; filtered 1
 }

@@ -63,3 +63,33 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMatchPattern checks the Include/Exclude matcher against the plain
+// string functions for patterns without wildcards, and that '*' matches
+// any run: a pattern with its literal bytes turned into '*' matches
+// whatever the literal pattern matches.
+func FuzzMatchPattern(f *testing.F) {
+	f.Add("/blog/", "/blog/x")
+	f.Add("/*.pdf$", "/a.pdf")
+	f.Add("/a*b*c$", "/axbxc")
+	f.Fuzz(func(t *testing.T, pattern, target string) {
+		if len(pattern) > 64 || len(target) > 256 {
+			return
+		}
+		got := matchPattern(pattern, target)
+		if !strings.ContainsAny(pattern, "*$") {
+			if want := strings.HasPrefix(target, pattern); got != want {
+				t.Fatalf("matchPattern(%q, %q) = %v, want %v (prefix)", pattern, target, got, want)
+			}
+			if want := target == pattern; matchPattern(pattern+"$", target) != want {
+				t.Fatalf("matchPattern(%q, %q) = %v, want %v (anchored)", pattern+"$", target, !want, want)
+			}
+		}
+		if got && !matchPattern(strings.ReplaceAll(pattern, "/", "*"), target) {
+			t.Fatalf("matchPattern(%q, %q) = true but not with '/' as '*'", pattern, target)
+		}
+		if !matchPattern("*", target) {
+			t.Fatalf("matchPattern(\"*\", %q) = false", target)
+		}
+	})
+}

@@ -1,0 +1,193 @@
+package robotsmw
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"github.com/gocolly/colly/v2/queue"
+	"golang.org/x/time/rate"
+
+	"github.com/robotsmw/robotsmw/sitemap"
+)
+
+// Seeding configures Guard.Seed. Its zero value does the right thing: the
+// sitemaps robots.txt lists (else /sitemap.xml), in the protocol's scope,
+// every page once, fed to the collector as fast as it takes them.
+type Seeding struct {
+	// Options are the walk's scope, filters (lastmod since, include and
+	// exclude patterns, URLs per site), fallback and depth; see
+	// sitemap.Options.
+	sitemap.Options
+
+	// Queue, if set, receives the pages (Queue.AddURL) instead of the
+	// collector: for crawls that run through colly's queue. When the
+	// queue is full (colly.ErrQueueFull), Seed waits until it has room.
+	// colly's Queue.Run returns as soon as the queue is empty and runs
+	// again only after Queue.Stop, so either let the queue hold the site
+	// (MaxSize 0) and Seed before Run, or Seed in a goroutine and call
+	// Run, then Stop, until Seed has returned and the queue is empty
+	// (examples/queue does).
+	Queue *queue.Queue
+
+	// Window bounds the requests Seed started on an asynchronous
+	// collector that have not ended yet (sent, waiting for their host or
+	// deferred); Seed waits for one to end before it visits the next page.
+	// Zero means enough for the host to be busy without a page waiting
+	// longer than MaxWait/2 at Rate: Rate×MaxWait/2, between 8 and 256
+	// (256 without a rate). A synchronous collector visits one page at a
+	// time and needs none.
+	Window int
+}
+
+// SeedStats is what Guard.Seed did: the walk's counts (sitemap.Stats:
+// sitemaps read, URLs found, dropped by scope, filter, robots.txt,
+// duplicate and limit, failures) and what became of the URLs.
+type SeedStats struct {
+	sitemap.Stats
+	// Queued counts the pages the collector (or Queue) accepted. Pages it
+	// refused because it had visited them already are counted in
+	// Dropped.Duplicate.
+	Queued int
+	// Rejected counts the pages the collector refused for another reason
+	// (AllowedDomains, URL filters, MaxDepth, MaxRequests); Rejection is
+	// the first such error.
+	Rejected  int
+	Rejection error
+}
+
+// Seed walks the sitemaps of site (a URL of the site; without a scheme,
+// https is assumed) and visits each page they list once through c, which
+// must have g attached: each page then gets the Guard's checks, pacing and
+// outcomes like any other request.
+//
+// The sitemaps are fetched through the Guard (Transport over the transport
+// c had before Attach, the Guard's robots.txt cache, c's UserAgent), so
+// robots.txt is fetched once, a sitemap robots.txt disallows is not
+// fetched, and sitemap fetches share each host's schedule with the pages:
+// together they never go faster than Rate. See sitemap.Walker.Walk for
+// the walk: its scope, the loops it ends, its retries, and the error
+// (*sitemap.WalkError) returned when some sitemaps failed after the others
+// were walked.
+//
+// Seed scales to sites of millions of URLs: it holds the entries of a few
+// sitemap files at a time, never the site, and starts no goroutine per URL.
+// On an asynchronous collector it keeps at most Seeding.Window requests of
+// its own in flight and waits for one to end before it visits the next;
+// a synchronous collector visits the pages one by one. So Seed returns
+// when every page was handed over; call c.Wait (or run the queue) for the
+// crawl to finish. The crawl's end (c.Context) ends Seed too.
+//
+// Options are in g.Seeding, read at the first Seed; the sitemaps' ETag and
+// Last-Modified are kept by the Guard, so a later Seed of the same site
+// skips the sitemaps that did not change. Seed is safe for concurrent use.
+func (g *Guard) Seed(c *colly.Collector, site string) (SeedStats, error) {
+	t := guarded(c)
+	if t == nil || t.g != g {
+		return SeedStats{}, errors.New("robotsmw: Seed: the Guard is not attached to the collector")
+	}
+	w := g.seedWalker(c)
+	ctx := collectorContext(c)
+	var st SeedStats
+	var feed func(loc string) error
+	switch {
+	case g.Seeding.Queue != nil:
+		feed = func(loc string) error { return addToQueue(ctx, g.Seeding.Queue, loc) }
+	case c.Async:
+		run := g.seeds.open(g.seedWindow())
+		feed = func(loc string) error { return g.seeds.request(ctx, run, c, loc) }
+	default:
+		feed = c.Visit
+	}
+	ws, err := w.Walk(ctx, site, func(e sitemap.Entry) error {
+		ferr := feed(e.Loc)
+		var av *colly.AlreadyVisitedError
+		switch {
+		case ferr == nil:
+			st.Queued++
+		case errors.As(ferr, &av):
+			st.Dropped.Duplicate++
+		case notSent(ferr) || errors.Is(ferr, errQueue):
+			st.Rejected++
+			if st.Rejection == nil {
+				st.Rejection = ferr
+			}
+		case ctx.Err() != nil && errors.Is(ferr, ctx.Err()):
+			return ferr
+		default:
+			// The outcome of a synchronous visit: colly's and the
+			// Guard's to report.
+			st.Queued++
+		}
+		return nil
+	})
+	dup := st.Dropped.Duplicate
+	st.Stats = ws
+	st.Dropped.Duplicate += dup
+	return st, err
+}
+
+// seedWalker returns the Guard's sitemap walker, made on first use for
+// collector c.
+func (g *Guard) seedWalker(c *colly.Collector) *sitemap.Walker {
+	g.seedOnce.Do(func() {
+		var next http.RoundTripper
+		if t := guarded(c); t != nil {
+			next = t.next
+		}
+		g.walker = &sitemap.Walker{
+			Client:    &http.Client{Transport: g.Transport(next)},
+			Robots:    g.cacheFor(c, nil),
+			UserAgent: c.UserAgent,
+			Agent:     g.agent(c),
+			Options:   g.Seeding.Options,
+		}
+	})
+	return g.walker
+}
+
+// seedWindow returns the number of requests Seed keeps in flight on an
+// asynchronous collector.
+func (g *Guard) seedWindow() int {
+	if g.Seeding.Window > 0 {
+		return g.Seeding.Window
+	}
+	if g.Rate == rate.Inf || g.Rate < 0 {
+		return 256
+	}
+	r := g.Rate
+	if r == 0 {
+		r = DefaultRate
+	}
+	n := float64(r) * g.maxWait().Seconds() / 2
+	return int(math.Max(8, math.Min(256, n)))
+}
+
+// errQueue marks a URL the queue refused.
+var errQueue = errors.New("robotsmw: queue refused the URL")
+
+// addToQueue adds loc to q, waiting while q is full: from 10 ms, doubling
+// to 1 s, until ctx ends.
+func addToQueue(ctx context.Context, q *queue.Queue, loc string) error {
+	wait := 10 * time.Millisecond
+	for {
+		err := q.AddURL(loc)
+		if !errors.Is(err, colly.ErrQueueFull) {
+			if err != nil {
+				return errors.Join(errQueue, err)
+			}
+			return nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+		wait = min(2*wait, time.Second)
+	}
+}

@@ -1,0 +1,267 @@
+package sitemap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/robotsmw/robotsmw/policy"
+)
+
+// fetch fetches and reads the sitemap of j. It runs in a goroutine of its
+// own, one per sitemap in flight.
+func (wk *walk) fetch(j job) (res result) {
+	res.job = j
+	u, err := url.Parse(j.url)
+	if err != nil {
+		res.skipped.Invalid++
+		return res
+	}
+	ctx, cancel := context.WithTimeout(wk.ctx, wk.w.timeout())
+	defer cancel()
+
+	// A sitemap robots.txt disallows is not fetched (RFC 9309 §2.2.2).
+	if ok, err := wk.allowed(ctx, u); err != nil {
+		res.err = &FetchError{URL: j.url, Err: err}
+		return res
+	} else if !ok {
+		res.skipped.Robots++
+		return res
+	}
+
+	client := wk.hopClient()
+	val, conditional := wk.w.memo.get(j.url)
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, j.url, nil)
+		if err != nil {
+			res.skipped.Invalid++
+			return res
+		}
+		if wk.w.UserAgent != "" {
+			req.Header.Set("User-Agent", wk.w.UserAgent)
+		}
+		if conditional {
+			val.apply(req)
+		}
+		resp, err := client.Do(req)
+		switch {
+		case errors.Is(err, errSeen):
+			res.skipped.Duplicate++
+			return res
+		case errors.Is(err, errHopDisallowed):
+			res.skipped.Robots++
+			return res
+		case err != nil:
+			res.err = &FetchError{URL: j.url, Err: unwrapURLError(err)}
+			return res
+		}
+		code := resp.StatusCode
+		switch {
+		case code == http.StatusNotModified && conditional:
+			drain(resp)
+			res.notModified = true
+			return res
+		case code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable:
+			d, ok := policy.RetryAfter(resp.Header, wk.w.clock())
+			drain(resp)
+			if !ok {
+				d = 2 * time.Second << attempt
+			}
+			if attempt >= maxFetchRetries || d > maxRetryWait {
+				err := fmt.Errorf("sitemap: gave up after %d attempts", attempt+1)
+				if d > maxRetryWait {
+					err = fmt.Errorf("sitemap: Retry-After %v is longer than %v", d, maxRetryWait)
+				}
+				res.err = &FetchError{URL: j.url, StatusCode: code, Err: err}
+				return res
+			}
+			if err := wk.w.wait(ctx, d); err != nil {
+				res.err = &FetchError{URL: j.url, StatusCode: code, Err: err}
+				return res
+			}
+			continue
+		case code < 200 || code > 299:
+			drain(resp)
+			if j.fallback && code >= 400 && code < 500 {
+				return res // no /sitemap.xml: not an error
+			}
+			res.err = &FetchError{URL: j.url, StatusCode: code}
+			return res
+		}
+		wk.read(&res, resp)
+		return res
+	}
+}
+
+// read reads the body of a sitemap's 2xx response into res.
+func (wk *walk) read(res *result, resp *http.Response) {
+	defer resp.Body.Close()
+	j := res.job
+	final := resp.Request.URL
+	wk.markVisited(final.String())
+	res.read = true
+	sc := wk.scopeOf(j, final)
+	rd := NewReader(resp.Body)
+	leaf := true
+	for {
+		e, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if errors.Is(err, ErrNotSitemap) && j.fallback {
+				return // /sitemap.xml is a page that says "not found"
+			}
+			wk.w.memo.forget(j.url)
+			res.err = &FetchError{URL: j.url, Err: err}
+			return
+		}
+		ref, perr := url.Parse(e.Loc)
+		if perr != nil {
+			drop(res, e.Index).Invalid++
+			continue
+		}
+		u := final.ResolveReference(ref)
+		if !normalize(u) {
+			drop(res, e.Index).Invalid++
+			continue
+		}
+		if e.Index {
+			leaf = false
+			if !sc.inChildScope(u) {
+				res.skipped.Scope++
+				continue
+			}
+			res.children = append(res.children, u.String())
+			continue
+		}
+		if !sc.inScope(res.job.chain, u) {
+			res.dropped.Scope++
+			continue
+		}
+		if !wk.keep(u, e) {
+			res.dropped.Filter++
+			continue
+		}
+		if ok, err := wk.allowed(wk.ctx, u); err == nil && !ok {
+			res.dropped.Robots++
+			continue
+		}
+		e.Loc = u.String()
+		res.pages = append(res.pages, e)
+	}
+	if leaf {
+		wk.w.memo.put(j.url, resp.Header)
+	} else {
+		wk.w.memo.forget(j.url)
+	}
+}
+
+// drop returns the counts an entry that is dropped goes to.
+func drop(res *result, index bool) *Drops {
+	if index {
+		return &res.skipped
+	}
+	return &res.dropped
+}
+
+// keep applies the filters Since, Include and Exclude to a page.
+func (wk *walk) keep(u *url.URL, e Entry) bool {
+	o := &wk.w.Options
+	if !o.Since.IsZero() && !e.LastMod.IsZero() && e.LastMod.Before(o.Since) {
+		return false
+	}
+	if len(o.Include) == 0 && len(o.Exclude) == 0 {
+		return true
+	}
+	target := u.RequestURI()
+	if len(o.Include) > 0 && !matchAny(o.Include, target) {
+		return false
+	}
+	return !matchAny(o.Exclude, target)
+}
+
+// allowed reports whether robots.txt allows u for the walk's agent. err is
+// non-nil when robots.txt gives no verdict (unreachable, or ctx ended).
+func (wk *walk) allowed(ctx context.Context, u *url.URL) (bool, error) {
+	if u.Path == "/robots.txt" {
+		return true, nil
+	}
+	e, err := wk.robots.Get(ctx, u)
+	if err != nil {
+		return false, err
+	}
+	return e.Robots.Allowed(wk.agent, u), nil
+}
+
+// hopClient returns the walk's client with a CheckRedirect that ends a
+// redirect to a sitemap fetched already in this walk or to a URL robots.txt
+// disallows, and otherwise asks the client's own rule.
+func (wk *walk) hopClient() *http.Client {
+	base := wk.w.client()
+	c := *base
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !wk.markVisited(req.URL.String()) {
+			return errSeen
+		}
+		if ok, err := wk.allowed(req.Context(), req.URL); err == nil && !ok {
+			return errHopDisallowed
+		}
+		if base.CheckRedirect != nil {
+			return base.CheckRedirect(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("sitemap: stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
+}
+
+// normalize makes u a page URL to seed: http or https with a host, the
+// host in lower case, no fragment. It reports false for anything else
+// (sitemap.md #96).
+func normalize(u *url.URL) bool {
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		return false
+	}
+	u.Host = lowerASCII(u.Host)
+	u.Fragment, u.RawFragment = "", ""
+	return true
+}
+
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// drain reads a little of a body so that its connection can be reused,
+// and closes it.
+func drain(resp *http.Response) {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	resp.Body.Close()
+}
+
+// unwrapURLError returns the cause of a *url.Error: the URL is in the
+// FetchError already.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}

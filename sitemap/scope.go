@@ -1,0 +1,119 @@
+package sitemap
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// hostKey returns the host of u as scope compares it: the host name in
+// lower case, with the port when one is written (sitemap.md #94: a
+// sitemap at example.com:8080 does not cover example.com).
+func hostKey(u *url.URL) string {
+	return lowerASCII(u.Host)
+}
+
+// A scope is what one sitemap file may list (sitemaps.org "Sitemap file
+// location", sitemap.md §2.7, §2.8, §4.5).
+type scope struct {
+	wk     *walk
+	final  *url.URL // the sitemap's URL after redirects
+	host   string   // hostKey(final)
+	owners []string // hosts whose robots.txt announced the sitemap or its index
+	dir    string   // Strict: scheme://host/path/ up to the last '/', query ignored (#92)
+}
+
+func (wk *walk) scopeOf(j job, final *url.URL) *scope {
+	sc := &scope{wk: wk, final: final, host: hostKey(final), owners: j.owners}
+	if wk.w.Strict {
+		p := final.EscapedPath()
+		p = p[:strings.LastIndexByte(p, '/')+1]
+		if p == "" {
+			p = "/"
+		}
+		sc.dir = final.Scheme + "://" + sc.host + p
+	}
+	return sc
+}
+
+// under reports whether u is under the sitemap's directory (Strict): same
+// scheme, host and port, and a path below (sitemap.md #91-#93).
+func (sc *scope) under(u *url.URL) bool {
+	if sc.dir == "" {
+		return true
+	}
+	return strings.HasPrefix(u.Scheme+"://"+hostKey(u)+u.EscapedPath(), sc.dir)
+}
+
+// inChildScope reports whether an index may list the sitemap u: on the
+// index's host or a host that announced the index (sitemap.md #76), and
+// in Strict mode under its directory (Google).
+func (sc *scope) inChildScope(u *url.URL) bool {
+	h := hostKey(u)
+	if h == sc.host {
+		return sc.under(u)
+	}
+	return slices.Contains(sc.owners, h)
+}
+
+// inScope reports whether the sitemap may list the page u: a page on the
+// sitemap's host (in Strict mode under its directory), on a host whose
+// robots.txt announced the sitemap or an index it came from, or on a host
+// whose robots.txt lists one of them (cross-submission, sitemaps.org).
+func (sc *scope) inScope(chain []string, u *url.URL) bool {
+	h := hostKey(u)
+	if h == sc.host {
+		return sc.under(u)
+	}
+	if slices.Contains(sc.owners, h) {
+		return true
+	}
+	listed := sc.wk.announcedBy(u)
+	if slices.Contains(listed, sc.final.String()) {
+		return true
+	}
+	for _, s := range chain {
+		if slices.Contains(listed, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// remember records the sitemaps the robots.txt of host lists.
+func (wk *walk) remember(host string, sitemaps []string) {
+	wk.announced.mu.Lock()
+	defer wk.announced.mu.Unlock()
+	wk.announced.m[host] = sitemaps
+}
+
+// announcedBy returns the sitemap URLs the robots.txt of u's origin lists,
+// reading it (through the walk's robots.txt cache) the first time a host
+// is asked, for at most maxForeignHosts hosts a walk.
+func (wk *walk) announcedBy(u *url.URL) []string {
+	h := hostKey(u)
+	wk.announced.mu.Lock()
+	listed, ok := wk.announced.m[h]
+	n := len(wk.announced.m)
+	wk.announced.mu.Unlock()
+	if ok {
+		return listed
+	}
+	if n >= maxForeignHosts+1 {
+		return nil
+	}
+	robotsURL := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
+	e, err := wk.robots.Get(wk.ctx, robotsURL)
+	if err == nil {
+		base, _ := url.Parse(e.URL)
+		if base == nil {
+			base = robotsURL
+		}
+		listed = FromRobots(base, e.Robots.Sitemaps())
+	}
+	if listed == nil {
+		listed = []string{}
+	}
+	wk.remember(h, listed)
+	return listed
+}

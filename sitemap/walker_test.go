@@ -1,0 +1,537 @@
+package sitemap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A testSite serves fixed files; "{{host}}" in a body becomes the server's
+// own base URL, "{{other}}" that of the site set as other.
+type testSite struct {
+	t     *testing.T
+	srv   *httptest.Server
+	other *testSite
+
+	mu    sync.Mutex // guards files and hits
+	files map[string]*testFile
+	hits  map[string]int
+}
+
+type testFile struct {
+	status  int
+	body    string
+	header  map[string]string
+	fail503 int    // answer 503 this many times first
+	to      string // redirect target (path or URL)
+	etag    string // answer If-None-Match with 304
+}
+
+func newTestSite(t *testing.T, files map[string]*testFile) *testSite {
+	t.Helper()
+	s := &testSite{t: t, files: files, hits: make(map[string]int)}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *testSite) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	key := r.URL.RequestURI()
+	s.hits[key]++
+	f, ok := s.files[key]
+	var fail bool
+	if ok && f.fail503 > 0 {
+		f.fail503--
+		fail = true
+	}
+	s.mu.Unlock()
+	switch {
+	case !ok:
+		http.NotFound(w, r)
+	case fail:
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	case f.to != "":
+		http.Redirect(w, r, s.expand(f.to), http.StatusMovedPermanently)
+	case f.etag != "" && r.Header.Get("If-None-Match") == f.etag:
+		w.WriteHeader(http.StatusNotModified)
+	default:
+		for k, v := range f.header {
+			w.Header().Set(k, v)
+		}
+		if f.etag != "" {
+			w.Header().Set("ETag", f.etag)
+		}
+		if f.status != 0 {
+			w.WriteHeader(f.status)
+		}
+		fmt.Fprint(w, s.expand(f.body))
+	}
+}
+
+func (s *testSite) expand(body string) string {
+	body = strings.ReplaceAll(body, "{{host}}", s.srv.URL)
+	if s.other != nil {
+		body = strings.ReplaceAll(body, "{{other}}", s.other.srv.URL)
+	}
+	return body
+}
+
+func (s *testSite) hit(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hits[path]
+}
+
+func urlsetOf(locs ...string) string {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for _, l := range locs {
+		fmt.Fprintf(&b, "<url><loc>%s</loc></url>", l)
+	}
+	b.WriteString("</urlset>")
+	return b.String()
+}
+
+func indexOf(locs ...string) string {
+	var b strings.Builder
+	b.WriteString(`<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for _, l := range locs {
+		fmt.Fprintf(&b, "<sitemap><loc>%s</loc></sitemap>", l)
+	}
+	b.WriteString("</sitemapindex>")
+	return b.String()
+}
+
+// walkSite walks s with w and returns the page URLs with the site's base
+// replaced by "H" (and the other site's by "O"), sorted.
+func walkSite(t *testing.T, w *Walker, s *testSite) ([]string, Stats, error) {
+	t.Helper()
+	var mu sync.Mutex
+	var got []string
+	st, err := w.Walk(context.Background(), s.srv.URL, func(e Entry) error {
+		mu.Lock()
+		defer mu.Unlock()
+		loc := strings.ReplaceAll(e.Loc, s.srv.URL, "H")
+		if s.other != nil {
+			loc = strings.ReplaceAll(loc, s.other.srv.URL, "O")
+		}
+		got = append(got, loc)
+		return nil
+	})
+	slices.Sort(got)
+	return got, st, err
+}
+
+// noSleep records the waits of a Walker instead of sleeping.
+func noSleep(w *Walker) *[]time.Duration {
+	var waits []time.Duration
+	var mu sync.Mutex
+	w.sleep = func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		waits = append(waits, d)
+		mu.Unlock()
+		return ctx.Err()
+	}
+	return &waits
+}
+
+func TestWalkIndexFormats(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "User-agent: *\nDisallow:\nSitemap: {{host}}/index.xml\n"},
+		"/index.xml":  {body: indexOf("{{host}}/a.xml.gz", "/b.txt", "c.rss")},
+		"/a.xml.gz":   {body: gz(urlsetOf("/a1", "a2"))},
+		"/b.txt":      {body: "{{host}}/b1\n{{host}}/a1\n"},
+		"/c.rss": {body: `<rss version="2.0"><channel><link>{{host}}/</link>
+<item><link>{{host}}/c1</link></item><item><link>/c2</link></item></channel></rss>`},
+	})
+	w := &Walker{}
+	got, st, err := walkSite(t, w, s)
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	want := []string{"H/a1", "H/a2", "H/b1", "H/c1", "H/c2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Walk pages = %q, want %q", got, want)
+	}
+	if st.Sitemaps != 4 || st.URLs != 5 || st.Dropped.Duplicate != 1 || st.Failed != 0 {
+		t.Errorf("Walk stats = %+v, want 4 sitemaps, 5 URLs, 1 duplicate, 0 failed", st)
+	}
+}
+
+func TestWalkRobotsLines(t *testing.T) {
+	// Duplicate and relative Sitemap lines, a comment, junk, robots.txt
+	// listed as a sitemap, and robots.txt redirected: relative lines
+	// resolve against where it redirected to (sitemap.md #3, #11, #21, #74).
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {to: "/new/robots.txt"},
+		"/new/robots.txt": {body: `Sitemap: sm.xml
+sitemap: {{host}}/new/sm.xml
+Sitemap: /top.xml  # comment
+Sitemap: Sitemap: {{host}}/junk.xml
+Sitemap: {{host}}/robots.txt
+User-agent: *
+Disallow:
+`},
+		"/new/sm.xml": {body: urlsetOf("{{host}}/p1")},
+		"/top.xml":    {body: urlsetOf("{{host}}/p2")},
+	})
+	got, st, err := walkSite(t, &Walker{}, s)
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	if want := []string{"H/p1", "H/p2"}; !slices.Equal(got, want) {
+		t.Errorf("Walk pages = %q, want %q", got, want)
+	}
+	if st.Sitemaps != 2 || st.Skipped.Duplicate != 1 {
+		t.Errorf("Walk stats = %+v, want 2 sitemaps, 1 skipped duplicate (robots.txt)", st)
+	}
+	if n := s.hit("/new/sm.xml"); n != 1 {
+		t.Errorf("/new/sm.xml fetched %d times, want 1", n)
+	}
+	if n := s.hit("/robots.txt"); n != 1 {
+		t.Errorf("/robots.txt fetched %d times, want 1", n)
+	}
+}
+
+func TestWalkLoops(t *testing.T) {
+	// An index that lists itself, a cycle a → b → a, and a child that
+	// redirects to an ancestor (sitemap.md #72, #73).
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /a.xml\n"},
+		"/a.xml":      {body: indexOf("/a.xml", "/b.xml", "/moved.xml")},
+		"/b.xml":      {body: indexOf("/a.xml", "/leaf.xml")},
+		"/moved.xml":  {to: "/b.xml"},
+		"/leaf.xml":   {body: urlsetOf("/p")},
+	})
+	got, st, err := walkSite(t, &Walker{}, s)
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	if want := []string{"H/p"}; !slices.Equal(got, want) {
+		t.Errorf("Walk pages = %q, want %q", got, want)
+	}
+	for _, p := range []string{"/a.xml", "/b.xml", "/leaf.xml"} {
+		if n := s.hit(p); n != 1 {
+			t.Errorf("%s fetched %d times, want 1", p, n)
+		}
+	}
+	if st.Skipped.Duplicate != 3 {
+		t.Errorf("Walk Skipped.Duplicate = %d, want 3 (a lists a, b lists a, moved → b)", st.Skipped.Duplicate)
+	}
+}
+
+func TestWalkDepth(t *testing.T) {
+	files := map[string]*testFile{"/robots.txt": {body: "Sitemap: /i0.xml\n"}}
+	for i := range 12 {
+		files[fmt.Sprintf("/i%d.xml", i)] = &testFile{body: indexOf(fmt.Sprintf("/i%d.xml", i+1))}
+	}
+	s := newTestSite(t, files)
+	_, st, err := walkSite(t, &Walker{Options: Options{MaxDepth: 3}}, s)
+	if !errors.Is(err, ErrTooDeep) {
+		t.Errorf("Walk error = %v, want ErrTooDeep", err)
+	}
+	if st.Sitemaps != 4 || st.Skipped.Limit != 1 {
+		t.Errorf("Walk stats = %+v, want 4 sitemaps read, 1 skipped for depth (sitemap.md #75)", st)
+	}
+}
+
+func TestWalkDisallowedSitemap(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt":      {body: "User-agent: *\nDisallow: /private/\nDisallow: /secret\nSitemap: /private/sm.xml\nSitemap: /sm.xml\n"},
+		"/private/sm.xml":  {body: urlsetOf("/x")},
+		"/sm.xml":          {body: urlsetOf("/a", "/secret/b", "/c")},
+		"/sitemap.xml":     {body: urlsetOf("/never")},
+		"/secret/more.xml": {body: urlsetOf("/y")},
+	})
+	got, st, err := walkSite(t, &Walker{}, s)
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	if want := []string{"H/a", "H/c"}; !slices.Equal(got, want) {
+		t.Errorf("Walk pages = %q, want %q", got, want)
+	}
+	if n := s.hit("/private/sm.xml"); n != 0 {
+		t.Errorf("disallowed sitemap fetched %d times, want 0", n)
+	}
+	if st.Skipped.Robots != 1 || st.Dropped.Robots != 1 {
+		t.Errorf("Walk stats = %+v, want 1 sitemap and 1 page dropped by robots.txt", st)
+	}
+}
+
+func TestWalkRetryAfter(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /index.xml\n"},
+		"/index.xml":  {body: indexOf("/busy.xml", "/gone.xml", "/ok.xml")},
+		"/busy.xml":   {body: urlsetOf("/b"), fail503: 1},
+		"/ok.xml":     {body: urlsetOf("/o")},
+	})
+	w := &Walker{}
+	waits := noSleep(w)
+	got, st, err := walkSite(t, w, s)
+	if want := []string{"H/b", "H/o"}; !slices.Equal(got, want) {
+		t.Errorf("Walk pages = %q, want %q", got, want)
+	}
+	if !slices.Equal(*waits, []time.Duration{time.Second}) {
+		t.Errorf("Walk waited %v, want [1s] (Retry-After: 1)", *waits)
+	}
+	// The 404 child is reported; its siblings were walked (#78).
+	var we *WalkError
+	var fe *FetchError
+	if !errors.As(err, &we) || !errors.As(err, &fe) || fe.StatusCode != 404 || !strings.HasSuffix(fe.URL, "/gone.xml") {
+		t.Fatalf("Walk error = %v, want a *WalkError with the 404 of /gone.xml", err)
+	}
+	if st.Failed != 1 || we.Failed != 1 {
+		t.Errorf("Walk stats = %+v, want 1 failed", st)
+	}
+}
+
+func TestWalkRetryGivesUp(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /busy.xml\n"},
+		"/busy.xml":   {body: urlsetOf("/b"), fail503: 10},
+	})
+	w := &Walker{}
+	waits := noSleep(w)
+	_, _, err := walkSite(t, w, s)
+	var fe *FetchError
+	if !errors.As(err, &fe) || fe.StatusCode != 503 {
+		t.Fatalf("Walk error = %v, want a FetchError with status 503", err)
+	}
+	if n := s.hit("/busy.xml"); n != maxFetchRetries+1 || len(*waits) != maxFetchRetries {
+		t.Errorf("busy sitemap fetched %d times with waits %v, want %d fetches", n, *waits, maxFetchRetries+1)
+	}
+}
+
+func TestWalkCrossHost(t *testing.T) {
+	// The sitemap of H lists pages on O. O's robots.txt lists H's sitemap
+	// for /cross.xml only: cross-submission (sitemaps.org).
+	h := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /own.xml\nSitemap: /cross.xml\n"},
+		"/own.xml":    {body: urlsetOf("/mine", "{{other}}/theirs-1", "{{other}}/theirs-2")},
+		"/cross.xml":  {body: urlsetOf("{{other}}/submitted")},
+	})
+	o := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: {{other}}/cross.xml\n"},
+	})
+	h.other, o.other = o, h
+	got, st, err := walkSite(t, &Walker{}, h)
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	if want := []string{"H/mine", "O/submitted"}; !slices.Equal(got, want) {
+		t.Errorf("Walk pages = %q, want %q", got, want)
+	}
+	if st.Dropped.Scope != 2 {
+		t.Errorf("Walk Dropped.Scope = %d, want 2", st.Dropped.Scope)
+	}
+	if n := o.hit("/robots.txt"); n != 1 {
+		t.Errorf("other host's robots.txt fetched %d times, want 1", n)
+	}
+}
+
+func TestWalkForeignChild(t *testing.T) {
+	// An index child on another host is not fetched (sitemap.md #76); a
+	// sitemap robots.txt announces on another host is, and may list the
+	// announcing host's pages.
+	o := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: ""},
+		"/cdn.xml":    {body: urlsetOf("{{other}}/page", "{{host}}/cdn-page")},
+		"/child.xml":  {body: urlsetOf("{{other}}/never")},
+	})
+	h := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: {{other}}/cdn.xml\nSitemap: /index.xml\n"},
+		"/index.xml":  {body: indexOf("{{other}}/child.xml")},
+	})
+	h.other, o.other = o, h
+	got, st, err := walkSite(t, &Walker{}, h)
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	if want := []string{"H/page", "O/cdn-page"}; !slices.Equal(got, want) {
+		t.Errorf("Walk pages = %q, want %q", got, want)
+	}
+	if n := o.hit("/child.xml"); n != 0 || st.Skipped.Scope != 1 {
+		t.Errorf("foreign child fetched %d times, Skipped.Scope = %d; want 0 and 1", n, st.Skipped.Scope)
+	}
+}
+
+func TestWalkStrict(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt":              {body: "Sitemap: /catalog/sitemap.xml?x=1\n"},
+		"/catalog/sitemap.xml?x=1": {body: urlsetOf("/catalog/show?item=1", "/image/show", "/catalog", "/catalog/")},
+	})
+	got, st, err := walkSite(t, &Walker{Options: Options{Strict: true}}, s)
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	if want := []string{"H/catalog/", "H/catalog/show?item=1"}; !slices.Equal(got, want) {
+		t.Errorf("Walk pages = %q, want %q (sitemap.md #91, #92)", got, want)
+	}
+	if st.Dropped.Scope != 2 {
+		t.Errorf("Walk Dropped.Scope = %d, want 2", st.Dropped.Scope)
+	}
+	got, _, _ = walkSite(t, &Walker{}, s)
+	if len(got) != 4 {
+		t.Errorf("Walk pages without Strict = %q, want all 4", got)
+	}
+}
+
+func TestWalkFilters(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /sm.xml\n"},
+		"/sm.xml": {body: `<urlset>
+<url><loc>/blog/old</loc><lastmod>2020-01-01</lastmod></url>
+<url><loc>/blog/new</loc><lastmod>2026-01-01T10:00:00Z</lastmod></url>
+<url><loc>/blog/undated</loc></url>
+<url><loc>/blog/doc.pdf</loc></url>
+<url><loc>/shop/item</loc></url>
+</urlset>`},
+	})
+	w := &Walker{Options: Options{
+		Since:   time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+		Include: []string{"/blog/"},
+		Exclude: []string{"/*.pdf$"},
+	}}
+	got, st, err := walkSite(t, w, s)
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	if want := []string{"H/blog/new", "H/blog/undated"}; !slices.Equal(got, want) {
+		t.Errorf("Walk pages = %q, want %q", got, want)
+	}
+	if st.Dropped.Filter != 3 {
+		t.Errorf("Walk Dropped.Filter = %d, want 3", st.Dropped.Filter)
+	}
+}
+
+func TestWalkMaxURLs(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /index.xml\n"},
+		"/index.xml":  {body: indexOf("/a.xml", "/b.xml")},
+		"/a.xml":      {body: urlsetOf("/1", "/2", "/3")},
+		"/b.xml":      {body: urlsetOf("/4")},
+	})
+	got, st, _ := walkSite(t, &Walker{Options: Options{MaxURLs: 2}}, s)
+	if len(got) != 2 || st.URLs != 2 || st.Dropped.Limit != 1 || st.Skipped.Limit != 1 {
+		t.Errorf("Walk with MaxURLs 2 = %q, %+v; want 2 URLs, 1 dropped, 1 sitemap skipped", got, st)
+	}
+	if n := s.hit("/b.xml"); n != 0 {
+		t.Errorf("/b.xml fetched %d times after MaxURLs, want 0", n)
+	}
+}
+
+func TestWalkFallback(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/sitemap.xml": {body: urlsetOf("/a")},
+	})
+	got, _, err := walkSite(t, &Walker{}, s)
+	if err != nil || !slices.Equal(got, []string{"H/a"}) {
+		t.Errorf("Walk with no robots.txt = %q, %v; want [H/a] from /sitemap.xml", got, err)
+	}
+	got, st, err := walkSite(t, &Walker{Options: Options{NoFallback: true}}, s)
+	if err != nil || len(got) != 0 || st.Sitemaps != 0 {
+		t.Errorf("Walk with NoFallback = %q, %+v, %v; want nothing", got, st, err)
+	}
+	empty := newTestSite(t, map[string]*testFile{"/robots.txt": {body: "User-agent: *\nDisallow:\n"}})
+	got, st, err = walkSite(t, &Walker{}, empty)
+	if err != nil || len(got) != 0 || st.Failed != 0 {
+		t.Errorf("Walk of a site without sitemaps = %q, %+v, %v; want nothing and no error", got, st, err)
+	}
+}
+
+func TestWalkConditional(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /index.xml\n"},
+		"/index.xml":  {body: indexOf("/a.xml", "/b.xml"), etag: `"i1"`},
+		"/a.xml":      {body: urlsetOf("/a"), etag: `"a1"`},
+		"/b.xml":      {body: urlsetOf("/b"), header: map[string]string{"Last-Modified": "Mon, 02 Jan 2006 15:04:05 GMT"}},
+	})
+	w := &Walker{}
+	got, _, err := walkSite(t, w, s)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("first Walk = %q, %v", got, err)
+	}
+	s.mu.Lock()
+	s.files["/b.xml"].body = urlsetOf("/b", "/b2")
+	s.mu.Unlock()
+	got, st, err := walkSite(t, w, s)
+	if err != nil {
+		t.Fatalf("second Walk: %v", err)
+	}
+	// a.xml answers 304; b.xml has no ETag and the server ignores
+	// If-Modified-Since, so it is read again; the index is always read.
+	if want := []string{"H/b", "H/b2"}; !slices.Equal(got, want) || st.NotModified != 1 || st.Sitemaps != 2 {
+		t.Errorf("second Walk = %q, %+v; want %q, 1 not modified, 2 read", got, st, want)
+	}
+}
+
+func TestWalkStops(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /a.xml\n"},
+		"/a.xml":      {body: urlsetOf("/1", "/2", "/3")},
+	})
+	stop := errors.New("enough")
+	n := 0
+	st, err := (&Walker{}).Walk(context.Background(), s.srv.URL, func(Entry) error {
+		n++
+		if n == 2 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || st.URLs != 1 {
+		t.Errorf("Walk with fn failing at the 2nd page = %+v, %v; want 1 URL and fn's error", st, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (&Walker{}).Walk(ctx, s.srv.URL, func(Entry) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("Walk with a cancelled context = %v, want context.Canceled", err)
+	}
+	if _, err := (&Walker{}).Walk(ctx, "ftp://x", nil); err == nil {
+		t.Errorf("Walk(ftp://x) = nil error, want one")
+	}
+}
+
+func TestWalkRobotsUnreachable(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt":  {status: 500},
+		"/sitemap.xml": {body: urlsetOf("/a")},
+	})
+	got, st, err := walkSite(t, &Walker{}, s)
+	var fe *FetchError
+	if len(got) != 0 || st.Failed != 1 || !errors.As(err, &fe) || !strings.HasSuffix(fe.URL, "/robots.txt") {
+		t.Errorf("Walk with robots.txt 500 = %q, %+v, %v; want nothing fetched and the robots.txt error", got, st, err)
+	}
+}
+
+func TestMatchPattern(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, target string
+		want            bool
+	}{
+		{"/blog/", "/blog/x", true},
+		{"/blog/", "/blo", false},
+		{"/*.pdf$", "/a/b.pdf", true},
+		{"/*.pdf$", "/a/b.pdf?x", false},
+		{"/*.pdf", "/a/b.pdf?x", true},
+		{"*", "/anything", true},
+		{"/a*b*c$", "/axxbyyc", true},
+		{"/a*b*c$", "/axxbyyca", false},
+		{"/$", "/", true},
+		{"/$", "/x", false},
+		{"/a**", "/a", true},
+	} {
+		if got := matchPattern(tc.pattern, tc.target); got != tc.want {
+			t.Errorf("matchPattern(%q, %q) = %v, want %v", tc.pattern, tc.target, got, tc.want)
+		}
+	}
+}
