@@ -14,7 +14,12 @@ var (
 
 func load(tb testing.TB) *Set {
 	tb.Helper()
-	loadOnce.Do(func() { set, loadErr = Load(SharedDir) })
+	loadOnce.Do(func() {
+		var dir string
+		if dir, loadErr = FindShared(""); loadErr == nil {
+			set, loadErr = Load(dir)
+		}
+	})
 	if loadErr != nil {
 		tb.Skipf("shared corpus not available: %v", loadErr)
 	}

@@ -11,9 +11,49 @@ import (
 	"strings"
 )
 
-// SharedDir is where the shared reference material lives, relative to this
-// module's directory.
-const SharedDir = "../../shared"
+// SharedEnv names the environment variable that may point at the shared
+// reference material (the directory holding corpus/ and bench/).
+const SharedEnv = "ROBOTSMW_SHARED"
+
+// FindShared returns the directory of the shared reference material: dir
+// if it is not empty, else $ROBOTSMW_SHARED, else the first directory named
+// "shared" holding corpus/robots found next to the working directory or one
+// of its parents (a clone of the repository next to shared/, run from the
+// repository or from bench/). The error says where it looked and how to
+// point it there.
+func FindShared(dir string) (string, error) {
+	ok := func(d string) bool {
+		fi, err := os.Stat(filepath.Join(d, "corpus", "robots"))
+		return err == nil && fi.IsDir()
+	}
+	if dir == "" {
+		dir = os.Getenv(SharedEnv)
+	}
+	if dir != "" {
+		if !ok(dir) {
+			return "", fmt.Errorf("bench: %s has no corpus/robots directory; point -shared or $%s at the shared reference material", dir, SharedEnv)
+		}
+		return dir, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("bench: %w", err)
+	}
+	var looked []string
+	for d := wd; ; d = filepath.Dir(d) {
+		for _, c := range []string{filepath.Join(d, "shared"), d} {
+			if ok(c) {
+				return c, nil
+			}
+		}
+		looked = append(looked, filepath.Join(d, "shared"))
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return "", fmt.Errorf("bench: no shared reference material (a shared/ directory with corpus/robots) in %s; pass -shared DIR or set $%s",
+		strings.Join(looked, ", "), SharedEnv)
+}
 
 // A Check is one line of the standard matching workload: which corpus file,
 // which agent, which URL.

@@ -48,10 +48,13 @@ type Seeding struct {
 // duplicate and limit, failures) and what became of the URLs.
 type SeedStats struct {
 	sitemap.Stats
-	// Queued counts the pages the collector (or Queue) accepted. Pages it
-	// refused because it had visited them already are counted in
-	// Dropped.Duplicate.
+	// Queued counts the pages the collector (or Queue) accepted.
 	Queued int
+	// Visited counts the pages the collector refused because it had
+	// visited them already: reached through links while Seed ran, or
+	// seeded before. (Dropped.Duplicate counts the duplicates within the
+	// sitemaps.)
+	Visited int
 	// Rejected counts the pages the collector refused for another reason
 	// (AllowedDomains, URL filters, MaxDepth, MaxRequests); Rejection is
 	// the first such error.
@@ -109,7 +112,7 @@ func (g *Guard) Seed(c *colly.Collector, site string) (SeedStats, error) {
 		case ferr == nil:
 			st.Queued++
 		case errors.As(ferr, &av):
-			st.Dropped.Duplicate++
+			st.Visited++
 		case notSent(ferr) || errors.Is(ferr, errQueue):
 			st.Rejected++
 			if st.Rejection == nil {
@@ -124,9 +127,7 @@ func (g *Guard) Seed(c *colly.Collector, site string) (SeedStats, error) {
 		}
 		return nil
 	})
-	dup := st.Dropped.Duplicate
 	st.Stats = ws
-	st.Dropped.Duplicate += dup
 	return st, err
 }
 

@@ -298,8 +298,8 @@ func TestSeedFilters(t *testing.T) {
 	// A second Seed: the sitemap has no validators, so it is read again,
 	// and colly has visited its page.
 	st, err = g.Seed(c, s.URL)
-	if err != nil || st.Queued != 0 || st.Dropped.Duplicate != 1 {
-		t.Errorf("second Seed = %+v, %v; want the page counted as a duplicate", st, err)
+	if err != nil || st.Queued != 0 || st.Visited != 1 {
+		t.Errorf("second Seed = %+v, %v; want the page counted as visited", st, err)
 	}
 }
 

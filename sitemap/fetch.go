@@ -154,6 +154,7 @@ func (wk *walk) read(res *result, resp *http.Response) {
 		e.Loc = u.String()
 		res.pages = append(res.pages, e)
 	}
+	res.index = !leaf
 	if leaf {
 		wk.w.memo.put(j.url, resp.Header)
 	} else {

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"golang.org/x/net/publicsuffix"
 )
 
 // hostKey returns the host of u as scope compares it: the host name in
@@ -58,8 +60,9 @@ func (sc *scope) inChildScope(u *url.URL) bool {
 
 // inScope reports whether the sitemap may list the page u: a page on the
 // sitemap's host (in Strict mode under its directory), on a host whose
-// robots.txt announced the sitemap or an index it came from, or on a host
-// whose robots.txt lists one of them (cross-submission, sitemaps.org).
+// robots.txt announced the sitemap or an index it came from, or on a
+// related host (see related) whose robots.txt lists one of them
+// (cross-submission, sitemaps.org).
 func (sc *scope) inScope(chain []string, u *url.URL) bool {
 	h := hostKey(u)
 	if h == sc.host {
@@ -67,6 +70,9 @@ func (sc *scope) inScope(chain []string, u *url.URL) bool {
 	}
 	if slices.Contains(sc.owners, h) {
 		return true
+	}
+	if !related(u.Hostname(), sc.final.Hostname()) {
+		return false
 	}
 	listed := sc.wk.announcedBy(u)
 	if slices.Contains(listed, sc.final.String()) {
@@ -78,6 +84,24 @@ func (sc *scope) inScope(chain []string, u *url.URL) bool {
 		}
 	}
 	return false
+}
+
+// related reports whether hosts a and b are worth a cross-submission
+// check: the same host on another port, or hosts of one registrable domain
+// (blog.example.com and www.example.com; the public suffix list decides,
+// so this.github.io and that.github.io are not). A sitemap listing pages on
+// unrelated hosts would otherwise make the walk fetch the robots.txt of
+// each (crawler-commons' SiteMapCrossSubmitValidator draws the same line).
+func related(a, b string) bool {
+	if strings.EqualFold(a, b) {
+		return true
+	}
+	da, err := publicsuffix.EffectiveTLDPlusOne(strings.ToLower(a))
+	if err != nil {
+		return false
+	}
+	db, err := publicsuffix.EffectiveTLDPlusOne(strings.ToLower(b))
+	return err == nil && da == db
 }
 
 // remember records the sitemaps the robots.txt of host lists.

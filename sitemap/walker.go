@@ -91,6 +91,23 @@ type Options struct {
 	// Timeout bounds the fetch and read of one sitemap file, waits for
 	// the host's politeness included; zero means DefaultTimeout.
 	Timeout time.Duration
+	// OnSitemap, if set, is told about each sitemap the walk fetched,
+	// found unchanged, failed on or left out for robots.txt, after it
+	// was read and before its pages are passed on; from the goroutine
+	// that calls the walk's callback. For progress displays and logs.
+	OnSitemap func(SitemapReport)
+}
+
+// A SitemapReport tells Options.OnSitemap about one sitemap.
+type SitemapReport struct {
+	URL         string // as listed (robots.txt or an index), resolved
+	Depth       int    // 0 for a Sitemap line of robots.txt or the fallback
+	Index       bool   // it listed sitemaps
+	Pages       int    // page entries kept from it (before duplicates and MaxURLs)
+	Children    int    // sitemaps it listed, in scope
+	NotModified bool   // a conditional refetch found it unchanged
+	Disallowed  bool   // robots.txt disallows it: not fetched
+	Err         error  // a *FetchError if it failed or was read only in part
 }
 
 // A Walker finds a site's sitemaps and walks them: the Sitemap lines of
@@ -149,8 +166,11 @@ type Walker struct {
 // self-listing indexes and cycles end.
 //
 // Scope (sitemaps.org): a page or index child on another host than its
-// sitemap is dropped, unless that host's robots.txt lists the sitemap or
-// an index it came from (cross-submission); Strict adds the path rule. A
+// sitemap is dropped, unless that host's robots.txt announced the sitemap
+// or an index it came from, or, for a page on another port or another host
+// of the sitemap's registrable domain (public suffix list), that host's
+// robots.txt lists one of them (cross-submission: read for at most 64
+// hosts a walk); Strict adds the path rule. A
 // page URL robots.txt disallows for Agent is dropped too; one whose
 // robots.txt is unreachable is passed on, for the crawler to decide.
 // Stats counts every drop by reason.
@@ -284,6 +304,7 @@ type job struct {
 type result struct {
 	job         job
 	read        bool // the file was fetched and read (in full or in part)
+	index       bool // it listed sitemaps
 	notModified bool
 	pages       []Entry  // in scope and filtered; Loc absolute
 	children    []string // index children in scope, absolute
@@ -465,6 +486,15 @@ func (wk *walk) take(res result) error {
 	}
 	st.Dropped.add(res.dropped)
 	st.Skipped.add(res.skipped)
+	if f := wk.w.OnSitemap; f != nil && (res.read || res.notModified || res.err != nil || res.skipped.Robots > 0) {
+		r := SitemapReport{URL: res.job.url, Depth: res.job.depth, Index: res.index,
+			Pages: len(res.pages), Children: len(res.children), NotModified: res.notModified,
+			Disallowed: !res.read && res.skipped.Robots > 0}
+		if res.err != nil {
+			r.Err = res.err
+		}
+		f(r)
+	}
 	for _, c := range res.children {
 		u, _ := url.Parse(c)
 		chain := append(res.job.chain[:len(res.job.chain):len(res.job.chain)], c)

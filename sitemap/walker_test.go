@@ -154,9 +154,24 @@ func TestWalkIndexFormats(t *testing.T) {
 <item><link>{{host}}/c1</link></item><item><link>/c2</link></item></channel></rss>`},
 	})
 	w := &Walker{}
+	var reports []string
+	w.OnSitemap = func(r SitemapReport) {
+		reports = append(reports, fmt.Sprintf("%s depth %d index %v pages %d children %d",
+			strings.TrimPrefix(r.URL, s.srv.URL), r.Depth, r.Index, r.Pages, r.Children))
+	}
 	got, st, err := walkSite(t, w, s)
 	if err != nil {
 		t.Fatalf("Walk: %v", err)
+	}
+	slices.Sort(reports)
+	wantReports := []string{
+		"/a.xml.gz depth 1 index false pages 2 children 0",
+		"/b.txt depth 1 index false pages 2 children 0",
+		"/c.rss depth 1 index false pages 2 children 0",
+		"/index.xml depth 0 index true pages 0 children 3",
+	}
+	if !slices.Equal(reports, wantReports) {
+		t.Errorf("OnSitemap saw %q, want %q", reports, wantReports)
 	}
 	want := []string{"H/a1", "H/a2", "H/b1", "H/c1", "H/c2"}
 	if !slices.Equal(got, want) {
@@ -532,6 +547,24 @@ func TestMatchPattern(t *testing.T) {
 	} {
 		if got := matchPattern(tc.pattern, tc.target); got != tc.want {
 			t.Errorf("matchPattern(%q, %q) = %v, want %v", tc.pattern, tc.target, got, tc.want)
+		}
+	}
+}
+
+func TestRelated(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"www.example.com", "blog.example.com", true},
+		{"example.com", "www.example.com", true},
+		{"this.github.io", "that.github.io", false},
+		{"example.com", "example.org", false},
+		{"127.0.0.1", "127.0.0.1", true},
+		{"127.0.0.1", "127.0.0.2", false},
+	} {
+		if got := related(tc.a, tc.b); got != tc.want {
+			t.Errorf("related(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
 }

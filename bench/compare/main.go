@@ -1,7 +1,11 @@
 // Command compare measures robotsmw against its peers on the shared corpus
 // and workload in one run, and prints the table the README shows.
 //
-//	cd bench && go run ./compare [-shared ../../shared]
+//	cd bench && go run ./compare [-shared DIR] [-rounds N]
+//
+// The shared reference material (corpus/ and bench/robots-workload.tsv) is
+// found as -shared, $ROBOTSMW_SHARED, or a shared/ directory next to the
+// working directory or one of its parents.
 package main
 
 import (
@@ -16,10 +20,15 @@ import (
 )
 
 func main() {
-	shared := flag.String("shared", bench.SharedDir, "directory holding corpus/ and bench/")
+	shared := flag.String("shared", "", "directory holding corpus/ and bench/ (default: $"+bench.SharedEnv+", or a shared/ directory next to this one or a parent)")
 	rounds := flag.Int("rounds", 5, "measurement rounds; each engine keeps its best")
 	flag.Parse()
-	s, err := bench.Load(*shared)
+	dir, err := bench.FindShared(*shared)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	s, err := bench.Load(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -1,17 +1,38 @@
-// Command politecrawl crawls a small demo site with colly and robotsmw and
-// prints what happened to each URL. It needs no flags and no network: the
-// site is served on a loopback port. Its robots.txt disallows /private and
-// asks for a Crawl-delay of 0.2 s, and /busy answers 503 with Retry-After
-// once.
+// Command politecrawl crawls a site with colly and robotsmw and reports
+// what happened to every URL and why.
+//
+// With no flags it serves an embedded demo site on 127.0.0.1 and crawls
+// it, offline, in a few seconds: robots.txt with a group for PoliteCrawl
+// and one for everyone else, a Crawl-delay, wildcard and '$' rules and
+// Sitemap lines; a sitemap index with a gzip child; pages that link into
+// disallowed areas, directly and through a redirect; a shop that answers
+// 503 with Retry-After to its first requests. The crawl is seeded from the
+// sitemaps (Guard.Seed) and follows links, all through the Guard.
+//
+//	go run ./examples/politecrawl
+//	go run ./examples/politecrawl -url https://example.com -max 50 -rate 0.5
+//
+// On a terminal a progress line is redrawn in place; otherwise (or with -v)
+// each outcome is printed as a line. The final report lists the counts per
+// outcome, every blocked URL with the rule and line that blocked it, every
+// back-off with its reason and pause, and the sitemaps read.
+//
+// Exit status: 0 when the crawl ran; 2 for bad usage or a site that cannot
+// be reached.
 package main
 
 import (
+	"context"
 	"errors"
+	"flag"
 	"fmt"
-	"net/http"
+	"io"
+	"net"
 	"net/http/httptest"
+	"net/url"
 	"os"
-	"sync/atomic"
+	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -20,89 +41,154 @@ import (
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
-const robotsTxt = `User-agent: *
-Disallow: /private
-Crawl-delay: 0.2
-`
-
-var pages = map[string]string{
-	"/":       `<a href="/about">about</a> <a href="/blog">blog</a> <a href="/private/admin">admin</a> <a href="/busy">busy</a>`,
-	"/about":  `<a href="/">home</a> <a href="/old-team">team</a>`,
-	"/blog":   `<a href="/blog/1">one</a> <a href="/blog/2">two</a> <a href="/private/drafts">drafts</a>`,
-	"/blog/1": `<a href="/blog">blog</a>`,
-	"/blog/2": `<a href="/blog">blog</a>`,
-	"/busy":   `<a href="/">home</a>`,
-}
-
-// demoSite returns the handler of the demo site.
-func demoSite() http.Handler {
-	var busy atomic.Bool
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/robots.txt":
-			fmt.Fprint(w, robotsTxt)
-			return
-		case "/old-team":
-			http.Redirect(w, r, "/private/team", http.StatusMovedPermanently)
-			return
-		case "/busy":
-			if !busy.Swap(true) {
-				w.Header().Set("Retry-After", "1")
-				http.Error(w, "maintenance", http.StatusServiceUnavailable)
-				return
-			}
-		}
-		body, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, "<html><body>%s</body></html>", body)
-	})
-}
-
 func main() {
-	site := httptest.NewServer(demoSite())
-	defer site.Close()
-	start := time.Now()
-	stamp := func() string { return fmt.Sprintf("%5.2fs", time.Since(start).Seconds()) }
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, isTerminal(os.Stdout)))
+}
 
-	g := &robotsmw.Guard{
-		Agent:   "PoliteCrawl",
-		Rate:    rate.Limit(20), // Crawl-delay: 0.2 makes it 5 per second
-		Backoff: 500 * time.Millisecond,
+// isTerminal reports whether f is a terminal (a character device).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// options are the command's flags.
+type options struct {
+	url      string
+	agent    string
+	rate     float64
+	max      int
+	sitemaps bool
+	verbose  bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, int) {
+	var o options
+	fs := flag.NewFlagSet("politecrawl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.url, "url", "", "crawl this site instead of the embedded demo site")
+	fs.StringVar(&o.agent, "agent", "PoliteCrawl/1.0 (+https://github.com/robotsmw/robotsmw)", "User-Agent; its product token is matched against robots.txt")
+	fs.Float64Var(&o.rate, "rate", 0, "requests per second per host (default: 10 on the demo site, 1 elsewhere); Crawl-delay may lower it")
+	fs.IntVar(&o.max, "max", 0, "stop after this many requests (0: no limit)")
+	fs.BoolVar(&o.sitemaps, "sitemaps", true, "seed the crawl from the site's sitemaps")
+	fs.BoolVar(&o.verbose, "v", false, "print every outcome as a line, even on a terminal")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: politecrawl [flags]\n\nCrawls the embedded demo site (or -url) through robotsmw and reports every outcome.\n\nflags:\n")
+		fs.PrintDefaults()
 	}
-	c := colly.NewCollector(colly.UserAgent("PoliteCrawl/1.0 (+https://example.org/bot)"), g.Attach, colly.Async())
-	c.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
-	c.OnResponse(func(r *colly.Response) {
-		fmt.Printf("%s fetched  %s (%d)\n", stamp(), r.Request.URL.Path, r.StatusCode)
-	})
-	// Every outcome reaches OnError: a deferral or retry (the Guard sends
-	// the request again by itself) or a final one.
-	c.OnError(func(r *colly.Response, err error) {
-		var de *robotsmw.DeferredError
-		var dis *robotsmw.DisallowedError
-		switch {
-		case errors.As(err, &de):
-			fmt.Printf("%s retry    %s at +%.2fs: %v\n", stamp(), r.Request.URL.Path, time.Until(de.Until).Seconds(), de.Err)
-		case errors.As(err, &dis):
-			fmt.Printf("%s blocked  %s: %s\n", stamp(), dis.URL.Path, dis.Decision)
-		default:
-			fmt.Printf("%s failed   %s: %v\n", stamp(), r.Request.URL.Path, err)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, 0
 		}
-	})
-	if err := c.Visit(site.URL + "/"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return o, 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "politecrawl: unexpected argument %q (the site is given with -url)\n", fs.Arg(0))
+		return o, 2
+	}
+	if o.rate < 0 || o.max < 0 {
+		fmt.Fprintln(stderr, "politecrawl: -rate and -max must not be negative")
+		return o, 2
+	}
+	return o, -1
+}
+
+// run is the command with its environment passed in, so that the test can
+// drive it. tty says whether stdout is a terminal.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool) int {
+	o, code := parseFlags(args, stderr)
+	if code >= 0 {
+		return code
+	}
+	site := o.url
+	base := ""
+	limit := rate.Limit(o.rate)
+	if site == "" {
+		demo := newDemoSite()
+		srv := httptest.NewServer(demo)
+		defer srv.Close()
+		demo.base = srv.URL
+		site, base = srv.URL, srv.URL
+		if limit == 0 {
+			limit = 10 // the demo's robots.txt asks for Crawl-delay: 0.1 anyway
+		}
+	} else if err := checkSite(ctx, site); err != nil {
+		fmt.Fprintf(stderr, "politecrawl: %v\n", err)
+		return 2
+	}
+
+	rep := &report{base: base, start: time.Now()}
+	var prog *progress
+	switch {
+	case o.verbose || !tty:
+		rep.event = func(line string) { fmt.Fprintln(stdout, line) }
+	default:
+		prog = &progress{w: stdout}
+	}
+
+	g := &robotsmw.Guard{Rate: limit, Backoff: 2 * time.Second}
+	g.ErrorHandler = func(*colly.Request, error) {} // outcomes are read in OnError below
+	g.Seeding.OnSitemap = rep.onSitemap
+	opts := []colly.CollectorOption{colly.UserAgent(o.agent), g.Attach, colly.Async(), colly.StdlibContext(ctx)}
+	if o.url != "" {
+		u, _ := url.Parse(site)
+		opts = append(opts, colly.AllowedDomains(u.Hostname()))
+	}
+	if o.max > 0 {
+		opts = append(opts, colly.MaxRequests(uint32(o.max)))
+	}
+	c := colly.NewCollector(opts...)
+	c.OnRequest(func(*colly.Request) { rep.started() })
+	c.OnResponse(rep.onResponse)
+	c.OnScraped(rep.onScraped)
+	c.OnError(rep.onError)
+	c.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
+
+	if prog != nil {
+		stopProgress := prog.start(g, rep)
+		defer stopProgress()
+	}
+	if o.sitemaps {
+		st, err := g.Seed(c, site)
+		rep.seeding(st, err)
+	}
+	if err := c.Visit(site); err != nil && !isAlreadyVisited(err) && !errors.Is(err, colly.ErrMaxRequests) {
+		fmt.Fprintf(stderr, "politecrawl: %v\n", err)
 	}
 	c.Wait()
-
-	st := g.Stats()
-	fmt.Println()
-	for _, h := range st.Busiest {
-		fmt.Printf("%s: fetched %d (robots.txt included), blocked %d, deferred %d, retried %d, back-offs %d, gave up %d, interval now %v\n",
-			h.Host, h.Fetched, h.Blocked, h.Deferred, h.Retried, h.Backoffs, h.GaveUp, h.Interval)
+	if prog != nil {
+		prog.stop()
 	}
-	fmt.Printf("done in %s\n", stamp())
+	rep.write(stdout, g)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "politecrawl: interrupted")
+	}
+	return 0
+}
+
+func isAlreadyVisited(err error) bool {
+	var av *colly.AlreadyVisitedError
+	return errors.As(err, &av)
+}
+
+// checkSite makes sure site is an http(s) URL whose host answers, so that
+// a typo gets one clear line instead of a report of failures.
+func checkSite(ctx context.Context, site string) error {
+	u, err := url.Parse(site)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("-url %q is not an http or https URL with a host (try https://%s)", site, strings.TrimPrefix(site, "//"))
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	if err != nil {
+		return fmt.Errorf("%s cannot be reached: %v", u.Host, err)
+	}
+	conn.Close()
+	return nil
 }

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestDemo runs the command as the README's first command does and checks
+// its report: every kind of outcome the demo site provokes is there.
+func TestDemo(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), nil, &out, &errOut, tty); code != 0 {
+			t.Fatalf("run(tty=%v) = %d, want 0; stderr:\n%s", tty, code, errOut.String())
+		}
+		report := out.String()
+		for _, want := range []string{
+			"pages fetched                              11",
+			"blocked by robots.txt                       5",
+			"back-offs (429/503, retried later)          2",
+			"gave up                                     0",
+			`/files/report.pdf: disallowed by line 8: disallow: /*.pdf$ (group "PoliteCrawl")`,
+			`/blog/3?sessionid=42: disallowed by line 7: disallow: /*?sessionid= (group "PoliteCrawl")`,
+			`/private/team: disallowed by line 5: disallow: /private/ (group "PoliteCrawl") (redirected from /old-team)`,
+			"/shop/: 503 Service Unavailable, Retry-After: 1; host paused, retry 1 in 1s",
+			"/sitemap-pages.xml.gz: 5 pages",
+			"/private/sitemap-drafts.xml: disallowed by robots.txt, not fetched",
+			"12 page URLs listed: 9 handed to the crawl",
+			"left out: 1 duplicate, 1 disallowed, 1 out of scope",
+		} {
+			if !strings.Contains(report, want) {
+				t.Errorf("run(tty=%v) report lacks %q; report:\n%s", tty, want, report)
+			}
+		}
+		if strings.Contains(report, "elsewhere.example") {
+			t.Errorf("run(tty=%v) contacted the off-site host of the sitemap:\n%s", tty, report)
+		}
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"-h"}, 0, "usage: politecrawl"},
+		{[]string{"-url", "example.com"}, 2, `-url "example.com" is not an http or https URL`},
+		{[]string{"-url", "http://127.0.0.1:1"}, 2, "cannot be reached"},
+		{[]string{"stray"}, 2, `unexpected argument "stray"`},
+		{[]string{"-rate", "-1"}, 2, "must not be negative"},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), tc.args, &out, &errOut, false)
+		if code != tc.code || !strings.Contains(errOut.String(), tc.msg) {
+			t.Errorf("run(%q) = %d, stderr %q; want %d and %q", tc.args, code, errOut.String(), tc.code, tc.msg)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
+	"github.com/robotsmw/robotsmw/sitemap"
+)
+
+// A report collects what happened to every URL, from colly's callbacks,
+// the Guard's ErrorHandler and the sitemap walk. Its methods are safe for
+// concurrent use.
+type report struct {
+	base  string // stripped from URLs on the demo site
+	start time.Time
+	event func(string) // prints an event line; nil when events are not shown
+
+	mu        sync.Mutex // guards the fields below
+	fetched   []string
+	blocked   []string // URL: the rule and line that blocked it
+	backoffs  []string // URL: the reason and the pause
+	deferred  int
+	gaveUp    []string
+	failed    []string // colly's own errors: 404 and the like
+	sitemaps  []string
+	seed      robotsmw.SeedStats
+	seedErr   error
+	seeded    bool
+	inFlight  int
+	lastEvent string
+}
+
+// short returns u without the demo site's base.
+func (r *report) short(u *url.URL) string {
+	s := u.String()
+	if r.base != "" {
+		if t := strings.TrimPrefix(s, r.base); t != s {
+			if t == "" {
+				t = "/"
+			}
+			return t
+		}
+	}
+	return s
+}
+
+func (r *report) log(format string, args ...any) {
+	line := fmt.Sprintf("%6.2fs ", time.Since(r.start).Seconds()) + fmt.Sprintf(format, args...)
+	r.lastEvent = line
+	if r.event != nil {
+		r.event(line)
+	}
+}
+
+func (r *report) started() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inFlight++
+}
+
+func (r *report) onResponse(resp *colly.Response) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	u := r.short(resp.Request.URL)
+	r.fetched = append(r.fetched, u)
+	r.log("fetched   %s (%d)", u, resp.StatusCode)
+}
+
+func (r *report) onScraped(*colly.Response) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inFlight--
+}
+
+// onError sees every failed attempt: a deferral or retry (not final), or a
+// final outcome. Final outcomes the Guard decided also reach ErrorHandler;
+// this one records them all, so the report sees colly's own too.
+func (r *report) onError(resp *colly.Response, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	u := r.short(resp.Request.URL)
+	var de *robotsmw.DeferredError
+	var dis *robotsmw.DisallowedError
+	var se *robotsmw.StatusError
+	switch {
+	case errors.As(err, &de):
+		r.deferred++
+		pause := time.Until(de.Until).Round(100 * time.Millisecond)
+		if errors.As(de.Err, &se) {
+			reason := fmt.Sprintf("%d %s", se.StatusCode, http.StatusText(se.StatusCode))
+			if ra := se.Header.Get("Retry-After"); ra != "" {
+				reason += ", Retry-After: " + ra
+			}
+			line := fmt.Sprintf("%s: %s; host paused, retry %d in %v", u, reason, de.Attempt, pause)
+			r.backoffs = append(r.backoffs, line)
+			r.log("backoff   %s", line)
+			return
+		}
+		r.log("deferred  %s for %v: %v", u, pause, de.Err)
+		return
+	case errors.As(err, &dis):
+		line := fmt.Sprintf("%s: %s", r.short(dis.URL), dis.Decision)
+		if dis.URL.String() != resp.Request.URL.String() {
+			line += " (redirected from " + u + ")"
+		}
+		r.blocked = append(r.blocked, line)
+		r.log("blocked   %s", line)
+	case errors.Is(err, robotsmw.ErrGaveUp), errors.Is(err, robotsmw.ErrRobotsUnreachable),
+		errors.Is(err, robotsmw.ErrCrawlDelayTooLong):
+		r.gaveUp = append(r.gaveUp, fmt.Sprintf("%s: %v", u, err))
+		r.log("gave up   %s: %v", u, err)
+	default:
+		r.failed = append(r.failed, fmt.Sprintf("%s: %v", u, err))
+		r.log("failed    %s: %v", u, err)
+	}
+	r.inFlight--
+}
+
+func (r *report) onSitemap(s sitemap.SitemapReport) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	u := s.URL
+	if r.base != "" {
+		u = strings.TrimPrefix(u, r.base)
+	}
+	var line string
+	switch {
+	case s.Disallowed:
+		line = u + ": disallowed by robots.txt, not fetched"
+	case s.NotModified:
+		line = u + ": not modified"
+	case s.Index:
+		line = fmt.Sprintf("%s: index of %d sitemaps", u, s.Children)
+	default:
+		line = fmt.Sprintf("%s: %d pages", u, s.Pages)
+	}
+	if s.Err != nil {
+		line += fmt.Sprintf(" (error: %v)", s.Err)
+	}
+	r.sitemaps = append(r.sitemaps, line)
+	r.log("sitemap   %s", line)
+}
+
+func (r *report) seeding(st robotsmw.SeedStats, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seed, r.seedErr, r.seeded = st, err, true
+}
+
+// write prints the final report.
+func (r *report) write(w io.Writer, g *robotsmw.Guard) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := g.Stats()
+	t := st.Total
+	fmt.Fprintf(w, "\ndone in %.1fs\n\noutcomes\n", time.Since(r.start).Seconds())
+	fmt.Fprintf(w, "  %-40s %4d\n", "pages fetched", len(r.fetched))
+	fmt.Fprintf(w, "  %-40s %4d\n", "blocked by robots.txt", len(r.blocked))
+	fmt.Fprintf(w, "  %-40s %4d\n", "back-offs (429/503, retried later)", len(r.backoffs))
+	fmt.Fprintf(w, "  %-40s %4d\n", "deferrals in all (sent again)", r.deferred)
+	fmt.Fprintf(w, "  %-40s %4d\n", "gave up", len(r.gaveUp))
+	fmt.Fprintf(w, "  %-40s %4d\n", "other errors (404 and the like)", len(r.failed))
+	fmt.Fprintf(w, "  %-40s %4d\n", "requests sent (pages, robots.txt, sitemaps)", t.Fetched)
+
+	section := func(title string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "\n%s\n", title)
+		sorted := append([]string(nil), lines...)
+		sort.Strings(sorted)
+		for _, l := range sorted {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+	section("blocked (the rule and the line that decided)", r.blocked)
+	section("back-offs (reason and pause)", r.backoffs)
+	section("gave up", r.gaveUp)
+	section("other errors", r.failed)
+	if r.seeded {
+		section("sitemaps read", r.sitemaps)
+		s := r.seed
+		d := s.Dropped
+		fmt.Fprintf(w, "  %d page URLs listed: %d handed to the crawl (%d queued, %d reached through links first); left out: %d duplicate, %d disallowed, %d out of scope, %d filtered, %d over -max\n",
+			s.URLs+d.Total(), s.Queued+s.Visited, s.Queued, s.Visited,
+			d.Duplicate, d.Robots, d.Scope+d.Invalid, d.Filter, d.Limit+s.Rejected)
+		if sk := s.Skipped; sk.Total() > 0 {
+			fmt.Fprintf(w, "  sitemaps not fetched: %d disallowed, %d seen already, %d out of scope, %d over limits\n",
+				sk.Robots, sk.Duplicate, sk.Scope, sk.Limit)
+		}
+		if r.seedErr != nil {
+			fmt.Fprintf(w, "  sitemap errors: %v\n", r.seedErr)
+		}
+	}
+	fmt.Fprintf(w, "\nhosts\n")
+	for _, h := range st.Busiest {
+		fmt.Fprintf(w, "  %s: %d requests, %d blocked, %d retried, %d back-offs, interval now %v\n",
+			h.Host, h.Fetched, h.Blocked, h.Retried, h.Backoffs, h.Interval.Round(time.Millisecond))
+	}
+}
