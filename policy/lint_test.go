@@ -123,6 +123,22 @@ func TestLint(t *testing.T) {
 		{"dollar before the end", "User-agent: *\nDisallow: /a$b\nDisallow: /a$*\n",
 			[]string{lintAt(2, codeLiteralDollar), lintAt(3, codeLiteralDollar)}},
 		{"unknown directive", "Unicorns: /extinct\nalow: /a\n", []string{lintAt(1, codeUnknown), lintAt(2, codeUnknown)}},
+		// An unknown directive is reported wherever it stands.
+		{"unknown directive before the first group", "Foo: bar\nUser-agent: *\nDisallow: /a\n", []string{lintAt(1, codeUnknown)}},
+		{"unknown directive inside a group", "User-agent: *\nFoo: bar\nDisallow: /a\n", []string{lintAt(2, codeUnknown)}},
+		{"unknown directive between groups", "User-agent: a\nDisallow: /a\n\nFoo: bar\n\nUser-agent: b\nDisallow: /b\n",
+			[]string{lintAt(4, codeUnknown)}},
+		{"unknown directive after sitemap lines", "User-agent: *\nDisallow: /a\nSitemap: https://x.test/s.xml\nFoo: bar\nSitemap: https://x.test/t.xml\nBar: baz\n",
+			[]string{lintAt(4, codeUnknown), lintAt(6, codeUnknown)}},
+		{"unknown directive after a rule outside any group", "Disallow: /a\nFoo: bar\n",
+			[]string{lintAt(1, codeRuleBeforeAgent), lintAt(2, codeUnknown)}},
+		{"unknown directive with odd spacing", "  Foo  :  bar  \n\tBar\t:\tbaz\nBaz :\nQux\tquux\nx:y\nFoo\v:\fbar # c\n",
+			[]string{lintAt(1, codeUnknown), lintAt(2, codeUnknown), lintAt(3, codeUnknown), lintAt(4, codeUnknown), lintAt(5, codeUnknown), lintAt(6, codeUnknown)}},
+		{"unknown directive after cr line ends", "User-agent: *\rFoo: bar\r\nDisallow: /a\rBar: baz",
+			[]string{lintAt(2, codeUnknown), lintAt(4, codeUnknown)}},
+		{"unknown directive after a long comment", "User-agent: *\n# " + strings.Repeat("x", maxLineLen) + "\nFoo: bar\n",
+			[]string{lintAt(3, codeUnknown)}},
+		{"unknown directive after a byte order mark", "\xEF\xBB\xBFFoo: bar\nUser-agent: *\n", []string{lintAt(1, codeUnknown)}},
 		{"bare url", "https://x.test/sitemap.xml\nhttp://x.test/s.xml\n", []string{lintAt(1, codeUnknown), lintAt(2, codeUnknown)}},
 		{"unknown two words", "random line\n", []string{lintAt(1, codeUnknown)}},
 		{"known but unused", "Host: example.com\nNoindex: /x\nrequest-rate: 1/5\ncontent-signal: search=yes\n", nil},
@@ -176,6 +192,31 @@ func TestLint(t *testing.T) {
 			}
 			checkDiagnostics(t, []byte(tt.body), diags)
 		})
+	}
+}
+
+// TestLintUnknownEverywhere puts an unknown directive after every kind of
+// line, with every line break, and wants it reported on its own line.
+func TestLintUnknownEverywhere(t *testing.T) {
+	before := []string{"", "User-agent: *", "Disallow: /a", "Allow: /b#c", "Sitemap: https://x.test/s.xml", "Sitemap: /rel",
+		"# comment", "   ", "\t", "Crawl-delay: 1", "Crawl-delay: soon", "Host: x", "Clean-param: a", "Disallow /x",
+		"random words here", "x\x00y", "Useragent: y", "Disallow: /caf\xe9", "a:b:c", "Sitemap https://x.test/a", "Bar: baz",
+		"https://x.test/s.xml", strings.Repeat("a", maxLineLen+10)}
+	unknown := []string{"Foo: bar", " Foo : bar ", "Foo\tbar", "Foo:", "\tFoo: x # y", "Foo\v:\fbar"}
+	for _, b := range before {
+		for _, sep := range []string{"\n", "\r\n", "\r"} {
+			for _, u := range unknown {
+				for _, end := range []string{"", "\n", "\nUser-agent: *\nDisallow: /\n"} {
+					head := b + sep
+					body := head + u + end
+					line := lintCountLines([]byte(head))
+					diags := Lint([]byte(body))
+					if !slices.ContainsFunc(diags, func(d Diagnostic) bool { return d.Line == line && d.Code == codeUnknown }) {
+						t.Errorf("Lint(%q) = %q, want %s", lintAbbrev(body), lintCodes(diags), lintAt(line, codeUnknown))
+					}
+				}
+			}
+		}
 	}
 }
 

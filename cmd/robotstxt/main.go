@@ -1,224 +1,151 @@
-// Command robotstxt checks URLs against robots.txt, explains the verdicts,
-// lints robots.txt files and lists their sitemaps.
+// Command robotstxt checks URLs against robots.txt and explains the
+// verdicts, lints robots.txt files, and lists and walks their sitemaps.
 //
-//	robotstxt check [-agent UA] [-robots FILE] URL...
-//	robotstxt lint FILE|URL
-//	robotstxt sitemaps FILE|URL
+// Install it with
 //
-// FILE may be "-" for standard input. check takes absolute http and https
-// URLs with a host only, and refuses anything else as bad usage. Without
-// -robots, check fetches each URL's robots.txt as a crawler would
-// (RFC 9309 §2.3), through the same cache the middleware uses.
+//	go install github.com/robotsmw/robotsmw/cmd/robotstxt@latest
+//
+// Usage:
+//
+//	robotstxt check [-agent A] [-timeout D] [-robots ROBOTS | ROBOTS] URL...
+//	robotstxt lint [-timeout D] ROBOTS
+//	robotstxt sitemaps [-base URL] [-walk [-urls]] [-agent A] [-timeout D] SITE|ROBOTS
+//	robotstxt help [COMMAND]
+//
+// ROBOTS is a robots.txt file, "-" for standard input, or an http or https
+// URL of a site. For a URL, the robots.txt of its site (scheme, host and
+// port) is fetched, as a crawler does (RFC 9309 §2.3): https://example.com,
+// https://example.com/robots.txt and https://example.com/any/page all read
+// https://example.com/robots.txt, following up to 5 redirects.
+//
+// check prints one line per URL: ALLOWED or DISALLOWED, the URL, and why:
+// the deciding rule with its line and group, or that no rule of the group
+// matched, or why robots.txt gave no rules (it answered 404, is an HTML page
+// or is empty; it could not be fetched, which disallows everything).
+// Without a ROBOTS, each URL's own robots.txt is fetched. A first argument
+// that is "-" or an existing file is the ROBOTS. URLs must be absolute http
+// or https URLs with a host.
+//
+//	$ robotstxt check -agent Googlebot robots.txt https://example.com/private/x https://example.com/
+//	DISALLOWED https://example.com/private/x: by line 2: disallow: /private (group "*")
+//	ALLOWED    https://example.com/: no rule matched in group "*"
+//
+// lint prints what crawlers ignore or may misread, sorted by line, as
+// "FILE:LINE: error: message [code]" or "FILE:LINE: warning: message
+// [code]" (FILE: error: … for the whole file), and a one-line summary on
+// standard error. FILE is the file name, <stdin>, or the robots.txt URL
+// after redirects.
+//
+// sitemaps prints the sitemap URLs of the Sitemap lines, one per line;
+// relative ones resolve against the robots.txt URL, or -base for a file.
+// With -walk it walks the sitemaps (indexes, scope, robots.txt checks of
+// each sitemap and page) and prints a summary: sitemap files read, page
+// URLs, failed sitemaps, dropped URLs and skipped sitemaps by reason; with
+// -urls it prints every page URL too, and the summary goes to standard
+// error. While walking, a progress line is redrawn on standard error when
+// that is a terminal.
+//
+// Every fetch (robots.txt, each sitemap file) gives up after -timeout
+// (default 30s); Ctrl-C ends the command at once.
+//
+// Exit status: 0 success (every URL allowed, no lint error); 1 a URL is
+// disallowed, lint found an error, or a sitemap of a walk failed; 2 bad
+// usage or an error reading ROBOTS; 130 interrupted. "-h", "--help" and
+// "help" print the usage, "robotstxt help COMMAND" and "robotstxt COMMAND
+// -h" a command's own.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
-	"strings"
-	"time"
-
-	"github.com/robotsmw/robotsmw/policy"
-	"github.com/robotsmw/robotsmw/sitemap"
+	"os/signal"
+	"slices"
+	"syscall"
 )
 
-const usage = `usage:
-  robotstxt check [-agent UA] [-robots FILE] URL...   verdict and deciding rule per URL
-  robotstxt lint FILE|URL                              problems, with line numbers
-  robotstxt sitemaps FILE|URL                          the Sitemap lines
-FILE may be "-" for standard input; a URL is fetched (its origin's /robots.txt).
-check's URLs are absolute http or https URLs, such as https://example.com/a.
-exit status: 0 ok; 1 a URL is disallowed or lint found an error; 2 bad usage or I/O error
-`
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitFail        = 1 // a URL is disallowed, lint found an error, a sitemap failed
+	exitUsage       = 2 // bad usage, or ROBOTS could not be read
+	exitInterrupted = 130
+)
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, http.DefaultClient))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first Ctrl-C, a second one kills the process at once.
+		<-ctx.Done()
+		stop()
+	}()
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, &http.Client{})
+	stop()
+	os.Exit(code)
 }
 
-// run is the command with its environment passed in, so tests can drive it.
+// env is what a command reads and writes: the run's environment.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	client         *http.Client // copied, with -timeout, for every fetch
+}
+
+// run is the command with its environment passed in, so tests can drive
+// it; it returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, client *http.Client) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, client: client}
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
+		return e.usageError("", errors.New("missing command"))
 	}
-	cmd, args := args[0], args[1:]
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	agent := fs.String("agent", "robotstxt", "crawler User-Agent or product token")
-	robotsFile := fs.String("robots", "", "robots.txt file to use instead of fetching (\"-\": standard input)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	src := source{stdin: stdin, cache: &policy.Cache{Client: client, UserAgent: *agent}}
-	switch cmd {
-	case "check":
-		if fs.NArg() == 0 {
-			fmt.Fprint(stderr, usage)
-			return 2
-		}
-		return check(ctx, src, *agent, *robotsFile, fs.Args(), stdout, stderr)
-	case "lint", "sitemaps":
-		if fs.NArg() != 1 {
-			fmt.Fprint(stderr, usage)
-			return 2
-		}
-		body, robotsURL, err := src.body(ctx, fs.Arg(0))
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return 2
-		}
-		if cmd == "lint" {
-			return lint(body, stdout)
-		}
-		// Relative Sitemap values resolve against the robots.txt URL; read
-		// from a file, they have none and are left out like invalid ones.
-		for _, s := range sitemap.FromRobots(robotsURL, policy.Parse(body).Sitemaps()) {
-			fmt.Fprintln(stdout, s)
-		}
-		return 0
-	}
-	fmt.Fprintf(stderr, "robotstxt: unknown command %q\n%s", cmd, usage)
-	return 2
-}
-
-func check(ctx context.Context, src source, agent, robotsFile string, args []string, stdout, stderr io.Writer) int {
-	// Every argument is checked before any is, so that a mistake is not
-	// reported after verdicts that it makes look complete.
-	urls := make([]*url.URL, len(args))
-	for i, raw := range args {
-		u, err := crawlURL(raw)
-		if err != nil {
-			fmt.Fprintf(stderr, "%v\n%s", err, usage)
-			return 2
-		}
-		urls[i] = u
-	}
-	token := policy.ProductToken(agent)
-	var local *policy.Robots
-	if robotsFile != "" {
-		body, err := src.file(robotsFile)
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return 2
-		}
-		local = policy.Parse(body)
-	}
-	status := 0
-	for i, u := range urls {
-		raw := args[i]
-		r := local
-		if r == nil {
-			e, err := src.cache.Get(ctx, u)
-			if err != nil {
-				// RFC 9309 §2.3.1.4: unreachable means disallowed for now.
-				fmt.Fprintf(stdout, "%s: disallowed: robots.txt unreachable (%v); retry after %s\n",
-					raw, err, e.RetryAt.Format(time.RFC3339))
-				status = 1
-				continue
+	name, args := args[0], args[1:]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		if name == "help" && len(args) > 0 && !slices.Contains([]string{"-h", "-help", "--help"}, args[0]) {
+			if len(args) > 1 {
+				return e.usageError("", fmt.Errorf("help takes one COMMAND, got %d", len(args)))
 			}
-			r = e.Robots
+			c, ok := lookup(args[0])
+			if !ok {
+				return e.usageError("", fmt.Errorf("unknown command %q", args[0]))
+			}
+			c.printUsage(stdout)
+			return exitOK
 		}
-		d := r.Explain(token, u)
-		if !d.Allowed {
-			status = 1
+		printUsage(stdout)
+		return exitOK
+	}
+	c, ok := lookup(name)
+	if !ok {
+		if len(name) > 1 && name[0] == '-' {
+			return e.usageError("", fmt.Errorf("unknown flag %q; flags follow the command", name))
 		}
-		fmt.Fprintf(stdout, "%s: %s\n", raw, d)
+		return e.usageError("", fmt.Errorf("unknown command %q", name))
+	}
+	return c.run(ctx, e, args)
+}
+
+// errInterrupted reports that the run's context ended (Ctrl-C).
+var errInterrupted = errors.New("interrupted")
+
+// finish turns a command's outcome into an exit status, reporting err.
+func (e *env) finish(c *command, status int, err error) int {
+	var uerr usageErr
+	switch {
+	case err == nil:
+		return status
+	case errors.As(err, &uerr):
+		return e.usageError(c.name, err)
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintf(e.stderr, "robotstxt: %s: interrupted\n", c.name)
+		return exitInterrupted
+	}
+	fmt.Fprintf(e.stderr, "robotstxt: %s: %v\n", c.name, err)
+	if status == exitOK {
+		status = exitUsage
 	}
 	return status
-}
-
-// crawlURL parses a URL argument of check: an absolute http or https URL
-// with a host, as a crawler fetches. Anything else is refused rather than
-// read as policy.Robots.Allowed would read it: "example.com/private",
-// which url.Parse takes for a relative path, is most likely an https URL
-// without its scheme, and a file name most likely belongs after -robots.
-func crawlURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Opaque == "" && u.Hostname() != "" {
-		return u, nil
-	}
-	if info, serr := os.Stat(raw); serr == nil && info.Mode().IsRegular() {
-		return nil, fmt.Errorf("robotstxt: check: %q is a file, not a URL; give a robots.txt file with -robots FILE", raw)
-	}
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		return nil, fmt.Errorf("robotstxt: check: %q is not a valid URL: %v", raw, uerr.Err)
-	}
-	msg := fmt.Sprintf("robotstxt: check: %q is not an absolute http or https URL with a host", raw)
-	if err == nil && u.Host == "" && !strings.HasPrefix(raw, "/") && !strings.Contains(raw, "://") &&
-		(u.Scheme == "" || u.Opaque != "" && '0' <= u.Opaque[0] && u.Opaque[0] <= '9') {
-		// "example.com/a", or "example.com:8080/a" with its port.
-		msg += fmt.Sprintf(" (did you mean %q?)", "https://"+raw)
-	}
-	return nil, errors.New(msg)
-}
-
-func lint(body []byte, stdout io.Writer) int {
-	status := 0
-	for _, d := range policy.Lint(body) {
-		fmt.Fprintln(stdout, d)
-		if d.Severity == policy.SeverityError {
-			status = 1
-		}
-	}
-	return status
-}
-
-// A source reads robots.txt bodies from files, standard input or the web.
-type source struct {
-	stdin io.Reader
-	cache *policy.Cache
-}
-
-func (s source) file(name string) ([]byte, error) {
-	if name == "-" {
-		b, err := io.ReadAll(io.LimitReader(s.stdin, 4*policy.MaxSize))
-		if err != nil {
-			return nil, fmt.Errorf("robotstxt: reading standard input: %w", err)
-		}
-		return b, nil
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, fmt.Errorf("robotstxt: %w", err)
-	}
-	return b, nil
-}
-
-// body reads a file, or fetches the robots.txt of a URL's origin as it is
-// served; for a URL it also returns the robots.txt URL.
-func (s source) body(ctx context.Context, arg string) ([]byte, *url.URL, error) {
-	if !strings.HasPrefix(arg, "http://") && !strings.HasPrefix(arg, "https://") {
-		b, err := s.file(arg)
-		return b, nil, err
-	}
-	u, err := url.Parse(arg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("robotstxt: %w", err)
-	}
-	robotsURL := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, robotsURL.String(), nil)
-	if err != nil {
-		return nil, nil, fmt.Errorf("robotstxt: %w", err)
-	}
-	req.Header.Set("User-Agent", s.cache.UserAgent)
-	resp, err := s.cache.Client.Do(req)
-	if err != nil {
-		return nil, nil, fmt.Errorf("robotstxt: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return nil, nil, fmt.Errorf("robotstxt: %s: %s", robotsURL, resp.Status)
-	}
-	// Read past MaxSize so that lint can report the excess.
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 4*policy.MaxSize))
-	if err != nil {
-		return nil, nil, fmt.Errorf("robotstxt: reading %s: %w", robotsURL, err)
-	}
-	return b, robotsURL, nil
 }

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/robotsmw/robotsmw/policy"
+)
+
+func checkCommand() command {
+	return command{
+		name:     "check",
+		synopsis: "[-agent A] [-timeout D] [-robots ROBOTS | ROBOTS] URL...",
+		summary:  "say whether robots.txt allows each URL, and which rule decided",
+		help: `check prints one line per URL: ALLOWED or DISALLOWED, the URL, and why: the
+deciding rule with its line and group, or that no rule of the group matched,
+or why robots.txt gave no rules (it answered 404, is an html page or is
+empty; or it could not be fetched, which disallows everything).
+
+Without a ROBOTS, each URL's own robots.txt is fetched. A first argument
+that is "-" or an existing file is the ROBOTS, as is -robots.
+URLs are absolute http or https URLs with a host: https://example.com/a.
+
+` + robotsHelp + `
+examples:
+  robotstxt check -agent Googlebot robots.txt https://example.com/private/x
+  curl -s https://example.com/robots.txt | robotstxt check - https://example.com/a
+  robotstxt check https://example.com/a https://example.org/b
+`,
+		setup: checkFlags,
+	}
+}
+
+func checkFlags(fs *flag.FlagSet) action {
+	agent := fs.String("agent", "robotstxt",
+		"the crawler's product token or User-Agent `A`; the group naming it applies, else the \"*\" group")
+	robots := fs.String("robots", "",
+		"use `ROBOTS` (a file, - or a URL of a site) for every URL instead of each URL's own robots.txt")
+	timeout := new(time.Duration)
+	timeoutVar(fs, timeout)
+	return func(ctx context.Context, e *env, args []string) (int, error) {
+		if err := checkTimeout(*timeout); err != nil {
+			return 0, err
+		}
+		return e.check(ctx, *agent, *robots, *timeout, args)
+	}
+}
+
+func (e *env) check(ctx context.Context, agent, robotsArg string, timeout time.Duration, args []string) (int, error) {
+	if robotsArg == "" && len(args) > 0 && isFile(args[0]) {
+		robotsArg, args = args[0], args[1:]
+	}
+	if len(args) == 0 {
+		if robotsArg != "" {
+			return 0, usagef("missing URL to check against %q", robotsArg)
+		}
+		return 0, usagef("missing URL")
+	}
+	// Every argument is checked before any is, so that a mistake is not
+	// reported after verdicts that it makes look complete.
+	urls := make([]*url.URL, len(args))
+	for i, raw := range args {
+		u, err := crawlURL(raw, robotsArg != "")
+		if err != nil {
+			return 0, err
+		}
+		urls[i] = u
+	}
+	token := policy.ProductToken(agent)
+	f := e.newFetcher(agent, timeout)
+	var fixed *robotsTxt
+	switch {
+	case robotsArg == "":
+	case isLocal(robotsArg):
+		rt, err := e.localRobots(robotsArg)
+		if err != nil {
+			return exitUsage, err
+		}
+		fixed = rt
+	default:
+		site, err := siteURL(robotsArg)
+		if err != nil {
+			return 0, err
+		}
+		if fixed, err = f.get(ctx, site); err != nil {
+			return 0, err
+		}
+	}
+	status := exitOK
+	for i, u := range urls {
+		rt := fixed
+		if rt == nil {
+			var err error
+			if rt, err = f.get(ctx, u); err != nil {
+				return 0, err
+			}
+		}
+		allowed, why := rt.explain(token, u, timeout)
+		verdict := "ALLOWED"
+		if !allowed {
+			verdict, status = "DISALLOWED", exitFail
+		}
+		fmt.Fprintf(e.stdout, "%-10s %s: %s\n", verdict, args[i], why)
+	}
+	return status, nil
+}
+
+// explain returns the verdict rt gives for agent and u, and why.
+func (rt *robotsTxt) explain(agent string, u *url.URL, timeout time.Duration) (bool, string) {
+	switch {
+	case rt.err != nil:
+		// RFC 9309 §2.3.1.4: unreachable means disallowed for now.
+		return false, fmt.Sprintf("%s is unreachable (%s), so everything is disallowed",
+			robotsName(rt, rt.err), describe(rt.err, timeout))
+	case rt.state == policy.StateUnavailable:
+		// RFC 9309 §2.3.1.3.
+		why := "answered " + statusText(rt.status)
+		if errors.Is(rt.whyAll, policy.ErrTooManyRedirects) {
+			why = "redirected more than 5 times or in a loop"
+		}
+		return true, fmt.Sprintf("%s %s, so everything is allowed", rt.name, why)
+	}
+	d := rt.robots.Explain(agent, u)
+	switch {
+	case d.Exempt:
+		return true, "/robots.txt itself is always allowed"
+	case d.Group == policy.GroupNone:
+		why := noRules(rt.name, rt.body)
+		if why == "" {
+			why = fmt.Sprintf("no group names %q and there is no \"*\" group", agent)
+		}
+		return true, why + ", so everything is allowed"
+	case d.Rule == nil:
+		return d.Allowed, fmt.Sprintf("no rule matched in group %q", d.Agent)
+	}
+	return d.Allowed, fmt.Sprintf("by %s (group %q)", d.Rule, d.Agent)
+}
+
+// robotsName names the robots.txt an unreachable error is about.
+func robotsName(rt *robotsTxt, err error) string {
+	var ferr *policy.FetchError
+	if errors.As(err, &ferr) && ferr.URL != "" {
+		return ferr.URL
+	}
+	return rt.name
+}
+
+// crawlURL parses a URL argument of check: an absolute http or https URL
+// with a host, as a crawler fetches. Anything else is refused rather than
+// read as policy.Robots.Allowed would read it: "example.com/private",
+// which url.Parse takes for a relative path, is most likely an https URL
+// without its scheme. haveRobots tells whether a ROBOTS was given, for
+// the hint when a file stands where a URL belongs.
+func crawlURL(raw string, haveRobots bool) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Opaque == "" && u.Hostname() != "" {
+		return u, nil
+	}
+	if info, serr := os.Stat(raw); serr == nil && info.Mode().IsRegular() {
+		if haveRobots {
+			return nil, usagef("%q is a file, not a URL; only one ROBOTS can be given, as the first argument or with -robots", raw)
+		}
+		return nil, usagef("%q is a file, not a URL", raw)
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		return nil, usagef("%q is not a valid URL: %v", raw, uerr.Err)
+	}
+	msg := fmt.Sprintf("%q is not an absolute http or https URL with a host", raw)
+	if err == nil && u.Host == "" && !strings.HasPrefix(raw, "/") && !strings.Contains(raw, "://") &&
+		(u.Scheme == "" || u.Opaque != "" && '0' <= u.Opaque[0] && u.Opaque[0] <= '9') {
+		// "example.com/a", or "example.com:8080/a" with its port.
+		msg += fmt.Sprintf(" (did you mean %q?)", "https://"+raw)
+	}
+	return nil, usageErr{msg}
+}
