@@ -79,6 +79,12 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 				now := g.clock()
 				wait := e.RetryAt.Sub(now)
 				switch {
+				case ctx.Value(noDeferral{}) != nil:
+					// Guard.Transport: a net/http caller cannot be sent
+					// again later, and waiting for robots.txt's next try
+					// (a minute or more) would only run out its timeout.
+					return fmt.Errorf("%w: %s not sent: robots.txt is unreachable, next try at %s: %w",
+						ErrRobotsUnreachable, u.Redacted(), e.RetryAt.UTC().Format(time.RFC3339), err)
 				case e.Failures >= max(g.maxRetries(), 1):
 					return fmt.Errorf("%w: %s not sent: robots.txt failed %d times in a row, next try at %s: %w",
 						ErrRobotsUnreachable, u.Redacted(), e.Failures, e.RetryAt.UTC().Format(time.RFC3339), err)

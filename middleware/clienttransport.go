@@ -1,6 +1,7 @@
 package robotsmw
 
 import (
+	"context"
 	"io"
 	"net/http"
 
@@ -21,6 +22,11 @@ import (
 //   - turns 429, 5xx and network errors into the host's back-off, exactly
 //     as colly requests do (Retry-After as sent, else Backoff doubling).
 //
+// A request whose robots.txt is unreachable (429, 5xx or a network error:
+// complete disallow for now, RFC 9309 §2.3.1.4) fails at once with an
+// error wrapping ErrRobotsUnreachable and the *policy.FetchError; the
+// Guard's cache tries robots.txt again on its schedule.
+//
 // A GET or HEAD without a body answered 429 or 503 is sent again after the
 // host's pause, up to MaxRetries times; then the last response is returned.
 // Other responses and errors are returned as they are. A pause beyond 24
@@ -38,6 +44,10 @@ func (g *Guard) Transport(base http.RoundTripper) http.RoundTripper {
 	return &clientTransport{g: g, next: base}
 }
 
+// noDeferral marks the context of a Guard.Transport request: it cannot be
+// deferred, so the checks fail rather than wait for robots.txt's next try.
+type noDeferral struct{}
+
 // A clientTransport is the RoundTripper of Guard.Transport. It is not
 // changed after it is made.
 type clientTransport struct {
@@ -48,7 +58,7 @@ type clientTransport struct {
 // RoundTrip implements http.RoundTripper.
 func (t *clientTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	g := t.g
-	ctx := req.Context()
+	ctx := context.WithValue(req.Context(), noDeferral{}, true)
 	agent := g.Agent
 	if agent == "" {
 		agent = req.Header.Get("User-Agent")

@@ -11,6 +11,8 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
+
+	"github.com/robotsmw/robotsmw/policy"
 )
 
 // A disallowed request through Guard.Transport fails with ErrDisallowed
@@ -151,5 +153,21 @@ func TestTransportSharesHostsWithColly(t *testing.T) {
 	}
 	if n := s.count("/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times, want 1", n)
+	}
+}
+
+func TestTransportRobotsUnreachable(t *testing.T) {
+	// A host whose robots.txt cannot be fetched: the request fails at
+	// once with ErrRobotsUnreachable and the network cause, instead of
+	// waiting for robots.txt's next try until its deadline.
+	s := newSite(t, robots("", nil))
+	dead := s.URL
+	s.Close()
+	g := &Guard{Rate: rate.Inf}
+	client := &http.Client{Transport: g.Transport(nil)}
+	_, err := client.Get(dead + "/page")
+	var fe *policy.FetchError
+	if !errors.Is(err, ErrRobotsUnreachable) || !errors.As(err, &fe) {
+		t.Errorf("Get(dead host) = %v, want ErrRobotsUnreachable with the *policy.FetchError", err)
 	}
 }

@@ -55,6 +55,7 @@ type DisallowedError struct {
 	Decision policy.Decision // the verdict, its group and its rule
 }
 
+// Error implements error.
 func (e *DisallowedError) Error() string {
 	return fmt.Sprintf("robotsmw: %s %s", e.URL.Redacted(), e.Decision)
 }
@@ -83,6 +84,7 @@ type DeferredError struct {
 	reserved bool       // the request keeps a slot of its host's schedule
 }
 
+// Error implements error.
 func (e *DeferredError) Error() string {
 	s := fmt.Sprintf("robotsmw: %s deferred until %s", e.URL.Redacted(), e.Until.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
 	if e.Attempt > 0 {
@@ -102,6 +104,7 @@ type PausedError struct {
 	Until time.Time
 }
 
+// Error implements error.
 func (e *PausedError) Error() string {
 	return fmt.Sprintf("robotsmw: host %s paused until %s", e.Host, e.Until.UTC().Format(time.RFC3339))
 }
@@ -113,6 +116,7 @@ type StatusError struct {
 	Header     http.Header
 }
 
+// Error implements error.
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("robotsmw: status %d %s", e.StatusCode, http.StatusText(e.StatusCode))
 }

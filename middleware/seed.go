@@ -30,7 +30,7 @@ type Seeding struct {
 	// again only after Queue.Stop, so either let the queue hold the site
 	// (MaxSize 0) and Seed before Run, or Seed in a goroutine and call
 	// Run, then Stop, until Seed has returned and the queue is empty
-	// (examples/queue does).
+	// (examples/queue shows that loop).
 	Queue *queue.Queue
 
 	// Window bounds the requests Seed started on an asynchronous

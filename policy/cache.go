@@ -24,6 +24,7 @@ const (
 	StateUnreachable
 )
 
+// String implements fmt.Stringer.
 func (s State) String() string {
 	switch s {
 	case StateParsed:
@@ -510,6 +511,7 @@ type FetchError struct {
 	Err        error  // the underlying error, if any
 }
 
+// Error implements error.
 func (e *FetchError) Error() string {
 	s := "policy: robots.txt " + e.URL
 	if e.StatusCode != 0 {
@@ -524,4 +526,5 @@ func (e *FetchError) Error() string {
 	return s
 }
 
+// Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *FetchError) Unwrap() error { return e.Err }

@@ -18,6 +18,7 @@ const (
 	GroupGlobal
 )
 
+// String implements fmt.Stringer.
 func (k GroupKind) String() string {
 	switch k {
 	case GroupSpecific:
@@ -35,6 +36,7 @@ type Rule struct {
 	Line    int    // 1-based line number
 }
 
+// String implements fmt.Stringer.
 func (r Rule) String() string {
 	key := "disallow"
 	if r.Allow {
@@ -57,6 +59,7 @@ type Decision struct {
 	Exempt bool
 }
 
+// String implements fmt.Stringer.
 func (d Decision) String() string {
 	verdict := "disallowed"
 	if d.Allowed {

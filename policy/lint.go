@@ -31,6 +31,7 @@ const (
 	SeverityWarning
 )
 
+// String implements fmt.Stringer.
 func (s Severity) String() string {
 	switch s {
 	case SeverityError:

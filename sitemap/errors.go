@@ -44,8 +44,10 @@ type SyntaxError struct {
 	Err    error
 }
 
+// Error implements error.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("sitemap: broken file after %d entries at byte %d: %v", e.Entry, e.Offset, e.Err)
 }
 
+// Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *SyntaxError) Unwrap() error { return e.Err }

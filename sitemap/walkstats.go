@@ -59,6 +59,7 @@ type FetchError struct {
 	Err        error  // the cause: a network or read error, a *SyntaxError, ErrTooLarge, ErrNotSitemap, ErrTooDeep, or a robots.txt error
 }
 
+// Error implements error.
 func (e *FetchError) Error() string {
 	var b strings.Builder
 	b.WriteString("sitemap: ")
@@ -73,6 +74,7 @@ func (e *FetchError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the underlying error, for errors.Is and errors.As.
 func (e *FetchError) Unwrap() error { return e.Err }
 
 // maxWalkErrors is the number of FetchErrors a WalkError keeps; Failed
@@ -89,6 +91,7 @@ type WalkError struct {
 	Errs   []*FetchError // the first of them, at most 32
 }
 
+// Error implements error.
 func (e *WalkError) Error() string {
 	if len(e.Errs) == 0 {
 		return fmt.Sprintf("sitemap: %s: %d sitemaps failed", e.Site, e.Failed)
@@ -100,6 +103,7 @@ func (e *WalkError) Error() string {
 	return fmt.Sprintf("sitemap: %s: %d sitemaps failed: %v%s", e.Site, e.Failed, strings.TrimPrefix(e.Errs[0].Error(), "sitemap: "), more)
 }
 
+// Unwrap returns the underlying errors, for errors.Is and errors.As.
 func (e *WalkError) Unwrap() []error {
 	out := make([]error, len(e.Errs))
 	for i, fe := range e.Errs {
