@@ -3,13 +3,13 @@ module github.com/robotsmw/robotsmw
 go 1.24.0
 
 require (
+	github.com/PuerkitoBio/goquery v1.11.0
 	github.com/gocolly/colly/v2 v2.3.0
 	golang.org/x/net v0.47.0
 	golang.org/x/time v0.14.0
 )
 
 require (
-	github.com/PuerkitoBio/goquery v1.11.0 // indirect
 	github.com/andybalholm/cascadia v1.3.3 // indirect
 	github.com/antchfx/htmlquery v1.3.5 // indirect
 	github.com/antchfx/xmlquery v1.5.0 // indirect

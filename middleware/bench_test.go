@@ -3,11 +3,13 @@ package robotsmw
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
 )
@@ -94,4 +96,61 @@ func BenchmarkTransport(b *testing.B) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
+}
+
+// directivesPage is a 100 KB HTML page with robots meta tags and 1,000
+// links, as BenchmarkDirectives parses it.
+func directivesPage() []byte {
+	var b bytes.Buffer
+	b.WriteString(`<!doctype html><html><head><title>A page</title>
+<meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<meta name="robots" content="max-snippet:50, noarchive"><meta name="examplebot" content="nofollow">
+<link rel="stylesheet" href="/s.css"></head><body>`)
+	for i := 0; b.Len() < 100<<10; i++ {
+		fmt.Fprintf(&b, `<div class="item"><h2>Item %d</h2><p>Some text about item %d, long enough to look like a page.</p><a href="/item/%d">more</a></div>`, i, i, i)
+	}
+	b.WriteString("</body></html>")
+	return b.Bytes()
+}
+
+// BenchmarkDirectives compares the page directives' cost with colly's own
+// parse of the same 100 KB page (goquery.NewDocumentFromReader, which
+// colly runs once per HTML response that has OnHTML callbacks):
+// "follow-links" is what FollowLinks adds on colly's document (the
+// directives from its <head>), "directives" what Guard.Directives costs
+// when called from OnResponse (its own parse of the <head> alone).
+func BenchmarkDirectives(b *testing.B) {
+	page := directivesPage()
+	hdr := http.Header{"Content-Type": {"text/html"}, "X-Robots-Tag": {"noimageindex"}}
+	g := &Guard{Agent: "ExampleBot"}
+	resp := &colly.Response{StatusCode: 200, Body: page, Headers: &hdr, Request: &colly.Request{}}
+	b.Run("colly-parse", func(b *testing.B) {
+		b.SetBytes(int64(len(page)))
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := goquery.NewDocumentFromReader(bytes.NewReader(page)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	doc, _ := goquery.NewDocumentFromReader(bytes.NewReader(page))
+	html := doc.Find("html")
+	b.Run("follow-links", func(b *testing.B) {
+		b.SetBytes(int64(len(page)))
+		b.ReportAllocs()
+		for range b.N {
+			if d := ParseDirectives("ExampleBot", hdr, html.ChildrenFiltered("head")); !d.NoFollow {
+				b.Fatal("nofollow not found")
+			}
+		}
+	})
+	b.Run("directives", func(b *testing.B) {
+		b.SetBytes(int64(len(page)))
+		b.ReportAllocs()
+		for range b.N {
+			if d := g.Directives(resp); !d.NoFollow {
+				b.Fatal("nofollow not found")
+			}
+		}
+	})
 }

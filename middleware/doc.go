@@ -206,6 +206,22 @@
 // ([Seeding]). The walk's counts come back in [SeedStats]; sitemaps that
 // failed, in a *sitemap.WalkError, after the others were walked.
 //
+// # Page directives and links
+//
+// [Guard.Directives] reads the page-level robots directives of a response
+// (X-Robots-Tag fields, robots <meta> tags; Google's "Robots meta tag,
+// data-nosnippet, and X-Robots-Tag specifications") for the Guard's agent,
+// from any callback. [Guard.FollowLinks] follows a page's links as the
+// usual OnHTML("a[href]") callback does, unless the page says nofollow or
+// the link is rel="nofollow"; each link left out is counted (NotFollowed)
+// and reported to ErrorHandler with a *[NotFollowedError].
+//
+// colly gives a page and the requests made from it one shared Ctx, so a
+// page's directives are never stored in it (they would leak into the
+// pages it links to): Directives reads them from the response itself, and
+// FollowLinks from colly's parsed document of that very page, in its
+// OnHTML callback. Nothing per page outlives the page's callbacks.
+//
 // The Guard reports through OnError, [Guard.ErrorHandler] and
 // [Guard.Stats] only; it never logs.
 package robotsmw

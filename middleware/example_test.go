@@ -181,3 +181,45 @@ func ExampleGuard_Seed() {
 	// fetched /posts/1
 	// sitemaps 2, queued 1; dropped: filter 1, duplicate 1, robots 1, scope 1
 }
+
+func ExampleGuard_FollowLinks() {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/robots.txt":
+		case "/":
+			fmt.Fprint(w, `<html><body><a href="/about">about</a> <a href="/login" rel="nofollow">log in</a> <a href="/forum">forum</a></body></html>`)
+		case "/forum": // a page that asks crawlers not to follow its links
+			fmt.Fprint(w, `<html><head><meta name="robots" content="noindex, nofollow"></head><body><a href="/forum/spam">spam</a></body></html>`)
+		default:
+			fmt.Fprint(w, `<html><body>about us</body></html>`)
+		}
+	}))
+	defer site.Close()
+
+	g := &robotsmw.Guard{
+		Rate: rate.Inf,
+		ErrorHandler: func(r *colly.Request, err error) {
+			var nf *robotsmw.NotFollowedError
+			if errors.As(err, &nf) {
+				fmt.Printf("not followed %s: %s\n", nf.URL.Path, nf.Reason)
+			}
+		},
+	}
+	c := colly.NewCollector(g.Attach)
+	g.FollowLinks(c) // instead of OnHTML("a[href]", … Visit …)
+	c.OnResponse(func(r *colly.Response) {
+		if g.Directives(r).NoIndex {
+			fmt.Println("fetched", r.Request.URL.Path, "(noindex)")
+			return
+		}
+		fmt.Println("fetched", r.Request.URL.Path)
+	})
+	c.Visit(site.URL + "/")
+	// Output:
+	// fetched /
+	// fetched /about
+	// not followed /login: rel="nofollow"
+	// fetched /forum (noindex)
+	// not followed /forum/spam: page says nofollow (meta robots)
+}

@@ -121,8 +121,13 @@ type Guard struct {
 
 	// Seeding configures Seed: the sitemap walk's scope, filters, fallback
 	// and depth, a colly queue as the target, the requests in flight.
-	// Its zero value does the right thing. It is read at the first Seed.
+	// Its zero value does the right thing. It is read at each Seed, and
+	// may be changed between Seeds (not during one).
 	Seeding Seeding
+
+	// Links configures FollowLinks and Directives: its zero value honours
+	// nofollow pages and rel="nofollow" links.
+	Links Links
 
 	// Seams for tests; nil means the real clock, sleep and randomness.
 	now   func() time.Time
@@ -141,8 +146,7 @@ type Guard struct {
 	later    laterQueue   // deferred requests
 	seeds    seedTable    // Seed's requests in flight
 
-	seedOnce sync.Once
-	walker   *sitemap.Walker // Seed's, made at the first Seed
+	seedValidators sitemap.Validators // Seed's sitemaps' ETag and Last-Modified
 
 	// sendMu guards sends and sendAt: when each request in flight passed
 	// its gate, by request and by the identity of its header map (see

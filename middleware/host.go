@@ -95,7 +95,7 @@ type host struct {
 	// t holds the rarely needed state: strikes, cuts, Crawl-delays.
 	t *trouble
 	// counters, read by Stats.
-	fetched, blocked, deferred, retried, backoffs, gaveUp uint32
+	fetched, blocked, deferred, retried, backoffs, gaveUp, notFollowed uint32
 }
 
 // trouble is the part of a host's state that only hosts that failed, were
@@ -336,14 +336,15 @@ func (h *host) snapshot() HostStats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := HostStats{
-		Host:     h.name,
-		Fetched:  int64(h.fetched),
-		Blocked:  int64(h.blocked),
-		Deferred: int64(h.deferred),
-		Retried:  int64(h.retried),
-		Backoffs: int64(h.backoffs),
-		GaveUp:   int64(h.gaveUp),
-		Interval: h.interval,
+		Host:        h.name,
+		Fetched:     int64(h.fetched),
+		Blocked:     int64(h.blocked),
+		Deferred:    int64(h.deferred),
+		Retried:     int64(h.retried),
+		Backoffs:    int64(h.backoffs),
+		GaveUp:      int64(h.gaveUp),
+		NotFollowed: int64(h.notFollowed),
+		Interval:    h.interval,
 	}
 	if h.pauseUntil != 0 {
 		s.PausedUntil = time.Unix(0, h.pauseUntil)

@@ -11,6 +11,7 @@ import (
 	"github.com/gocolly/colly/v2/queue"
 	"golang.org/x/time/rate"
 
+	"github.com/robotsmw/robotsmw/policy"
 	"github.com/robotsmw/robotsmw/sitemap"
 )
 
@@ -35,7 +36,8 @@ type Seeding struct {
 
 	// Window bounds the requests Seed started on an asynchronous
 	// collector that have not ended yet (sent, waiting for their host or
-	// deferred); Seed waits for one to end before it visits the next page.
+	// deferred); Seed waits for one to end before it visits the next page,
+	// so a host paused for an hour holds Seed for that hour.
 	// Zero means enough for the host to be busy without a page waiting
 	// longer than MaxWait/2 at Rate: Rate×MaxWait/2, between 8 and 256
 	// (256 without a rate). A synchronous collector visits one page at a
@@ -53,7 +55,8 @@ type SeedStats struct {
 	// Visited counts the pages the collector refused because it had
 	// visited them already: reached through links while Seed ran, or
 	// seeded before. (Dropped.Duplicate counts the duplicates within the
-	// sitemaps.)
+	// sitemaps.) With a Queue as the target it stays 0: the collector
+	// refuses visited pages later, when the queue runs.
 	Visited int
 	// Rejected counts the pages the collector refused for another reason
 	// (AllowedDomains, URL filters, MaxDepth, MaxRequests); Rejection is
@@ -84,9 +87,10 @@ type SeedStats struct {
 // when every page was handed over; call c.Wait (or run the queue) for the
 // crawl to finish. The crawl's end (c.Context) ends Seed too.
 //
-// Options are in g.Seeding, read at the first Seed; the sitemaps' ETag and
-// Last-Modified are kept by the Guard, so a later Seed of the same site
-// skips the sitemaps that did not change. Seed is safe for concurrent use.
+// Options are in g.Seeding, read at each Seed. The sitemaps' ETag and
+// Last-Modified are kept by the Guard once all their pages were handed
+// over, so a later Seed of the same site skips the sitemaps that did not
+// change. Seed is safe for concurrent use.
 func (g *Guard) Seed(c *colly.Collector, site string) (SeedStats, error) {
 	t := guarded(c)
 	if t == nil || t.g != g {
@@ -100,6 +104,7 @@ func (g *Guard) Seed(c *colly.Collector, site string) (SeedStats, error) {
 	case g.Seeding.Queue != nil:
 		feed = func(loc string) error { return addToQueue(ctx, g.Seeding.Queue, loc) }
 	case c.Async:
+		g.seeds.watch(c)
 		run := g.seeds.open(g.seedWindow())
 		feed = func(loc string) error { return g.seeds.request(ctx, run, c, loc) }
 	default:
@@ -131,23 +136,33 @@ func (g *Guard) Seed(c *colly.Collector, site string) (SeedStats, error) {
 	return st, err
 }
 
-// seedWalker returns the Guard's sitemap walker, made on first use for
-// collector c.
+// seedWalker returns a sitemap walker for one Seed through collector c:
+// Guard.Transport over the transport c had before Attach, the Guard's
+// robots.txt cache, c's UserAgent, the Guard's sitemap validators, and the
+// Seeding options as they are now. The transport retries 429 and 503
+// itself, so the walker does not (Options.Retries < 0).
 func (g *Guard) seedWalker(c *colly.Collector) *sitemap.Walker {
-	g.seedOnce.Do(func() {
-		var next http.RoundTripper
-		if t := guarded(c); t != nil {
-			next = t.next
-		}
-		g.walker = &sitemap.Walker{
-			Client:    &http.Client{Transport: g.Transport(next)},
-			Robots:    g.cacheFor(c, nil),
-			UserAgent: c.UserAgent,
-			Agent:     g.agent(c),
-			Options:   g.Seeding.Options,
-		}
-	})
-	return g.walker
+	var next http.RoundTripper
+	if t := guarded(c); t != nil {
+		next = t.next
+	}
+	opts := g.Seeding.Options
+	opts.Retries = -1
+	return &sitemap.Walker{
+		Client:     &http.Client{Transport: g.Transport(next)},
+		Robots:     g.cacheFor(c, nil),
+		UserAgent:  c.UserAgent,
+		Agent:      g.agent(c),
+		Validators: &g.seedValidators,
+		Options:    opts,
+	}
+}
+
+// RobotsCache returns the robots.txt cache the Guard uses: Cache, or the
+// Guard's own. Give it to a sitemap.Walker whose Client goes through
+// Guard.Transport, so that robots.txt is fetched once for both.
+func (g *Guard) RobotsCache() *policy.Cache {
+	return g.cacheFor(nil, nil)
 }
 
 // seedWindow returns the number of requests Seed keeps in flight on an

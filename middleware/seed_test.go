@@ -372,3 +372,65 @@ func TestSeedThrottledHost(t *testing.T) {
 		t.Errorf("%d seeded requests still tracked after the crawl", g.seeds.active.Load())
 	}
 }
+
+func TestSeedAbortInOnRequest(t *testing.T) {
+	// A user's OnRequest that aborts every page: Seed's window is freed
+	// at once, not when the garbage collector takes the requests.
+	const n = 40
+	locs := make([]string, n)
+	for i := range locs {
+		locs[i] = fmt.Sprintf("/p/%d", i)
+	}
+	s := sitemapSite(t, "Sitemap: /sm.xml\n", map[string]string{"/sm.xml": urlsetXML(locs...)}, nil)
+	g := &Guard{Rate: rate.Inf, Seeding: Seeding{Window: 4}}
+	c := colly.NewCollector(g.Attach, colly.Async())
+	c.OnRequest(func(r *colly.Request) { r.Abort() })
+	done := make(chan struct{})
+	var st SeedStats
+	var err error
+	go func() {
+		st, err = g.Seed(c, s.URL)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute): // a deadlock guard, not a timing assertion
+		t.Fatal("Seed still waiting for its window a minute after its requests were aborted")
+	}
+	c.Wait()
+	if err != nil || st.Queued != n || len(pagesVisited(t, s)) != 0 {
+		t.Errorf("Seed = %+v, %v; want %d queued and none fetched", st, err, n)
+	}
+}
+
+func TestSeedSitemapBusy(t *testing.T) {
+	// A sitemap that always answers 503: Guard.Transport retries it
+	// MaxRetries times after the host's pause and the walker reports the
+	// 503 without retrying on top.
+	s := sitemapSite(t, "Sitemap: /sm.xml\n", map[string]string{"/sm.xml": urlsetXML("/p/1")}, map[string]int{"/sm.xml": 100})
+	g := &Guard{Rate: rate.Inf, MaxRetries: 1}
+	c := colly.NewCollector(g.Attach)
+	_, err := g.Seed(c, s.URL)
+	var fe *sitemap.FetchError
+	if !errors.As(err, &fe) || fe.StatusCode != 503 {
+		t.Errorf("Seed error = %v, want a *sitemap.FetchError with status 503", err)
+	}
+	if n := s.count("/sm.xml"); n != 2 {
+		t.Errorf("busy sitemap fetched %d times, want 2 (MaxRetries 1)", n)
+	}
+}
+
+func TestSeedOptionsPerCall(t *testing.T) {
+	s := sitemapSite(t, "Sitemap: /sm.xml\n", map[string]string{"/sm.xml": urlsetXML("/p/1", "/p/2", "/p/3")}, nil)
+	g := &Guard{Rate: rate.Inf}
+	g.Seeding.MaxURLs = 1
+	c := colly.NewCollector(g.Attach)
+	if st, _ := g.Seed(c, s.URL); st.Queued != 1 {
+		t.Errorf("Seed with MaxURLs 1 queued %d, want 1", st.Queued)
+	}
+	g.Seeding.MaxURLs = 0
+	g.Seeding.Exclude = []string{"/p/3"}
+	if st, _ := g.Seed(c, s.URL); st.Queued != 1 || st.Visited != 1 || st.Dropped.Filter != 1 {
+		t.Errorf("second Seed with new options = %+v; want /p/2 queued, /p/1 visited, /p/3 filtered", st)
+	}
+}

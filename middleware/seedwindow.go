@@ -14,10 +14,13 @@ import (
 // would otherwise start a goroutine for every URL of the site at once. Each
 // page gets a colly.Context of its own (colly makes one per Visit anyway);
 // the request's end is seen by the Guard's callbacks: OnScraped, or a final
-// outcome in OnError. The table keys the contexts weakly: a request that a
-// user's OnRequest callback aborts, or that colly drops without a callback,
-// leaves its context to the garbage collector, and a Seed that has waited
-// for a slot for sweepEvery frees the slots of contexts that are gone.
+// outcome in OnError. A request that an OnRequest callback aborts gets
+// neither: Seed's first call on a collector adds an OnRequest callback,
+// after the user's registered by then, that frees the slot of an aborted
+// request. For the rest (an abort by a callback added later, a response
+// colly cannot decode), the table keys the contexts weakly, and a Seed
+// that has waited for a slot for sweepEvery frees the slots of contexts
+// the garbage collector took.
 const sweepEvery = time.Second
 
 // A seedRun is one Seed call on an asynchronous collector.
@@ -29,8 +32,28 @@ type seedRun struct {
 type seedTable struct {
 	active atomic.Int32 // entries in m; callbacks skip the lock when 0
 
-	mu sync.Mutex // guards m
-	m  map[weak.Pointer[colly.Context]]*seedRun
+	mu      sync.Mutex // guards m and watched
+	m       map[weak.Pointer[colly.Context]]*seedRun
+	watched map[*colly.Collector]bool
+}
+
+// watch adds, once per collector, the OnRequest callback that frees the
+// slot of a request aborted by an earlier OnRequest callback.
+func (s *seedTable) watch(c *colly.Collector) {
+	s.mu.Lock()
+	if s.watched == nil {
+		s.watched = make(map[*colly.Collector]bool)
+	}
+	first := !s.watched[c]
+	s.watched[c] = true
+	s.mu.Unlock()
+	if first {
+		c.OnRequest(func(r *colly.Request) {
+			if r.IsAbort() {
+				s.done(r)
+			}
+		})
+	}
 }
 
 func (s *seedTable) open(window int) *seedRun {

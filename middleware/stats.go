@@ -32,6 +32,10 @@ type HostStats struct {
 	// GaveUp counts requests reported as final failures: ErrGaveUp,
 	// ErrRobotsUnreachable, or the end of the collector's context.
 	GaveUp int64
+	// NotFollowed counts the links of the host's pages that FollowLinks
+	// did not visit: the page said nofollow (meta robots, X-Robots-Tag) or
+	// the link is rel="nofollow".
+	NotFollowed int64
 	// Interval is the current spacing between request starts; 0 means
 	// no limit. It grows after cuts and shrinks as the host recovers.
 	// Zero in totals.
@@ -69,6 +73,7 @@ const (
 	cRetried
 	cBackoffs
 	cGaveUp
+	cNotFollowed
 	nCounters
 )
 
@@ -98,6 +103,8 @@ func (h *host) add(k counter) {
 		h.backoffs++
 	case cGaveUp:
 		h.gaveUp++
+	case cNotFollowed:
+		h.notFollowed++
 	}
 }
 
@@ -112,12 +119,13 @@ func (g *Guard) Stats() Stats {
 	g.hosts.sweep(now, g.idleTimeout())
 	s := Stats{
 		Total: HostStats{
-			Fetched:  g.totals[cFetched].Load(),
-			Blocked:  g.totals[cBlocked].Load(),
-			Deferred: g.totals[cDeferred].Load(),
-			Retried:  g.totals[cRetried].Load(),
-			Backoffs: g.totals[cBackoffs].Load(),
-			GaveUp:   g.totals[cGaveUp].Load(),
+			Fetched:     g.totals[cFetched].Load(),
+			Blocked:     g.totals[cBlocked].Load(),
+			Deferred:    g.totals[cDeferred].Load(),
+			Retried:     g.totals[cRetried].Load(),
+			Backoffs:    g.totals[cBackoffs].Load(),
+			GaveUp:      g.totals[cGaveUp].Load(),
+			NotFollowed: g.totals[cNotFollowed].Load(),
 		},
 		Evicted: g.hosts.evicted.Load(),
 		Waiting: g.later.len(),

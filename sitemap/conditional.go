@@ -15,18 +15,24 @@ type validator struct {
 	etag, lastModified string
 }
 
-// validators remembers, across the walks of one Walker, the validators of
-// the urlsets (not indexes) read in full, so that a later walk asks with
-// If-None-Match and If-Modified-Since and skips those answered 304.
-// Indexes are always fetched again: a 304 for one would hide its
-// children, which may have changed on their own.
-type validators struct {
+// Validators remembers, across walks, the validators (ETag,
+// Last-Modified) of the urlsets (not indexes) whose every page was passed
+// on, so that a later walk asks with If-None-Match and If-Modified-Since
+// and skips those answered 304. A sitemap cut short (MaxURLs, an error,
+// the end of the walk) is not remembered: its pages are read again next
+// time. Indexes are always fetched again: a 304 for one would hide its
+// children, which may have changed on their own. It keeps at most 100,000
+// sitemaps, forgetting the oldest half past that.
+//
+// The zero value is ready to use; it is safe for concurrent use. Share one
+// between Walkers (Walker.Validators) to keep it across Walker values.
+type Validators struct {
 	mu    sync.Mutex // guards m and order
 	m     map[string]validator
 	order []string // insertion order, for forgetting the oldest
 }
 
-func (v *validators) get(u string) (validator, bool) {
+func (v *Validators) get(u string) (validator, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	val, ok := v.m[u]
@@ -35,7 +41,7 @@ func (v *validators) get(u string) (validator, bool) {
 
 // put records the validators of resp for u, or forgets u when resp has
 // none.
-func (v *validators) put(u string, h http.Header) {
+func (v *Validators) put(u string, h http.Header) {
 	val := validator{etag: h.Get("ETag"), lastModified: h.Get("Last-Modified")}
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -60,7 +66,7 @@ func (v *validators) put(u string, h http.Header) {
 }
 
 // forget drops what is known of u.
-func (v *validators) forget(u string) {
+func (v *Validators) forget(u string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	delete(v.m, u)

@@ -34,7 +34,7 @@ func (wk *walk) fetch(j job) (res result) {
 	}
 
 	client := wk.hopClient()
-	val, conditional := wk.w.memo.get(j.url)
+	val, conditional := wk.w.validators().get(j.url)
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, j.url, nil)
 		if err != nil {
@@ -71,9 +71,12 @@ func (wk *walk) fetch(j job) (res result) {
 			if !ok {
 				d = 2 * time.Second << attempt
 			}
-			if attempt >= maxFetchRetries || d > maxRetryWait {
-				err := fmt.Errorf("sitemap: gave up after %d attempts", attempt+1)
-				if d > maxRetryWait {
+			if attempt >= wk.w.retries() || d > maxRetryWait {
+				var err error
+				if attempt > 0 {
+					err = fmt.Errorf("sitemap: gave up after %d attempts", attempt+1)
+				}
+				if d > maxRetryWait && attempt < wk.w.retries() {
 					err = fmt.Errorf("sitemap: Retry-After %v is longer than %v", d, maxRetryWait)
 				}
 				res.err = &FetchError{URL: j.url, StatusCode: code, Err: err}
@@ -116,7 +119,7 @@ func (wk *walk) read(res *result, resp *http.Response) {
 			if errors.Is(err, ErrNotSitemap) && j.fallback {
 				return // /sitemap.xml is a page that says "not found"
 			}
-			wk.w.memo.forget(j.url)
+			wk.w.validators().forget(j.url)
 			res.err = &FetchError{URL: j.url, Err: err}
 			return
 		}
@@ -156,9 +159,10 @@ func (wk *walk) read(res *result, resp *http.Response) {
 	}
 	res.index = !leaf
 	if leaf {
-		wk.w.memo.put(j.url, resp.Header)
+		// Remembered once its pages are passed on (walk.take).
+		res.validators = resp.Header
 	} else {
-		wk.w.memo.forget(j.url)
+		wk.w.validators().forget(j.url)
 	}
 }
 

@@ -39,9 +39,10 @@ const (
 	// are out of scope. It keeps a sitemap listing many hosts from making
 	// the walk fetch many robots.txt files.
 	maxForeignHosts = 64
-	// maxFetchRetries is how often a sitemap answered 429 or 503 is asked
-	// again (sitemap.md #100), after Retry-After or 2 s, then 4 s.
-	maxFetchRetries = 2
+	// defaultRetries is how often a sitemap answered 429 or 503 is asked
+	// again (sitemap.md #100), after Retry-After or 2 s, then 4 s, when
+	// Options.Retries is zero.
+	defaultRetries = 2
 	// maxRetryWait is the longest Retry-After waited for; a longer one
 	// fails the sitemap with the wait in the error.
 	maxRetryWait = 10 * time.Minute
@@ -91,6 +92,11 @@ type Options struct {
 	// Timeout bounds the fetch and read of one sitemap file, waits for
 	// the host's politeness included; zero means DefaultTimeout.
 	Timeout time.Duration
+	// Retries is how often a sitemap answered 429 or 503 is fetched
+	// again, after its Retry-After (or 2 s, then 4 s); zero means 2. A
+	// negative value means never: for a Client that retries by itself, as
+	// Guard.Transport of the middleware package does (Guard.Seed sets it).
+	Retries int
 	// OnSitemap, if set, is told about each sitemap the walk fetched,
 	// found unchanged, failed on or left out for robots.txt, after it
 	// was read and before its pages are passed on; from the goroutine
@@ -138,6 +144,9 @@ type Walker struct {
 	// Agent is the product token matched against robots.txt
 	// (RFC 9309 §2.2.1); empty means the product token of UserAgent.
 	Agent string
+	// Validators keeps the sitemaps' ETag and Last-Modified for
+	// conditional refetches; nil means the Walker's own.
+	Validators *Validators
 
 	Options
 
@@ -147,7 +156,7 @@ type Walker struct {
 
 	ownOnce sync.Once
 	own     *policy.Cache
-	memo    validators
+	memo    Validators
 }
 
 // Walk walks the sitemaps of site, an http or https URL of the site (any
@@ -176,7 +185,7 @@ type Walker struct {
 // Stats counts every drop by reason.
 //
 // A sitemap answered 429 or 503 is fetched again after its Retry-After
-// (or 2 s, then 4 s), twice at most. A sitemap that cannot be fetched or
+// (or 2 s, then 4 s), Retries times at most (twice by default). A sitemap that cannot be fetched or
 // read does not end the walk: when any failed, Walk returns a *WalkError
 // after the others were walked. An error returned by fn ends the walk and
 // is returned as is; so does the end of ctx (ctx.Err()). Stats is valid in
@@ -247,6 +256,13 @@ func (w *Walker) robots() *policy.Cache {
 	return w.own
 }
 
+func (w *Walker) validators() *Validators {
+	if w.Validators != nil {
+		return w.Validators
+	}
+	return &w.memo
+}
+
 func (w *Walker) agent() string {
 	if w.Agent != "" {
 		return policy.ProductToken(w.Agent)
@@ -278,6 +294,16 @@ func (w *Walker) wait(ctx context.Context, d time.Duration) error {
 	}
 }
 
+func (w *Walker) retries() int {
+	switch {
+	case w.Retries < 0:
+		return 0
+	case w.Retries == 0:
+		return defaultRetries
+	}
+	return w.Retries
+}
+
 func (w *Walker) maxDepth() int          { return orDefault(w.MaxDepth, DefaultMaxDepth) }
 func (w *Walker) maxSitemaps() int       { return orDefault(w.MaxSitemaps, DefaultMaxSitemaps) }
 func (w *Walker) concurrency() int       { return orDefault(w.Concurrency, DefaultConcurrency) }
@@ -303,8 +329,9 @@ type job struct {
 // A result is what a worker found in one sitemap.
 type result struct {
 	job         job
-	read        bool // the file was fetched and read (in full or in part)
-	index       bool // it listed sitemaps
+	read        bool        // the file was fetched and read (in full or in part)
+	validators  http.Header // a urlset read in full: its response header
+	index       bool        // it listed sitemaps
 	notModified bool
 	pages       []Entry  // in scope and filtered; Loc absolute
 	children    []string // index children in scope, absolute
@@ -379,6 +406,8 @@ func (wk *walk) start(base *url.URL) error {
 // offer queues j unless it was fetched in this walk or is past a limit.
 func (wk *walk) offer(j job, skipped *Drops) {
 	switch {
+	case wk.seen(j.url):
+		skipped.Duplicate++
 	case j.depth > wk.w.maxDepth():
 		skipped.Limit++
 		wk.fail(&FetchError{URL: j.url, Err: ErrTooDeep})
@@ -399,6 +428,13 @@ func (wk *walk) offer(j job, skipped *Drops) {
 // full reports whether MaxURLs page URLs were passed on.
 func (wk *walk) full() bool {
 	return wk.w.MaxURLs > 0 && wk.stats.URLs >= wk.w.MaxURLs
+}
+
+// seen reports whether u was fetched, or queued, in this walk.
+func (wk *walk) seen(u string) bool {
+	wk.visited.mu.Lock()
+	defer wk.visited.mu.Unlock()
+	return wk.visited.m[u]
 }
 
 // markVisited records u as fetched in this walk; false if it was already.
@@ -500,10 +536,17 @@ func (wk *walk) take(res result) error {
 		chain := append(res.job.chain[:len(res.job.chain):len(res.job.chain)], c)
 		wk.offer(job{url: c, host: hostKey(u), depth: res.job.depth + 1, owners: res.job.owners, chain: chain}, &st.Skipped)
 	}
-	for _, e := range res.pages {
+	passed := true // every page of the sitemap was passed on
+	defer func() {
+		if res.validators != nil && passed {
+			wk.w.validators().put(res.job.url, res.validators)
+		}
+	}()
+	for i, e := range res.pages {
 		if wk.full() {
-			st.Dropped.Limit++
-			continue
+			st.Dropped.Limit += len(res.pages) - i
+			passed = false
+			break
 		}
 		h := maphash.String(wk.seed, e.Loc)
 		if _, dup := wk.pages[h]; dup {
@@ -512,10 +555,12 @@ func (wk *walk) take(res result) error {
 		}
 		wk.pages[h] = struct{}{}
 		if err := wk.fn(e); err != nil {
+			passed = false
 			return err
 		}
 		st.URLs++
 		if err := wk.ctx.Err(); err != nil {
+			passed = false
 			return err
 		}
 	}

@@ -321,8 +321,8 @@ func TestWalkRetryGivesUp(t *testing.T) {
 	if !errors.As(err, &fe) || fe.StatusCode != 503 {
 		t.Fatalf("Walk error = %v, want a FetchError with status 503", err)
 	}
-	if n := s.hit("/busy.xml"); n != maxFetchRetries+1 || len(*waits) != maxFetchRetries {
-		t.Errorf("busy sitemap fetched %d times with waits %v, want %d fetches", n, *waits, maxFetchRetries+1)
+	if n := s.hit("/busy.xml"); n != defaultRetries+1 || len(*waits) != defaultRetries {
+		t.Errorf("busy sitemap fetched %d times with waits %v, want %d fetches", n, *waits, defaultRetries+1)
 	}
 }
 
@@ -566,5 +566,62 @@ func TestRelated(t *testing.T) {
 		if got := related(tc.a, tc.b); got != tc.want {
 			t.Errorf("related(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+func TestWalkMaxURLsThenAgain(t *testing.T) {
+	// A sitemap cut short by MaxURLs is not remembered as read: the next
+	// walk reads it again instead of getting a 304 for it.
+	locs := make([]string, 10)
+	for i := range locs {
+		locs[i] = fmt.Sprintf("/p%d", i)
+	}
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /sm.xml\n"},
+		"/sm.xml":     {body: urlsetOf(locs...), etag: `"v1"`},
+	})
+	w := &Walker{Options: Options{MaxURLs: 4}}
+	for i := range 2 {
+		got, st, err := walkSite(t, w, s)
+		if err != nil || len(got) != 4 || st.NotModified != 0 {
+			t.Errorf("walk %d with MaxURLs 4 = %d pages, %+v, %v; want 4 pages, not a 304", i+1, len(got), st, err)
+		}
+	}
+	w.MaxURLs = 0
+	if got, _, _ := walkSite(t, w, s); len(got) != 10 {
+		t.Errorf("walk without MaxURLs = %d pages, want 10", len(got))
+	}
+	if _, st, _ := walkSite(t, w, s); st.NotModified != 1 {
+		t.Errorf("walk after a full read: NotModified = %d, want 1", st.NotModified)
+	}
+}
+
+func TestWalkCycleAtMaxDepth(t *testing.T) {
+	// A child at the depth limit that points back to an index walked
+	// already is a duplicate, not a depth failure.
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /i.xml\n"},
+		"/i.xml":      {body: indexOf("/d1.xml")},
+		"/d1.xml":     {body: indexOf("/d2.xml")},
+		"/d2.xml":     {body: indexOf("/i.xml", "/leaf.xml")},
+		"/leaf.xml":   {body: urlsetOf("/p")},
+	})
+	_, st, err := walkSite(t, &Walker{Options: Options{MaxDepth: 2}}, s)
+	if !errors.Is(err, ErrTooDeep) || st.Failed != 1 || st.Skipped.Duplicate != 1 {
+		t.Errorf("Walk = %+v, %v; want 1 failure (leaf.xml too deep) and the cycle counted as a duplicate", st, err)
+	}
+}
+
+func TestWalkNoRetries(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /busy.xml\n"},
+		"/busy.xml":   {body: urlsetOf("/b"), fail503: 10},
+	})
+	w := &Walker{Options: Options{Retries: -1}}
+	waits := noSleep(w)
+	_, _, err := walkSite(t, w, s)
+	var fe *FetchError
+	if !errors.As(err, &fe) || fe.StatusCode != 503 || s.hit("/busy.xml") != 1 || len(*waits) != 0 {
+		t.Errorf("Walk with Retries -1 = %v after %d fetches; want the 503 after 1 fetch", err, s.hit("/busy.xml"))
 	}
 }

@@ -94,13 +94,13 @@ type WalkError struct {
 // Error implements error.
 func (e *WalkError) Error() string {
 	if len(e.Errs) == 0 {
-		return fmt.Sprintf("sitemap: %s: %d sitemaps failed", e.Site, e.Failed)
+		return fmt.Sprintf("sitemap: %s: %d files failed", e.Site, e.Failed)
 	}
 	more := ""
 	if e.Failed > 1 {
 		more = fmt.Sprintf(" (and %d more)", e.Failed-1)
 	}
-	return fmt.Sprintf("sitemap: %s: %d sitemaps failed: %v%s", e.Site, e.Failed, strings.TrimPrefix(e.Errs[0].Error(), "sitemap: "), more)
+	return fmt.Sprintf("sitemap: %s: %d files failed: %v%s", e.Site, e.Failed, strings.TrimPrefix(e.Errs[0].Error(), "sitemap: "), more)
 }
 
 // Unwrap returns the underlying errors, for errors.Is and errors.As.

@@ -12,7 +12,9 @@ import (
 // The demo site's files: robots.txt (a group for PoliteCrawl and one for
 // everyone else, Crawl-delay, wildcard and '$' rules, Sitemap lines), a
 // sitemap index with a gzip child, and pages that link into disallowed
-// areas, directly and through a redirect. "{{site}}" in a file becomes the
+// areas, directly and through a redirect, a rel="nofollow" link and a
+// forum page whose robots meta tag says noindex, nofollow. A page file
+// whose first line is a <meta> tag has it in its <head>. "{{site}}" in a file becomes the
 // site's base URL.
 //
 //go:embed site
@@ -39,6 +41,8 @@ func pageFile(path string) string {
 		return "index.html"
 	case path == "/about":
 		return "about.html"
+	case path == "/forum/":
+		return "forum.html"
 	case path == "/blog/":
 		return "blog.html"
 	case strings.HasPrefix(path, "/blog/"):
@@ -85,8 +89,14 @@ func (d *demoSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		body, _ := siteFiles.ReadFile("site/pages/" + name)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte("<!doctype html><html><body>"))
-		w.Write(body)
+		head, rest, ok := bytes.Cut(body, []byte("\n"))
+		if !ok || !bytes.HasPrefix(head, []byte("<meta")) {
+			head, rest = nil, body
+		}
+		w.Write([]byte("<!doctype html><html><head>"))
+		w.Write(head)
+		w.Write([]byte("</head><body>"))
+		w.Write(rest)
 		w.Write([]byte("</body></html>"))
 	}
 }

@@ -5,8 +5,9 @@
 // it, offline, in a few seconds: robots.txt with a group for PoliteCrawl
 // and one for everyone else, a Crawl-delay, wildcard and '$' rules and
 // Sitemap lines; a sitemap index with a gzip child; pages that link into
-// disallowed areas, directly and through a redirect; a shop that answers
-// 503 with Retry-After to its first requests. The crawl is seeded from the
+// disallowed areas, directly and through a redirect; a rel="nofollow" link
+// and a forum page that says noindex, nofollow; a shop that answers 503
+// with Retry-After to its first requests. The crawl is seeded from the
 // sitemaps (Guard.Seed) and follows links, all through the Guard.
 //
 //	go run ./examples/politecrawl
@@ -128,7 +129,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 	}
 
 	g := &robotsmw.Guard{Rate: limit, Backoff: 2 * time.Second}
-	g.ErrorHandler = func(*colly.Request, error) {} // outcomes are read in OnError below
+	g.ErrorHandler = rep.onFinal // links not followed; the rest is read in OnError
 	g.Seeding.OnSitemap = rep.onSitemap
 	opts := []colly.CollectorOption{colly.UserAgent(o.agent), g.Attach, colly.Async(), colly.StdlibContext(ctx)}
 	if o.url != "" {
@@ -140,10 +141,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 	}
 	c := colly.NewCollector(opts...)
 	c.OnRequest(func(*colly.Request) { rep.started() })
-	c.OnResponse(rep.onResponse)
+	c.OnResponse(func(r *colly.Response) { rep.onResponse(r, g.Directives(r)) })
 	c.OnScraped(rep.onScraped)
 	c.OnError(rep.onError)
-	c.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
+	// Links are followed unless the page says nofollow (meta robots,
+	// X-Robots-Tag) or the link is rel="nofollow".
+	g.FollowLinks(c)
 
 	if prog != nil {
 		stopProgress := prog.start(g, rep)

@@ -17,10 +17,14 @@ func TestDemo(t *testing.T) {
 		}
 		report := out.String()
 		for _, want := range []string{
-			"pages fetched                              11",
-			"blocked by robots.txt                       5",
-			"back-offs (429/503, retried later)          2",
-			"gave up                                     0",
+			"pages fetched                                  12",
+			"blocked by robots.txt                           5",
+			"links not followed (nofollow)                   3",
+			"pages that say noindex                          1",
+			"back-offs (429/503, retried later)              2",
+			"gave up                                         0",
+			"/login (on /): rel=\"nofollow\"",
+			"/forum/thread-1 (on /forum/): page says nofollow (meta robots)",
 			`/files/report.pdf: disallowed by line 8: disallow: /*.pdf$ (group "PoliteCrawl")`,
 			`/blog/3?sessionid=42: disallowed by line 7: disallow: /*?sessionid= (group "PoliteCrawl")`,
 			`/private/team: disallowed by line 5: disallow: /private/ (group "PoliteCrawl") (redirected from /old-team)`,

@@ -27,6 +27,8 @@ type report struct {
 
 	mu        sync.Mutex // guards the fields below
 	fetched   []string
+	noindex   []string // fetched pages that say noindex
+	notFollow []string // links not followed, with the reason
 	blocked   []string // URL: the rule and line that blocked it
 	backoffs  []string // URL: the reason and the pause
 	deferred  int
@@ -68,12 +70,31 @@ func (r *report) started() {
 	r.inFlight++
 }
 
-func (r *report) onResponse(resp *colly.Response) {
+func (r *report) onResponse(resp *colly.Response, d robotsmw.Directives) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	u := r.short(resp.Request.URL)
 	r.fetched = append(r.fetched, u)
-	r.log("fetched   %s (%d)", u, resp.StatusCode)
+	note := ""
+	if d.NoIndex {
+		r.noindex = append(r.noindex, u)
+		note = ", noindex"
+	}
+	r.log("fetched   %s (%d%s)", u, resp.StatusCode, note)
+}
+
+// onFinal is the Guard's ErrorHandler: it records the links FollowLinks
+// left out (the other final outcomes reach OnError too).
+func (r *report) onFinal(_ *colly.Request, err error) {
+	var nf *robotsmw.NotFollowedError
+	if !errors.As(err, &nf) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	line := fmt.Sprintf("%s (on %s): %s", r.short(nf.URL), r.short(nf.Page), nf.Reason)
+	r.notFollow = append(r.notFollow, line)
+	r.log("nofollow  %s", line)
 }
 
 func (r *report) onScraped(*colly.Response) {
@@ -164,13 +185,15 @@ func (r *report) write(w io.Writer, g *robotsmw.Guard) {
 	st := g.Stats()
 	t := st.Total
 	fmt.Fprintf(w, "\ndone in %.1fs\n\noutcomes\n", time.Since(r.start).Seconds())
-	fmt.Fprintf(w, "  %-40s %4d\n", "pages fetched", len(r.fetched))
-	fmt.Fprintf(w, "  %-40s %4d\n", "blocked by robots.txt", len(r.blocked))
-	fmt.Fprintf(w, "  %-40s %4d\n", "back-offs (429/503, retried later)", len(r.backoffs))
-	fmt.Fprintf(w, "  %-40s %4d\n", "deferrals in all (sent again)", r.deferred)
-	fmt.Fprintf(w, "  %-40s %4d\n", "gave up", len(r.gaveUp))
-	fmt.Fprintf(w, "  %-40s %4d\n", "other errors (404 and the like)", len(r.failed))
-	fmt.Fprintf(w, "  %-40s %4d\n", "requests sent (pages, robots.txt, sitemaps)", t.Fetched)
+	fmt.Fprintf(w, "  %-44s %4d\n", "pages fetched", len(r.fetched))
+	fmt.Fprintf(w, "  %-44s %4d\n", "blocked by robots.txt", len(r.blocked))
+	fmt.Fprintf(w, "  %-44s %4d\n", "links not followed (nofollow)", len(r.notFollow))
+	fmt.Fprintf(w, "  %-44s %4d\n", "pages that say noindex", len(r.noindex))
+	fmt.Fprintf(w, "  %-44s %4d\n", "back-offs (429/503, retried later)", len(r.backoffs))
+	fmt.Fprintf(w, "  %-44s %4d\n", "deferrals in all (sent again)", r.deferred)
+	fmt.Fprintf(w, "  %-44s %4d\n", "gave up", len(r.gaveUp))
+	fmt.Fprintf(w, "  %-44s %4d\n", "other errors (404 and the like)", len(r.failed))
+	fmt.Fprintf(w, "  %-44s %4d\n", "requests sent (pages, robots.txt, sitemaps)", t.Fetched)
 
 	section := func(title string, lines []string) {
 		if len(lines) == 0 {
@@ -184,6 +207,7 @@ func (r *report) write(w io.Writer, g *robotsmw.Guard) {
 		}
 	}
 	section("blocked (the rule and the line that decided)", r.blocked)
+	section("links not followed (page or link says nofollow)", r.notFollow)
 	section("back-offs (reason and pause)", r.backoffs)
 	section("gave up", r.gaveUp)
 	section("other errors", r.failed)

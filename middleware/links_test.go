@@ -1,0 +1,151 @@
+package robotsmw
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gocolly/colly/v2"
+	"golang.org/x/time/rate"
+)
+
+// linkSite serves pages whose links test FollowLinks: /x/… pages must
+// never be requested.
+func linkSite(t *testing.T) *site {
+	pages := map[string]string{
+		"/": `<head><title>home</title></head><body>
+<a href="/a">a</a> <a href="/x/rel" rel="nofollow">nofollow link</a>
+<a href="/ugc" rel="UGC external">ugc</a> <a href="/meta">meta nofollow page</a>
+<a href="/header">header nofollow page</a> <a href="/other-agent">other agent</a>
+<a href="/noindex">noindex</a> <map><area href="/area"></map></body>`,
+		"/a":           `<body>a</body>`,
+		"/ugc":         `<body>ugc</body>`,
+		"/area":        `<body>area</body>`,
+		"/meta":        `<head><META NAME="robots" CONTENT="NOFOLLOW"></head><body><a href="/x/meta">m</a></body>`,
+		"/header":      `<body><a href="/x/header">h</a></body>`,
+		"/other-agent": `<head><meta name="otherbot" content="nofollow"><base href="/base/"></head><body><a href="rel">r</a></body>`,
+		"/base/rel":    `<body>resolved against base href</body>`,
+		"/noindex":     `<head><meta name="robots" content="noindex"></head><body>n</body>`,
+	}
+	return newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if r.URL.Path == "/header" {
+			w.Header().Set("X-Robots-Tag", "examplebot: nofollow")
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html>%s</html>", body)
+	})
+}
+
+func TestFollowLinks(t *testing.T) {
+	s := linkSite(t)
+	var mu sync.Mutex
+	var notFollowed []string
+	g := &Guard{Rate: rate.Inf, ErrorHandler: func(r *colly.Request, err error) {
+		var nf *NotFollowedError
+		if errors.As(err, &nf) {
+			mu.Lock()
+			notFollowed = append(notFollowed, nf.URL.Path+": "+nf.Reason)
+			mu.Unlock()
+		}
+	}}
+	c := colly.NewCollector(colly.UserAgent("ExampleBot/1.0"), g.Attach, colly.Async())
+	g.FollowLinks(c)
+	noindex := map[string]bool{}
+	c.OnResponse(func(r *colly.Response) {
+		d := g.Directives(r)
+		mu.Lock()
+		noindex[r.Request.URL.Path] = d.NoIndex
+		mu.Unlock()
+	})
+	c.Visit(s.URL + "/")
+	c.Wait()
+
+	var fetched []string
+	for _, h := range s.log() {
+		if h.path != "/robots.txt" {
+			fetched = append(fetched, h.path)
+		}
+	}
+	slices.Sort(fetched)
+	want := []string{"/", "/a", "/area", "/base/rel", "/header", "/meta", "/noindex", "/other-agent", "/ugc"}
+	if !slices.Equal(fetched, want) {
+		t.Errorf("fetched %q, want %q (nothing under /x/)", fetched, want)
+	}
+	slices.Sort(notFollowed)
+	wantNF := []string{
+		"/x/header: page says nofollow (X-Robots-Tag)",
+		"/x/meta: page says nofollow (meta robots)",
+		`/x/rel: rel="nofollow"`,
+	}
+	if !slices.Equal(notFollowed, wantNF) {
+		t.Errorf("ErrorHandler got %q, want %q", notFollowed, wantNF)
+	}
+	if got := g.Stats().Total.NotFollowed; got != 3 {
+		t.Errorf("Stats().Total.NotFollowed = %d, want 3", got)
+	}
+	if !noindex["/noindex"] || noindex["/a"] {
+		t.Errorf("Directives(r).NoIndex in OnResponse = %v, want true for /noindex only", noindex)
+	}
+}
+
+func TestFollowLinksOptions(t *testing.T) {
+	for _, tc := range []struct {
+		links Links
+		want  []string
+	}{
+		{Links{SkipUGC: true}, []string{"/", "/a", "/area", "/base/rel", "/header", "/meta", "/noindex", "/other-agent"}},
+		{Links{IgnoreDirectives: true}, []string{"/", "/a", "/area", "/base/rel", "/header", "/meta", "/noindex", "/other-agent", "/ugc", "/x/header", "/x/meta", "/x/rel"}},
+	} {
+		s := linkSite(t)
+		g := &Guard{Rate: rate.Inf, Links: tc.links}
+		c := colly.NewCollector(colly.UserAgent("ExampleBot/1.0"), g.Attach)
+		g.FollowLinks(c)
+		c.Visit(s.URL + "/")
+		var fetched []string
+		for _, h := range s.log() {
+			if h.path != "/robots.txt" {
+				fetched = append(fetched, h.path)
+			}
+		}
+		slices.Sort(fetched)
+		if !slices.Equal(fetched, tc.want) {
+			t.Errorf("FollowLinks with %+v fetched %q, want %q", tc.links, fetched, tc.want)
+		}
+	}
+}
+
+func FuzzParseDirectives(f *testing.F) {
+	f.Add("googlebot: noindex, nofollow", "max-snippet:10, unavailable_after: 25 Jun 2010 15:00:00 PST")
+	f.Add("unavailable_after: Friday, 25-Jun-10 15:00:00 GMT", "none")
+	f.Fuzz(func(t *testing.T, field, content string) {
+		h := http.Header{"X-Robots-Tag": {field}}
+		d := ParseDirectives("googlebot", h, nil)
+		if d.MaxSnippet < -1 || d.MaxVideoPreview < -1 {
+			t.Fatalf("ParseDirectives(%q) limits %d, %d below -1", field, d.MaxSnippet, d.MaxVideoPreview)
+		}
+		var m Directives
+		m = noDirectives
+		m.list(content)
+		if strings.EqualFold(strings.TrimSpace(content), "none") && !(m.NoIndex && m.NoFollow) {
+			t.Fatalf("list(%q) = %+v, want noindex and nofollow", content, m)
+		}
+		// Adding "nofollow" to a list never clears a flag.
+		n := noDirectives
+		n.list(content + ",nofollow")
+		if !n.NoFollow || (m.NoIndex && !n.NoIndex) {
+			t.Fatalf("list(%q + nofollow) = %+v, lost a flag of %+v", content, n, m)
+		}
+	})
+}
