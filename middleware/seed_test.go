@@ -67,6 +67,15 @@ func sitemapSite(t testing.TB, robotsTxt string, files map[string]string, busy m
 	return s
 }
 
+// pagePaths returns /p/0 … /p/n-1.
+func pagePaths(n int) []string {
+	locs := make([]string, n)
+	for i := range locs {
+		locs[i] = fmt.Sprintf("/p/%d", i)
+	}
+	return locs
+}
+
 func urlsetXML(locs ...string) string {
 	var b strings.Builder
 	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
@@ -191,10 +200,7 @@ func TestSeedBackPressure(t *testing.T) {
 	// 3,000 pages on an asynchronous collector: Seed keeps Window requests
 	// in flight instead of a goroutine per URL.
 	const n = 3000
-	locs := make([]string, n)
-	for i := range locs {
-		locs[i] = fmt.Sprintf("/p/%d", i)
-	}
+	locs := pagePaths(n)
 	s := sitemapSite(t, "Sitemap: /sm.xml\n", map[string]string{"/sm.xml": urlsetXML(locs...)}, nil)
 	g := &Guard{Rate: rate.Inf, Seeding: Seeding{Window: 16}}
 	c := colly.NewCollector(g.Attach, colly.Async())
@@ -226,10 +232,7 @@ func TestSeedQueue(t *testing.T) {
 	// More pages than the queue holds: Seed waits for room while the queue
 	// runs.
 	const n = 300
-	locs := make([]string, n)
-	for i := range locs {
-		locs[i] = fmt.Sprintf("/p/%d", i)
-	}
+	locs := pagePaths(n)
 	s := sitemapSite(t, "Sitemap: /sm.xml\n", map[string]string{"/sm.xml": urlsetXML(locs...)}, nil)
 	q, err := queue.New(4, &queue.InMemoryQueueStorage{MaxSize: 50})
 	if err != nil {
@@ -345,10 +348,7 @@ func TestSeedThrottledHost(t *testing.T) {
 	// short: pages are deferred and sent again. Seed's window follows them
 	// until they end, and every page is fetched.
 	const n = 40
-	locs := make([]string, n)
-	for i := range locs {
-		locs[i] = fmt.Sprintf("/p/%d", i)
-	}
+	locs := pagePaths(n)
 	busy := map[string]int{locs[3]: 1, locs[20]: 1}
 	s := sitemapSite(t, "Sitemap: /sm.xml\n", map[string]string{"/sm.xml": urlsetXML(locs...)}, busy)
 	g := &Guard{Rate: 50, MaxWait: 200 * time.Millisecond, Seeding: Seeding{Window: 8}}
@@ -377,10 +377,7 @@ func TestSeedAbortInOnRequest(t *testing.T) {
 	// A user's OnRequest that aborts every page: Seed's window is freed
 	// at once, not when the garbage collector takes the requests.
 	const n = 40
-	locs := make([]string, n)
-	for i := range locs {
-		locs[i] = fmt.Sprintf("/p/%d", i)
-	}
+	locs := pagePaths(n)
 	s := sitemapSite(t, "Sitemap: /sm.xml\n", map[string]string{"/sm.xml": urlsetXML(locs...)}, nil)
 	g := &Guard{Rate: rate.Inf, Seeding: Seeding{Window: 4}}
 	c := colly.NewCollector(g.Attach, colly.Async())
