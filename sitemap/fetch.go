@@ -117,7 +117,8 @@ func (wk *walk) read(res *result, resp *http.Response) {
 		}
 		if err != nil {
 			if errors.Is(err, ErrNotSitemap) && j.fallback {
-				return // /sitemap.xml is a page that says "not found"
+				res.read = false // /sitemap.xml is a page that says "not found"
+				return
 			}
 			wk.w.validators().forget(j.url)
 			res.err = &FetchError{URL: j.url, Err: err}

@@ -625,3 +625,18 @@ func TestWalkNoRetries(t *testing.T) {
 		t.Errorf("Walk with Retries -1 = %v after %d fetches; want the 503 after 1 fetch", err, s.hit("/busy.xml"))
 	}
 }
+
+func TestWalkFallbackSoft404(t *testing.T) {
+	// /sitemap.xml answering 200 with an HTML page is no sitemap and no
+	// error: nothing was read.
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt":  {body: "User-agent: *\nDisallow:\n"},
+		"/sitemap.xml": {body: "<html><body>Not found</body></html>"},
+	})
+	var reports int
+	w := &Walker{Options: Options{OnSitemap: func(SitemapReport) { reports++ }}}
+	_, st, err := walkSite(t, w, s)
+	if err != nil || st.Sitemaps != 0 || st.Failed != 0 || reports != 0 {
+		t.Errorf("Walk with a soft-404 /sitemap.xml = %+v, %v, %d reports; want nothing read, no error", st, err, reports)
+	}
+}

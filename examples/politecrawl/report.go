@@ -211,7 +211,9 @@ func (r *report) write(w io.Writer, g *robotsmw.Guard) {
 	section("back-offs (reason and pause)", r.backoffs)
 	section("gave up", r.gaveUp)
 	section("other errors", r.failed)
-	if r.seeded {
+	if r.seeded && len(r.sitemaps) == 0 && r.seedErr == nil {
+		fmt.Fprintf(w, "\nsitemaps\n  none: robots.txt lists none and there is no /sitemap.xml\n")
+	} else if r.seeded {
 		section("sitemaps read", r.sitemaps)
 		s := r.seed
 		d := s.Dropped
