@@ -42,8 +42,8 @@ type Directives struct {
 	// image only, -1 no limit (also when absent).
 	MaxVideoPreview int
 
-	// Other holds the directives not known here, lower-cased, as written
-	// ("indexifembedded", "nocache" excepted): kept, never an error.
+	// Other holds the directives not known here ("indexifembedded",
+	// say), lower-cased, as written: kept, never an error.
 	Other []string
 }
 
@@ -94,7 +94,7 @@ func (d *Directives) header(token, field string) {
 	// with a value names the agent the field is for (Google).
 	if i := strings.IndexByte(field, ':'); i > 0 {
 		name := strings.ToLower(strings.TrimSpace(field[:i]))
-		if !strings.ContainsAny(name, ", ") && !valued(name) {
+		if !strings.ContainsAny(name, ", ;") && !known(name) {
 			if name != token {
 				return
 			}
@@ -102,6 +102,16 @@ func (d *Directives) header(token, field string) {
 		}
 	}
 	d.list(field)
+}
+
+// known reports whether name is a directive name, and so no agent.
+func known(name string) bool {
+	switch name {
+	case "all", "none", "index", "noindex", "follow", "nofollow", "noarchive", "nocache",
+		"nosnippet", "noimageindex", "notranslate", "indexifembedded":
+		return true
+	}
+	return valued(name)
 }
 
 // valued reports whether name is a directive written "name: value".
@@ -113,9 +123,18 @@ func valued(name string) bool {
 	return false
 }
 
-// list applies a comma-separated list of directives.
+// list applies a comma-separated list of directives. Lists written with
+// spaces or semicolons instead ("noindex nofollow", "noindex; nofollow"),
+// common in the wild, are read too: the most restrictive reading wins.
 func (d *Directives) list(s string) {
-	parts := strings.Split(s, ",")
+	var parts []string
+	for _, p := range strings.Split(s, ",") {
+		if strings.Contains(p, ":") {
+			parts = append(parts, p) // a value may hold spaces: keep whole
+			continue
+		}
+		parts = append(parts, strings.FieldsFunc(p, func(r rune) bool { return r == ';' || r == ' ' || r == '\t' })...)
+	}
 	for i := 0; i < len(parts); i++ {
 		p := strings.TrimSpace(parts[i])
 		if p == "" {
@@ -129,8 +148,11 @@ func (d *Directives) list(s string) {
 			// join the next part when the value alone does not parse.
 			t, ok := parseDate(value)
 			if !ok && i+1 < len(parts) {
-				if t2, ok2 := parseDate(value + "," + parts[i+1]); ok2 {
-					t, ok = t2, true
+				// The date's own comma split it: the next part is its
+				// rest unless it is a directive.
+				next := strings.ToLower(strings.TrimSpace(parts[i+1]))
+				if n, _, _ := strings.Cut(next, ":"); !known(strings.TrimSpace(n)) {
+					t, ok = parseDate(value + "," + parts[i+1])
 					i++
 				}
 			}
@@ -201,9 +223,12 @@ func minLimit(a, b int) int {
 // Google's own example form ("25 Jun 2010 15:00:00 PST").
 var dateLayouts = []string{
 	time.RFC1123, time.RFC1123Z, time.RFC822, time.RFC822Z, time.RFC850,
+	"Mon, 2 Jan 2006 15:04:05 MST", "Mon, 2 Jan 2006 15:04:05 -0700",
 	"Monday, 02-Jan-2006 15:04:05 MST",
 	"2 Jan 2006 15:04:05 MST", "2 Jan 2006 15:04:05 -0700", "2 Jan 2006",
-	time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04Z07:00", "2006-01-02",
+	"2 January 2006 15:04:05 MST", "2 January 2006",
+	time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04Z07:00",
+	"2006-01-02 15:04:05", "2006-01-02",
 }
 
 // usZones are the zone names of RFC 822 that Go does not know the offset

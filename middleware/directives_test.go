@@ -51,6 +51,14 @@ func TestParseDirectives(t *testing.T) {
 			want: Directives{UnavailableAfter: utc("2029-05-01T10:00:00Z"), MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "malformed values ignored, unknown kept", headers: []string{"max-snippet: lots, unavailable_after: someday, indexifembedded, , foo:bar"},
 			want: Directives{MaxSnippet: -1, MaxVideoPreview: -1, Other: []string{"indexifembedded", "foo:bar"}}},
+		{name: "spaces and semicolons", head: `<meta name="robots" content="noindex nofollow"><meta name="robots" content="noarchive; nosnippet">`,
+			want: Directives{NoIndex: true, NoFollow: true, NoArchive: true, NoSnippet: true, MaxSnippet: -1, MaxVideoPreview: -1}},
+		{name: "one-digit day", headers: []string{"unavailable_after: Fri, 5 Jun 2010 15:00:00 GMT"},
+			want: Directives{UnavailableAfter: utc("2010-06-05T15:00:00Z"), MaxSnippet: -1, MaxVideoPreview: -1}},
+		{name: "unparseable date costs only itself", headers: []string{"unavailable_after: Fri, someday, nofollow"},
+			want: Directives{NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
+		{name: "a directive name is no agent", agent: "noindex", headers: []string{"noindex: x, nofollow"},
+			want: Directives{NoIndex: true, NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "all and index are defaults", head: `<meta name="robots" content="all, index, follow">`, want: noDirectives},
 		{name: "meta without content or name", head: `<meta name="robots"><meta content="noindex">`, want: noDirectives},
 	}
@@ -90,6 +98,8 @@ func TestHeadOf(t *testing.T) {
 		{`<html><head><meta name=robots content=noindex></head><body>x</body>`, `<html><head><meta name=robots content=noindex>`},
 		{`<HTML><HEAD><TITLE>t</TITLE><BODY>`, `<HTML><HEAD><TITLE>t</TITLE>`},
 		{`no tags at all`, `no tags at all`},
+		{`<head><!-- no <body> here --><meta name=robots content=noindex></head><body>`, `<head><!-- no <body> here --><meta name=robots content=noindex>`},
+		{`<head><script>var s="<body>";</script><meta name=robots content=noindex><p>text`, `<head><script>var s="<body>";</script><meta name=robots content=noindex>`},
 	} {
 		if got := string(headOf([]byte(tc.in))); got != tc.want {
 			t.Errorf("headOf(%q) = %q, want %q", tc.in, got, tc.want)

@@ -112,7 +112,9 @@ type Guard struct {
 
 	// ErrorHandler, if non-nil, is called once for every request with a
 	// final outcome the Guard decided: an error wrapping ErrDisallowed,
-	// ErrCrawlDelayTooLong, ErrRobotsUnreachable or ErrGaveUp. It is not
+	// ErrCrawlDelayTooLong, ErrRobotsUnreachable or ErrGaveUp; and, with
+	// FollowLinks, once for every link not followed, with a
+	// *NotFollowedError (ErrNotFollowed) and a request that was never sent. It is not
 	// called for deferrals and retries (colly's OnError sees those, with a
 	// *DeferredError). It may be called concurrently. Whether or not it is
 	// set, colly's OnError callbacks (and a synchronous Visit) receive the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gocolly/colly/v2"
+	"golang.org/x/net/html"
 )
 
 // ErrNotFollowed is wrapped by the *NotFollowedError that FollowLinks
@@ -30,8 +31,8 @@ func (e *NotFollowedError) Error() string {
 // Unwrap returns ErrNotFollowed.
 func (e *NotFollowedError) Unwrap() error { return ErrNotFollowed }
 
-// Links configures FollowLinks and Directives. Its zero value honours
-// nofollow pages and rel="nofollow" links.
+// Links configures FollowLinks. Its zero value honours nofollow pages and
+// rel="nofollow" links.
 type Links struct {
 	// IgnoreDirectives makes FollowLinks follow every link, nofollow
 	// pages and rel="nofollow" links included (robots.txt still applies
@@ -68,8 +69,11 @@ func (g *Guard) Directives(r *colly.Response) Directives {
 // directives (Directives) say nofollow for the Guard's agent or the link
 // is rel="nofollow" (and, with Links.SkipUGC, rel="ugc" or "sponsored").
 // Each link left out is counted in Stats (NotFollowed) and reported to
-// ErrorHandler with a *NotFollowedError giving the reason. Links.
-// IgnoreDirectives turns both off.
+// ErrorHandler with a *NotFollowedError giving the reason, and a
+// *colly.Request that was never sent (no collector; the page request's
+// headers). Links.IgnoreDirectives turns both off. Links that are not
+// http or https URLs (javascript:, mailto:) are skipped silently, and
+// fragments are dropped, so anchors of one page make one request.
 //
 // It reads colly's own parsed document: the page is not parsed twice. Call
 // it once per collector, after Attach.
@@ -93,25 +97,28 @@ func (g *Guard) followLinks(e *colly.HTMLElement) {
 	}
 	e.DOM.Find("a[href], area[href]").Each(func(_ int, a *goquery.Selection) {
 		href, _ := a.Attr("href")
-		abs := e.Request.AbsoluteURL(href)
-		if abs == "" {
+		if strings.TrimSpace(href) == "" {
 			return
 		}
+		u, err := url.Parse(e.Request.AbsoluteURL(href))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return // javascript:, mailto:, tel: and the like are no pages
+		}
+		u.Fragment, u.RawFragment = "", "" // one page, however many anchors
 		reason := pageReason
 		if reason == "" && !g.Links.IgnoreDirectives {
 			reason = g.relReason(a)
 		}
 		if reason == "" {
-			e.Request.Visit(abs)
-			return
-		}
-		u, err := url.Parse(abs)
-		if err != nil {
+			e.Request.Visit(u.String())
 			return
 		}
 		g.count(g.host(page), cNotFollowed)
 		if g.ErrorHandler != nil {
-			g.ErrorHandler(&colly.Request{URL: u, Method: "GET", Depth: e.Request.Depth + 1, Ctx: e.Request.Ctx},
+			// The request that was not made: never sent, it carries the
+			// page request's headers for handlers that read them.
+			hdr := e.Request.Headers.Clone()
+			g.ErrorHandler(&colly.Request{URL: u, Method: "GET", Depth: e.Request.Depth + 1, Ctx: e.Request.Ctx, Headers: &hdr},
 				&NotFollowedError{URL: u, Page: page, Reason: reason})
 		}
 	})
@@ -163,33 +170,30 @@ func isHTML(r *colly.Response) bool {
 	return bytes.HasPrefix(bytes.TrimSpace(r.Body), []byte("<"))
 }
 
-// maxHead bounds the bytes of a page searched for its <head>.
-const maxHead = 256 << 10
-
-// headOf returns the start of an HTML page up to its <body> (or </head>),
-// where robots <meta> tags belong, or at most maxHead bytes of it.
+// headOf returns the start of an HTML page up to where its <head> ends
+// (its </head>, or the first tag that belongs to the body), where robots
+// <meta> tags belong. It tokenizes the page, so a "<body" inside a comment
+// or a script does not end the head early.
 func headOf(body []byte) []byte {
-	b := body[:min(len(body), maxHead)]
-	end := len(b)
-	for _, tag := range [][]byte{[]byte("</head"), []byte("<body")} {
-		if i := indexFold(b, tag); i >= 0 && i < end {
-			end = i
+	z := html.NewTokenizer(bytes.NewReader(body))
+	off := 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return body
 		}
+		raw := len(z.Raw())
+		if tt == html.StartTagToken || tt == html.EndTagToken || tt == html.SelfClosingTagToken {
+			name, _ := z.TagName()
+			switch string(name) {
+			case "html", "head", "meta", "title", "base", "link", "script", "style", "noscript", "template":
+				if tt == html.EndTagToken && string(name) == "head" {
+					return body[:off]
+				}
+			default:
+				return body[:off] // a body element: the head has ended
+			}
+		}
+		off += raw
 	}
-	return b[:end]
-}
-
-// indexFold is bytes.Index ignoring ASCII case, for a lower-case sep.
-func indexFold(b, sep []byte) int {
-	for i := 0; i+len(sep) <= len(b); i++ {
-		j := bytes.IndexByte(b[i:], '<')
-		if j < 0 {
-			return -1
-		}
-		i += j
-		if i+len(sep) <= len(b) && bytes.EqualFold(b[i:i+len(sep)], sep) {
-			return i
-		}
-	}
-	return -1
 }

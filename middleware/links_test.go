@@ -21,7 +21,8 @@ func linkSite(t *testing.T) *site {
 <a href="/a">a</a> <a href="/x/rel" rel="nofollow">nofollow link</a>
 <a href="/ugc" rel="UGC external">ugc</a> <a href="/meta">meta nofollow page</a>
 <a href="/header">header nofollow page</a> <a href="/other-agent">other agent</a>
-<a href="/noindex">noindex</a> <map><area href="/area"></map></body>`,
+<a href="/noindex">noindex</a> <map><area href="/area"></map>
+<a href="javascript:void(0)">js</a> <a href="mailto:a@example.com">mail</a> <a href="/a#top">anchor</a></body>`,
 		"/a":           `<body>a</body>`,
 		"/ugc":         `<body>ugc</body>`,
 		"/area":        `<body>area</body>`,
@@ -92,8 +93,8 @@ func TestFollowLinks(t *testing.T) {
 	if !slices.Equal(notFollowed, wantNF) {
 		t.Errorf("ErrorHandler got %q, want %q", notFollowed, wantNF)
 	}
-	if got := g.Stats().Total.NotFollowed; got != 3 {
-		t.Errorf("Stats().Total.NotFollowed = %d, want 3", got)
+	if st := g.Stats().Total; st.NotFollowed != 3 || st.GaveUp != 0 {
+		t.Errorf("Stats().Total NotFollowed = %d, GaveUp = %d; want 3 and 0 (javascript: and mailto: links are skipped)", st.NotFollowed, st.GaveUp)
 	}
 	if !noindex["/noindex"] || noindex["/a"] {
 		t.Errorf("Directives(r).NoIndex in OnResponse = %v, want true for /noindex only", noindex)

@@ -13,8 +13,9 @@
 //   - any of these gzip-compressed, once or twice.
 //
 // The format is found from the content, never from the URL or the
-// Content-Type, which real servers get wrong both ways (the research notes,
-// shared/research/sitemap.md, list the cases the tests cite by number).
+// Content-Type, which real servers get wrong both ways (the project's
+// sitemap research notes, kept beside the repository, list the cases the
+// tests cite by number, #NN).
 //
 // Deliberate deviations, all on the lenient side, as crawler-commons and
 // ultimate-sitemap-parser do:

@@ -172,6 +172,10 @@ func crawlURL(raw string, haveRobots bool) (*url.URL, error) {
 	if errors.As(err, &uerr) {
 		return nil, usagef("%q is not a valid URL: %v", raw, uerr.Err)
 	}
+	if strings.HasSuffix(strings.ToLower(raw), ".txt") && !strings.Contains(raw, "://") {
+		// Meant as ROBOTS, most likely: say so rather than suggest a URL.
+		return nil, usagef("%q: no such robots.txt file (and not an http or https URL)", raw)
+	}
 	msg := fmt.Sprintf("%q is not an absolute http or https URL with a host", raw)
 	if err == nil && u.Host == "" && !strings.HasPrefix(raw, "/") && !strings.Contains(raw, "://") &&
 		(u.Scheme == "" || u.Opaque != "" && '0' <= u.Opaque[0] && u.Opaque[0] <= '9') {

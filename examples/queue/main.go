@@ -192,7 +192,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out.printf("busiest hosts:")
 	for _, h := range st.Busiest {
 		out.printf("  %-12s fetched %2d, blocked %d, retried %d, gave up %d; interval now %v",
-			h.Host, h.Fetched, h.Blocked, h.Retried, h.GaveUp, h.Interval)
+			h.Host, h.Fetched, h.Blocked, h.Retried, h.GaveUp, h.Interval.Round(time.Millisecond))
 	}
 	return 0
 }
