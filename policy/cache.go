@@ -49,15 +49,25 @@ type Entry struct {
 	Stale      bool      // Robots is the last good copy, kept while refreshing fails
 	Err        error     // the last fetch's error (a *FetchError) for StateUnreachable or too many redirects; else nil
 
-	// URL is the URL the rules in force came from: the origin's
-	// /robots.txt, or where it redirected to (RFC 9309 §2.3.1.2). Relative
-	// Sitemap lines resolve against it.
+	// URL is where robots.txt redirected to when the rules in force came
+	// from a redirect (RFC 9309 §2.3.1.2); empty when they came from the
+	// origin's own /robots.txt. RobotsURL returns either.
 	URL string
 
 	// Failures counts the consecutive fetches, ending with the last one,
 	// that found robots.txt unreachable; 0 when the last fetch gave a
 	// verdict (StateParsed or StateUnavailable).
 	Failures int
+}
+
+// RobotsURL returns the URL the rules in force came from: the origin's
+// /robots.txt, or where it redirected to. Relative Sitemap lines resolve
+// against it.
+func (e Entry) RobotsURL() string {
+	if e.URL != "" {
+		return e.URL
+	}
+	return e.Origin + "/robots.txt"
 }
 
 // The Cache's fixed limits. Each cites the rule it implements.
@@ -315,10 +325,9 @@ func (c *Cache) entry(origin string, rec Record, now time.Time) (e Entry, verdic
 		Expires:    rec.Expires,
 		RetryAt:    rec.RetryAt,
 		Failures:   rec.Failures,
-		URL:        origin + "/robots.txt",
 	}
-	if rec.URL != "" && rec.GoodState == StateParsed {
-		e.URL = rec.URL
+	if rec.GoodState == StateParsed {
+		e.URL = rec.URL // no string built per look-up: see RobotsURL
 	}
 	if rec.Err != nil {
 		e.Err = rec.Err

@@ -266,8 +266,8 @@ func TestFetchRedirectAcrossHosts(t *testing.T) {
 	if e.Origin != srv.URL {
 		t.Errorf("Entry.Origin = %q, want %q", e.Origin, srv.URL)
 	}
-	if want := target.URL + "/robots.txt"; e.URL != want {
-		t.Errorf("Entry.URL = %q, want %q (where robots.txt redirected to)", e.URL, want)
+	if want := target.URL + "/robots.txt"; e.URL != want || e.RobotsURL() != want {
+		t.Errorf("Entry.URL, RobotsURL() = %q, %q, want %q (where robots.txt redirected to)", e.URL, e.RobotsURL(), want)
 	}
 	if _, ok := c.Peek(urlOf(t, target.URL+"/")); ok {
 		t.Errorf("Peek(redirect target) ok = true, want false")

@@ -129,7 +129,7 @@ func (wk *walk) announcedBy(u *url.URL) []string {
 	robotsURL := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
 	e, err := wk.robots.Get(wk.ctx, robotsURL)
 	if err == nil {
-		base, _ := url.Parse(e.URL)
+		base, _ := url.Parse(e.RobotsURL())
 		if base == nil {
 			base = robotsURL
 		}

@@ -384,7 +384,7 @@ func (wk *walk) start(base *url.URL) error {
 		return nil
 	}
 	wk.markVisited(robotsURL.String())
-	final, _ := url.Parse(e.URL)
+	final, _ := url.Parse(e.RobotsURL())
 	if final == nil {
 		final = robotsURL
 	}

@@ -230,7 +230,7 @@ func (f *fetcher) get(ctx context.Context, u *url.URL) (*robotsTxt, error) {
 		return nil, errInterrupted
 	}
 	rt := &robotsTxt{
-		name: entry.URL, robots: entry.Robots, state: entry.State, status: entry.StatusCode, err: err,
+		name: entry.RobotsURL(), robots: entry.Robots, state: entry.State, status: entry.StatusCode, err: err,
 		body: f.store.body(entry.Origin),
 	}
 	if rt.name == "" {
