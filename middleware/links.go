@@ -85,14 +85,14 @@ func (g *Guard) followLinks(e *colly.HTMLElement) {
 	page := e.Request.URL
 	var pageReason string
 	if !g.Links.IgnoreDirectives {
-		d := ParseDirectives(g.responseAgent(e.Response), headerOf(e.Response), e.DOM.ChildrenFiltered("head"))
-		if d.NoFollow {
-			pageReason = "page says nofollow"
-			if !ParseDirectives(g.responseAgent(e.Response), nil, e.DOM.ChildrenFiltered("head")).NoFollow {
-				pageReason += " (X-Robots-Tag)"
-			} else {
-				pageReason += " (meta robots)"
-			}
+		// The meta tags and the header fields apart, each read once, so
+		// that the reason names the one that said nofollow.
+		agent := g.responseAgent(e.Response)
+		switch {
+		case ParseDirectives(agent, nil, e.DOM.ChildrenFiltered("head")).NoFollow:
+			pageReason = "page says nofollow (meta robots)"
+		case ParseDirectives(agent, headerOf(e.Response), nil).NoFollow:
+			pageReason = "page says nofollow (X-Robots-Tag)"
 		}
 	}
 	e.DOM.Find("a[href], area[href]").Each(func(_ int, a *goquery.Selection) {

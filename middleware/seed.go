@@ -3,13 +3,11 @@ package robotsmw
 import (
 	"context"
 	"errors"
-	"math"
 	"net/http"
 	"time"
 
 	"github.com/gocolly/colly/v2"
 	"github.com/gocolly/colly/v2/queue"
-	"golang.org/x/time/rate"
 
 	"github.com/robotsmw/robotsmw/policy"
 	"github.com/robotsmw/robotsmw/sitemap"
@@ -96,7 +94,7 @@ func (g *Guard) Seed(c *colly.Collector, site string) (SeedStats, error) {
 	if t == nil || t.g != g {
 		return SeedStats{}, errors.New("robotsmw: Seed: the Guard is not attached to the collector")
 	}
-	w := g.seedWalker(c)
+	w := g.seedWalker(c, t.next)
 	ctx := collectorContext(c)
 	var st SeedStats
 	var feed func(loc string) error
@@ -137,15 +135,11 @@ func (g *Guard) Seed(c *colly.Collector, site string) (SeedStats, error) {
 }
 
 // seedWalker returns a sitemap walker for one Seed through collector c:
-// Guard.Transport over the transport c had before Attach, the Guard's
+// Guard.Transport over next, the transport c had before Attach, the Guard's
 // robots.txt cache, c's UserAgent, the Guard's sitemap validators, and the
 // Seeding options as they are now. The transport retries 429 and 503
 // itself, so the walker does not (Options.Retries < 0).
-func (g *Guard) seedWalker(c *colly.Collector) *sitemap.Walker {
-	var next http.RoundTripper
-	if t := guarded(c); t != nil {
-		next = t.next
-	}
+func (g *Guard) seedWalker(c *colly.Collector, next http.RoundTripper) *sitemap.Walker {
 	opts := g.Seeding.Options
 	opts.Retries = -1
 	return &sitemap.Walker{
@@ -171,15 +165,11 @@ func (g *Guard) seedWindow() int {
 	if g.Seeding.Window > 0 {
 		return g.Seeding.Window
 	}
-	if g.Rate == rate.Inf || g.Rate < 0 {
+	floor := g.rateFloor() // the spacing Rate asks for; 0 without a rate
+	if floor == 0 {
 		return 256
 	}
-	r := g.Rate
-	if r == 0 {
-		r = DefaultRate
-	}
-	n := float64(r) * g.maxWait().Seconds() / 2
-	return int(math.Max(8, math.Min(256, n)))
+	return int(min(256, max(8, g.maxWait()/2/floor)))
 }
 
 // errQueue marks a URL the queue refused.

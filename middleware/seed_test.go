@@ -431,3 +431,22 @@ func TestSeedOptionsPerCall(t *testing.T) {
 		t.Errorf("second Seed with new options = %+v; want /p/2 queued, /p/1 visited, /p/3 filtered", st)
 	}
 }
+
+func TestSeedWindow(t *testing.T) {
+	for _, tc := range []struct {
+		g    *Guard
+		want int
+	}{
+		{&Guard{}, 15}, // 1 request/s, MaxWait 30 s
+		{&Guard{Rate: 2, MaxWait: 10 * time.Second}, 10},
+		{&Guard{Rate: 0.1}, 8},
+		{&Guard{Rate: 100}, 256},
+		{&Guard{Rate: rate.Inf}, 256},
+		{&Guard{Seeding: Seeding{Window: 3}}, 3},
+	} {
+		if got := tc.g.seedWindow(); got != tc.want {
+			t.Errorf("seedWindow() with Rate %v, MaxWait %v, Window %d = %d, want %d",
+				tc.g.Rate, tc.g.MaxWait, tc.g.Seeding.Window, got, tc.want)
+		}
+	}
+}
