@@ -640,3 +640,59 @@ func TestWalkFallbackSoft404(t *testing.T) {
 		t.Errorf("Walk with a soft-404 /sitemap.xml = %+v, %v, %d reports; want nothing read, no error", st, err, reports)
 	}
 }
+
+func TestWalkConcurrencyAcrossHosts(t *testing.T) {
+	// Sitemaps on two hosts are fetched at the same time, those of one
+	// host one after the other. Each sitemap handler waits (at most 10 s,
+	// a deadlock guard) until the other host has a fetch in flight.
+	type host struct {
+		mu       sync.Mutex
+		inFlight int
+		peak     int
+		arrived  chan struct{}
+		once     sync.Once
+	}
+	hosts := [2]*host{{arrived: make(chan struct{})}, {arrived: make(chan struct{})}}
+	var overlapped [2]bool
+	var srvs [2]*httptest.Server
+	for i := range hosts {
+		h, other := hosts[i], hosts[1-i]
+		srvs[i] = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/robots.txt":
+				if i == 0 {
+					fmt.Fprintf(w, "Sitemap: /a.xml\nSitemap: /b.xml\nSitemap: %s/c.xml\n", srvs[1].URL)
+				}
+				return
+			}
+			h.mu.Lock()
+			h.inFlight++
+			h.peak = max(h.peak, h.inFlight)
+			h.mu.Unlock()
+			h.once.Do(func() { close(h.arrived) })
+			select {
+			case <-other.arrived:
+				h.mu.Lock()
+				overlapped[i] = true
+				h.mu.Unlock()
+			case <-time.After(10 * time.Second):
+			}
+			fmt.Fprint(w, urlsetOf("/p"+r.URL.Path))
+			h.mu.Lock()
+			h.inFlight--
+			h.mu.Unlock()
+		}))
+		t.Cleanup(srvs[i].Close)
+	}
+	st, err := (&Walker{}).Walk(context.Background(), srvs[0].URL, func(Entry) error { return nil })
+	if err != nil || st.Sitemaps != 3 {
+		t.Fatalf("Walk = %+v, %v; want 3 sitemaps read", st, err)
+	}
+	for i, h := range hosts {
+		h.mu.Lock()
+		if h.peak != 1 || !overlapped[i] {
+			t.Errorf("host %d: %d sitemap fetches at once, overlapped with the other host: %v; want 1 and true", i, h.peak, overlapped[i])
+		}
+		h.mu.Unlock()
+	}
+}
