@@ -106,8 +106,13 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 				// behind others; Cache.MaxFetches): come back later.
 				g.count(h, cDeferred)
 				return &DeferredError{URL: u, Until: g.clock().Add(min(limit+minDeferral, robotsPending)), Err: errRobotsPending}
+			case errors.Is(err, policy.ErrStore):
+				// A shared store that cannot be read now: come back later,
+				// without a verdict (nothing is lost, nothing sent).
+				g.count(h, cDeferred)
+				return &DeferredError{URL: u, Until: g.clock().Add(robotsPending), Err: err}
 			}
-			// No origin, or the Store failed: fail closed.
+			// No origin: fail closed.
 			return fmt.Errorf("%w: %s not sent: %w", ErrGaveUp, u.Redacted(), err)
 		}
 		if !e.Robots.Allowed(agent, u) {
@@ -185,6 +190,9 @@ func (g *Guard) deferred(h *host, u *url.URL, start, pauseUntil int64, reserved 
 // slots after the pause; slots kept for deferred requests are void too
 // (the gate still spaces them).
 func (g *Guard) wait(ctx context.Context, h *host, u *url.URL, limit time.Duration, reserved bool) error {
+	if g.Pacer != nil {
+		return g.sharedWait(h, u, limit)
+	}
 	for {
 		n, err := g.lockOpen(h, u)
 		if err != nil {
@@ -260,6 +268,9 @@ func (h *host) changes() chan struct{} {
 // reaching the host closer together than the interval. A wait longer than
 // limit defers the request. It counts the request as fetched.
 func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration) error {
+	if g.Pacer != nil {
+		return g.sharedGate(ctx, g.Pacer, h, u, limit)
+	}
 	for {
 		n, err := g.lockOpen(h, u)
 		if err != nil {

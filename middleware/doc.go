@@ -222,6 +222,22 @@
 // FollowLinks from colly's parsed document of that very page, in its
 // OnHTML callback. Nothing per page outlives the page's callbacks.
 //
+// With [Links].Queue set, FollowLinks adds the links to a colly queue
+// instead of visiting them (a queue shared by a fleet spreads them).
+//
+// # Fleets
+//
+// Guards in several processes share politeness through [Guard.Pacer] and
+// [Guard.RobotsStore]: each request takes its slot from the [Pacer] (one
+// call, at the gate), each 429, 503 or failure is reported to it, and a
+// pause any member learns wakes the requests waiting in every member.
+// Guard.Rate is then the rate of the whole fleet per host. While the
+// Pacer cannot be reached, requests are deferred (cause
+// [ErrPacerUnavailable]) and sent again after 1 s, doubling to 30 s; a
+// RobotsStore that cannot be read defers them too ([policy.ErrStore]).
+// [MemoryPacer] shares pacing among the Guards of one process; package
+// redisstore shares both over Redis.
+//
 // The Guard reports through OnError, [Guard.ErrorHandler] and
 // [Guard.Stats] only; it never logs.
 package robotsmw

@@ -102,6 +102,20 @@ type Guard struct {
 	// pacing, and bounds its fetches by its own MaxFetches.
 	Cache *policy.Cache
 
+	// RobotsStore keeps the records of the Guard's own robots.txt cache
+	// (policy.Cache.Store) when Cache is nil: a store shared by a fleet
+	// (package redisstore) makes one robots.txt fetch per origin serve
+	// every member. If nil, they are kept in memory.
+	RobotsStore policy.Store
+
+	// Pacer, if set, keeps the per-host schedule, pauses and rate cuts in
+	// a state shared with other Guards (see Pacer): every request takes
+	// its slot from it at its gate, and every 429, 503 or failure is
+	// reported to it, so a fleet paces each host as one crawler would. Rate
+	// then is the rate of the whole fleet per host. If nil, the Guard keeps
+	// this state in its own memory.
+	Pacer Pacer
+
 	// MaxRobotsFetches bounds the robots.txt fetches of the Guard's own
 	// cache that run at once; the others wait in line, without a
 	// goroutine each, and the time they wait does not count against the
@@ -141,6 +155,7 @@ type Guard struct {
 	ownOnce sync.Once
 	own     *policy.Cache
 
+	pacer    pacerState   // what the Guard keeps about its Pacer
 	hosts    hostTable    // per-host pacing and back-off
 	totals   totals       // counters over all hosts
 	tickets  ticketBox    // verdicts on their way to the transport
@@ -415,6 +430,7 @@ func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cac
 			UserAgent:  ua,
 			Timeout:    robotsTimeout,
 			MaxFetches: fetches,
+			Store:      g.RobotsStore,
 			Now:        g.clock,
 		}
 	})

@@ -283,13 +283,14 @@ func addNanos(n int64, d time.Duration) int64 {
 // of the floor's rate (politeness.md §5.2 E), or by halving the interval
 // when the floor is unlimited. A host that has recovered and whose strikes
 // are reset drops its trouble state. clock is read only for a host in
-// trouble.
-func (h *host) healthy(clock func() time.Time) {
+// trouble. When the response sped the host up, healthy returns its new
+// interval and its floor, and ok.
+func (h *host) healthy(clock func() time.Time) (interval, floor time.Duration, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	t := h.t
 	if t == nil {
-		return
+		return 0, 0, false
 	}
 	n := clock().UnixNano()
 	if t.excluded && n >= h.pauseUntil {
@@ -302,18 +303,18 @@ func (h *host) healthy(clock func() time.Time) {
 		if !t.excluded && len(t.delays) == 0 {
 			h.t = nil
 		}
-		return
+		return 0, 0, false
 	}
 	if n < h.pauseUntil {
-		return
+		return 0, 0, false
 	}
 	t.strikes = 0
 	if !t.cut {
-		return
+		return 0, 0, false
 	}
 	t.healthyRun++
 	if t.healthyRun < recoverAfter {
-		return
+		return 0, 0, false
 	}
 	t.healthyRun = 0
 	if t.floor == 0 {
@@ -329,6 +330,7 @@ func (h *host) healthy(clock func() time.Time) {
 		h.interval = t.floor
 		t.cut = false
 	}
+	return h.interval, t.floor, true
 }
 
 // snapshot returns the host's statistics.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gocolly/colly/v2"
+	"github.com/gocolly/colly/v2/queue"
 	"golang.org/x/net/html"
 )
 
@@ -41,6 +42,15 @@ type Links struct {
 	// SkipUGC also leaves out links marked rel="ugc" (user-generated) or
 	// rel="sponsored", which Google treats as hints like nofollow.
 	SkipUGC bool
+	// Queue, if set, receives the links FollowLinks follows (AddRequest,
+	// one level deeper than the page) instead of the page's collector
+	// visiting them: a collector run by a colly queue keeps its threads,
+	// and a queue shared by a fleet (package redisstore) spreads the links
+	// over its members. Links to hosts outside the collector's
+	// AllowedDomains are left out, as its Visit would refuse them. A link
+	// the queue refuses (colly.ErrQueueFull) is reported like a link not
+	// followed, with the queue's error as the reason.
+	Queue *queue.Queue
 }
 
 // Directives returns the page-level robots directives of r for the Guard's
@@ -78,10 +88,10 @@ func (g *Guard) Directives(r *colly.Response) Directives {
 // It reads colly's own parsed document: the page is not parsed twice. Call
 // it once per collector, after Attach.
 func (g *Guard) FollowLinks(c *colly.Collector) {
-	c.OnHTML("html", func(e *colly.HTMLElement) { g.followLinks(e) })
+	c.OnHTML("html", func(e *colly.HTMLElement) { g.followLinks(c, e) })
 }
 
-func (g *Guard) followLinks(e *colly.HTMLElement) {
+func (g *Guard) followLinks(c *colly.Collector, e *colly.HTMLElement) {
 	page := e.Request.URL
 	var pageReason string
 	if !g.Links.IgnoreDirectives {
@@ -110,8 +120,19 @@ func (g *Guard) followLinks(e *colly.HTMLElement) {
 			reason = g.relReason(a)
 		}
 		if reason == "" {
-			e.Request.Visit(u.String())
-			return
+			q := g.Links.Queue
+			if q == nil {
+				e.Request.Visit(u.String())
+				return
+			}
+			if !allowedDomain(c, u) {
+				return
+			}
+			err := q.AddRequest(&colly.Request{URL: u, Method: "GET", Depth: e.Request.Depth + 1, Ctx: colly.NewContext()})
+			if err == nil {
+				return
+			}
+			reason = "queue refused it: " + err.Error()
 		}
 		g.count(g.host(page), cNotFollowed)
 		if g.ErrorHandler != nil {
@@ -196,4 +217,19 @@ func headOf(body []byte) []byte {
 		}
 		off += raw
 	}
+}
+
+// allowedDomain reports whether u's host is one of c's AllowedDomains, or
+// c sets none (colly's own rule in Visit).
+func allowedDomain(c *colly.Collector, u *url.URL) bool {
+	if len(c.AllowedDomains) == 0 {
+		return true
+	}
+	host := u.Hostname()
+	for _, d := range c.AllowedDomains {
+		if d == host {
+			return true
+		}
+	}
+	return false
 }

@@ -158,7 +158,9 @@ func (g *Guard) judge(h *host, resp *http.Response) class {
 	case hard, soft:
 		g.strike(h, g.clock(), cls, resp.Header)
 	case healthy:
-		h.healthy(g.clock)
+		if iv, floor, ok := h.healthy(g.clock); ok && g.Pacer != nil {
+			g.sharedRecover(context.Background(), g.Pacer, h, iv, floor)
+		}
 	}
 	return cls
 }
@@ -167,8 +169,12 @@ func (g *Guard) judge(h *host, resp *http.Response) class {
 // for a network error), whose Retry-After sets the pause.
 func (g *Guard) strike(h *host, now time.Time, c class, hdr http.Header) {
 	ra, ok := policy.RetryAfter(hdr, now)
-	if _, longer := h.strike(now, c, ra, ok, g.backoffBase(), g.maxBackoff(), g.rateFloor(), g.random()); longer {
+	pause, longer := h.strike(now, c, ra, ok, g.backoffBase(), g.maxBackoff(), g.rateFloor(), g.random())
+	if longer {
 		g.totals[cBackoffs].Add(1)
+	}
+	if g.Pacer != nil {
+		g.sharedStrike(context.Background(), g.Pacer, h, c, pause)
 	}
 }
 

@@ -256,7 +256,7 @@ func (c *Cache) Get(ctx context.Context, u *url.URL) (Entry, error) {
 	}
 	rec, ok, err := c.store.Load(ctx, origin)
 	if err != nil {
-		return Entry{Origin: origin, Robots: c.denyAll}, fmt.Errorf("policy: store: %w", err)
+		return Entry{Origin: origin, Robots: c.denyAll}, fmt.Errorf("%w: %s: %w", ErrStore, origin, err)
 	}
 	now := c.now()
 	if ok {
@@ -440,13 +440,26 @@ func (c *Cache) run(f *flight) {
 		// A flight that ended after our caller's look-up has just
 		// stored this record; it is fresh, so it is not fetched again.
 		f.rec = old
-	} else {
-		fctx, cancel := context.WithTimeout(ctx, orDefault(c.Timeout, 30*time.Second))
-		o := fetch(fctx, c.client, origin, c.UserAgent, c.now)
-		cancel()
-		f.rec = c.update(old, ok, o, c.now())
-		_ = c.store.Save(ctx, origin, f.rec) // documented on Store.Save
+		return
 	}
+	if l, isLeaser := c.store.(Leaser); isLeaser {
+		rec, fresh, release, err := l.Lease(ctx, origin)
+		switch {
+		case err == nil && release == nil && fresh:
+			// Another member of the fleet fetched it meanwhile.
+			f.rec = rec
+			return
+		case release != nil:
+			defer release()
+		}
+		// On an error the store is down, or its lease holder silent for
+		// too long: fetch without the lease.
+	}
+	fctx, cancel := context.WithTimeout(ctx, orDefault(c.Timeout, 30*time.Second))
+	o := fetch(fctx, c.client, origin, c.UserAgent, c.now)
+	cancel()
+	f.rec = c.update(old, ok, o, c.now())
+	_ = c.store.Save(ctx, origin, f.rec) // documented on Store.Save
 }
 
 // update returns the record that follows old (present if ok) after a fetch

@@ -3,6 +3,7 @@ package policy
 import (
 	"container/list"
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -27,6 +28,27 @@ type Store interface {
 	// failed Save the next look-up fetches robots.txt again.
 	Save(ctx context.Context, origin string, r Record) error
 }
+
+// A Leaser is a [Store] shared by several Caches (the members of a fleet
+// of crawlers) that lets one of them at a time fetch an origin's
+// robots.txt, so that the fleet fetches it once per expiry.
+//
+// Before it fetches robots.txt for origin, a Cache whose Store is a
+// Leaser calls Lease. Lease waits, for a bounded time, until either the
+// caller holds the origin's lease (release is not nil: the Cache fetches,
+// saves the record, then calls release) or another member has saved a
+// record that is fresh at now (fresh is true; the Cache uses rec and does
+// not fetch). When the wait runs out, or the lease cannot be had because
+// the store is unreachable, Lease returns an error and the Cache fetches
+// anyway: a crawler never waits on its store for ever.
+type Leaser interface {
+	Store
+	Lease(ctx context.Context, origin string) (rec Record, fresh bool, release func(), err error)
+}
+
+// ErrStore is wrapped by the error of a look-up whose Store could not be
+// read: the look-up has no verdict, and may succeed later.
+var ErrStore = errors.New("policy: store unavailable")
 
 // A Record is what a [Store] keeps for one origin: the outcome of the last
 // robots.txt fetch, the back-off state and the last good copy. The Cache

@@ -1,0 +1,234 @@
+// Command fleet is one member of a fleet of crawlers that share one Redis:
+// run it several times, on one machine or many, and together they crawl
+// the site of START_URL (links on the same host) as one polite crawler
+// would.
+//
+//	go run ./examples/fleet -redis 127.0.0.1:6379 -rate 2 -agent FleetBot https://example.com/
+//
+// What the members share, through package redisstore:
+//   - robots.txt: one fetch per origin per expiry for the whole fleet;
+//   - each host's schedule (-rate is the fleet's rate per host, not each
+//     member's), its pauses (one member's 503 + Retry-After pauses all)
+//     and its rate cuts;
+//   - colly's queue and visited set: each URL is fetched once, by one
+//     member.
+//
+// Each member exits once the shared queue is empty and no member is
+// working on a page, and prints what it did. With -clear it first removes
+// the state of an earlier crawl under the same -prefix (use it on one
+// member only, before the others start). If Redis stops answering, the
+// members pause (-slow: go on alone, each at a fraction of the rate) and
+// resume when it is back.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"github.com/gocolly/colly/v2/queue"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/time/rate"
+
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
+	"github.com/robotsmw/robotsmw/redisstore"
+)
+
+func main() {
+	// go-redis logs failed dials itself; this program reports Redis's
+	// state through Fleet.OnDown instead.
+	redis.SetLogger(quiet{})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage: fleet [flags] START_URL
+
+Crawls the site of START_URL (links on its host) as one member of a fleet
+sharing one Redis. Run it several times at once; each exits when the
+shared queue is drained.
+
+flags:
+`
+
+// run is the whole program; it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("fleet", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		flags.PrintDefaults()
+	}
+	addr := flags.String("redis", "127.0.0.1:6379", "Redis address (host:port)")
+	perHost := flags.Float64("rate", 1, "requests per second per host, for the whole fleet")
+	agent := flags.String("agent", "FleetBot", "user agent product token, matched against robots.txt")
+	prefix := flags.String("prefix", "", "key prefix of the crawl's shared state (default: fleet:HOST of START_URL)")
+	threads := flags.Int("threads", 4, "queue threads of this member")
+	slow := flags.Bool("slow", false, "while Redis is down, go on alone at the rate divided by the members (default: pause)")
+	clear := flags.Bool("clear", false, "remove the shared state of an earlier crawl under the prefix first")
+	verbose := flags.Bool("v", false, "print every page fetched")
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if flags.NArg() != 1 {
+		flags.Usage()
+		return 2
+	}
+	start, err := url.Parse(flags.Arg(0))
+	if err != nil || (start.Scheme != "http" && start.Scheme != "https") || start.Host == "" {
+		fmt.Fprintf(stderr, "fleet: START_URL %q is not an http or https URL\n", flags.Arg(0))
+		return 2
+	}
+	if *perHost <= 0 || *threads <= 0 {
+		fmt.Fprintln(stderr, "fleet: -rate and -threads must be positive")
+		return 2
+	}
+
+	out := &printer{w: stdout, start: time.Now()}
+	rdb := redis.NewClient(&redis.Options{Addr: *addr, DialTimeout: time.Second, MaxRetries: -1})
+	defer rdb.Close()
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err = rdb.Ping(pctx).Err()
+	cancel()
+	if err != nil {
+		fmt.Fprintf(stderr, "fleet: Redis at %s does not answer: %v\n", *addr, err)
+		return 2
+	}
+
+	fleet := redisstore.New(rdb)
+	fleet.Prefix = *prefix
+	if fleet.Prefix == "" {
+		fleet.Prefix = "fleet:" + start.Host
+	}
+	if *slow {
+		fleet.WhenDown = redisstore.Slow
+	}
+	fleet.OnDown = func(err error) {
+		if err != nil {
+			out.stamp("Redis unreachable, pausing: %v", err)
+		} else {
+			out.stamp("Redis is back, resuming")
+		}
+	}
+	defer fleet.Close()
+	if *clear {
+		if err := fleet.Clear(ctx); err != nil {
+			fmt.Fprintf(stderr, "fleet: clearing %s: %v\n", fleet.Prefix, err)
+			return 1
+		}
+	}
+
+	q, err := queue.New(*threads, fleet.Queue())
+	if err != nil {
+		fmt.Fprintf(stderr, "fleet: %v\n", err)
+		return 1
+	}
+	g := &robotsmw.Guard{
+		Agent: *agent,
+		Rate:  rate.Limit(*perHost),
+		// A queue thread waits at most this for its host; a longer wait
+		// is deferred and frees the thread.
+		MaxWait: 5 * time.Second,
+		Links:   robotsmw.Links{Queue: q},
+		ErrorHandler: func(r *colly.Request, err error) {
+			var dis *robotsmw.DisallowedError
+			switch {
+			case errors.As(err, &dis):
+				out.stamp("blocked  %s: %s", r.URL, dis.Decision)
+			case errors.Is(err, robotsmw.ErrNotFollowed):
+				// rel="nofollow" and nofollow pages: counted in Stats.
+			default:
+				out.stamp("failed   %s: %v", r.URL, err)
+			}
+		},
+	}
+	fleet.Attach(g) // shared robots.txt records and per-host pacing
+
+	c := colly.NewCollector(
+		colly.UserAgent(*agent+"/1.0"),
+		colly.StdlibContext(ctx),
+		colly.AllowedDomains(start.Hostname()),
+		g.Attach,
+	)
+	if err := c.SetStorage(fleet.Storage()); err != nil { // shared visited set
+		fmt.Fprintf(stderr, "fleet: %v\n", err)
+		return 1
+	}
+	g.FollowLinks(c) // same-host links go to the shared queue
+
+	var mu sync.Mutex
+	pages := 0
+	c.OnResponse(func(r *colly.Response) {
+		mu.Lock()
+		pages++
+		mu.Unlock()
+		if *verbose {
+			out.stamp("fetched  %s (%d)", r.Request.URL, r.StatusCode)
+		}
+	})
+	c.OnError(func(r *colly.Response, err error) {
+		var de *robotsmw.DeferredError
+		switch {
+		case errors.As(err, &de):
+			if *verbose {
+				out.stamp("later    %s in %.1fs: %v", r.Request.URL, time.Until(de.Until).Seconds(), de.Err)
+			}
+		case !robotsmw.IsFinal(err):
+		case r.StatusCode != 0:
+			out.stamp("status   %s: %d", r.Request.URL, r.StatusCode)
+		}
+	})
+
+	// Every member adds the start URL; the shared visited set lets one of
+	// them fetch it.
+	if err := q.AddURL(start.String()); err != nil {
+		fmt.Fprintf(stderr, "fleet: %v\n", err)
+		return 1
+	}
+	out.stamp("member %s crawling %s at %g/s per host for the fleet (prefix %s)", fleet.ID(), start.Host, *perHost, fleet.Prefix)
+	if err := fleet.Run(ctx, q, c); err != nil {
+		fmt.Fprintf(stderr, "fleet: %v\n", err)
+		return 1
+	}
+
+	t := g.Stats().Total
+	mu.Lock()
+	n := pages
+	mu.Unlock()
+	out.stamp("drained: this member fetched %d pages; robots.txt and pages sent %d, blocked %d, deferred %d, retried %d, back-offs %d, gave up %d, links not followed %d",
+		n, t.Fetched, t.Blocked, t.Deferred, t.Retried, t.Backoffs, t.GaveUp, t.NotFollowed)
+	return 0
+}
+
+// A printer writes lines stamped with the time since the start; it may be
+// used from several goroutines.
+type printer struct {
+	w     io.Writer
+	start time.Time
+	mu    sync.Mutex // guards w
+}
+
+func (p *printer) stamp(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	line := fmt.Sprintf(format, args...)
+	fmt.Fprintf(p.w, "%6.2fs %s\n", time.Since(p.start).Seconds(), strings.TrimRight(line, "\n"))
+}
+
+// quiet is a go-redis logger that drops what it is given.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...interface{}) {}

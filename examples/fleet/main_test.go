@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/robotsmw/robotsmw/internal/redistest"
+)
+
+// Three members started at once against one site crawl it as one polite
+// crawler: robots.txt once, each page once, nothing disallowed, and every
+// member exits 0 when the shared queue is drained.
+func TestThreeMembers(t *testing.T) {
+	srv := redistest.Start(t)
+	var mu sync.Mutex
+	hits := map[string]int{}
+	var at []time.Time
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		at = append(at, time.Now())
+		mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+			return
+		}
+		var i int
+		fmt.Sscanf(r.URL.Path, "/p%d", &i)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<html><body><a href="/p%d">a</a> <a href="/p%d">b</a> <a href="/private/%d">c</a> <a href="https://elsewhere.example/">x</a></body></html>`,
+			(2*i+1)%30, (2*i+2)%30, i)
+	}))
+	defer site.Close()
+
+	var wg sync.WaitGroup
+	codes := make([]int, 3)
+	outs := make([]*bytes.Buffer, 3)
+	for i := range codes {
+		outs[i] = &bytes.Buffer{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var errb bytes.Buffer
+			codes[i] = run(context.Background(), []string{"-redis", srv.Addr, "-rate", "20", "-agent", "FleetTest", site.URL + "/p0"}, outs[i], &errb)
+			if errb.Len() > 0 {
+				t.Errorf("member %d wrote to stderr: %s", i, errb.String())
+			}
+		}()
+	}
+	wg.Wait()
+	for i, code := range codes {
+		if code != 0 {
+			t.Errorf("member %d exited %d:\n%s", i, code, outs[i])
+		}
+		if !strings.Contains(outs[i].String(), "drained: this member fetched") {
+			t.Errorf("member %d did not report the drain:\n%s", i, outs[i])
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits["/robots.txt"] != 1 {
+		t.Errorf("robots.txt fetched %d times by three members, want 1", hits["/robots.txt"])
+	}
+	for i := 0; i < 30; i++ {
+		if n := hits[fmt.Sprintf("/p%d", i)]; n != 1 {
+			t.Errorf("/p%d fetched %d times, want 1", i, n)
+		}
+	}
+	for p := range hits {
+		if strings.HasPrefix(p, "/private/") {
+			t.Errorf("disallowed %s was fetched", p)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "usage: fleet"},
+		{[]string{"ftp://example.com/"}, "not an http or https URL"},
+		{[]string{"-rate", "0", "http://example.com/"}, "must be positive"},
+		{[]string{"-redis", "127.0.0.1:1", "http://example.com/"}, "does not answer"},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), tt.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), tt.want) {
+			t.Errorf("run(%q) = %d, stderr %q; want 2 and %q", tt.args, code, errb.String(), tt.want)
+		}
+	}
+}

@@ -1,0 +1,236 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// DefaultPrefix starts every key a Fleet writes when Fleet.Prefix is empty.
+const DefaultPrefix = "robotsmw"
+
+// A Mode says what a Fleet's members do while Redis cannot be reached.
+type Mode uint8
+
+const (
+	// Pause stops the fleet's requests until Redis is back: each request
+	// is deferred (a *robotsmw.DeferredError wrapping
+	// robotsmw.ErrPacerUnavailable and Redis's error) and sent again
+	// later. The default: politeness never depends on a guess.
+	Pause Mode = iota
+	// Slow lets each member go on alone, pacing each host at its interval
+	// multiplied by the number of members (Fleet.SlowFactor), so the fleet
+	// as a whole stays near the shared rate without Redis.
+	Slow
+)
+
+// A Fleet is the state that the crawler processes of a fleet share in one
+// Redis: robots.txt records (Robots), per-host pacing and pauses (Pacer),
+// colly's visited set and cookies (Storage) and its request queue
+// (Queue). Each process makes its own Fleet over the same Redis and
+// Prefix; see the package documentation for how to wire it to a Guard and
+// a collector.
+//
+// Every key it writes starts with Prefix and has a TTL, except the queue
+// and the visited set, which live as long as the crawl (Clear removes
+// them). Keys of one host or origin share a hash tag, so each script
+// touches one Redis Cluster slot.
+//
+// Set the fields before the first use; a Fleet is safe for concurrent use
+// by multiple goroutines after that. Close ends its background work.
+type Fleet struct {
+	// Prefix starts every key; crawls with different prefixes share
+	// nothing. If empty, DefaultPrefix.
+	Prefix string
+
+	// WhenDown says what happens while Redis cannot be reached: Pause (the
+	// zero value) or Slow. The visited set and the queue wait for Redis in
+	// either mode, so no URL is lost.
+	WhenDown Mode
+
+	// SlowFactor multiplies each host's interval under Slow. If zero, the
+	// number of members that Run saw when Redis was last reached, or 4 when
+	// none was seen.
+	SlowFactor int
+
+	// OnDown, if set, is called when Redis stops answering, with the
+	// error, and with nil once it answers again. It must not block.
+	OnDown func(err error)
+
+	// MaxLocal is the number of robots.txt records kept in memory in front
+	// of Redis. If zero, 10,000.
+	MaxLocal int
+
+	// LeaseWait bounds how long a member waits for another member's
+	// robots.txt fetch before it fetches itself. If zero, 45 s (a fetch's
+	// 30 s timeout and some).
+	LeaseWait time.Duration
+
+	// MaxQueue is the most requests the shared queue holds; AddRequest
+	// returns colly.ErrQueueFull beyond it. If zero, 10,000,000.
+	MaxQueue int
+
+	// Now returns the current time, for robots.txt expiry. If nil,
+	// time.Now. Pacing never reads it: it runs on Redis's clock.
+	Now func() time.Time
+
+	client redis.UniversalClient
+	id     string // this member's name in the fleet
+	calls  atomic.Uint64
+
+	initOnce sync.Once
+	closed   chan struct{}
+	closeMu  sync.Mutex // guards closing of closed
+
+	// down is set while Redis is known to be unreachable.
+	down    atomic.Bool
+	members atomic.Int64 // members Run saw last; 0 if none
+
+	robots  *robotsStore
+	pacer   *pacer
+	storage *Storage
+	queue   *Queue
+}
+
+// New returns a Fleet over client. client may be a *redis.Client, a
+// *redis.ClusterClient or a failover client.
+func New(client redis.UniversalClient) *Fleet {
+	return &Fleet{client: client}
+}
+
+func (f *Fleet) init() {
+	f.initOnce.Do(func() {
+		f.closed = make(chan struct{})
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		f.id = hex.EncodeToString(b[:])
+		f.robots = newRobotsStore(f)
+		f.pacer = newPacer(f)
+		f.storage = &Storage{f: f}
+		f.queue = &Queue{f: f}
+	})
+}
+
+// ID returns this member's name in the fleet: random, one per Fleet.
+func (f *Fleet) ID() string {
+	f.init()
+	return f.id
+}
+
+// Close ends the Fleet's background work (the pause watcher) and makes
+// calls that wait for Redis give up with ErrClosed. It does not close the
+// Redis client.
+func (f *Fleet) Close() error {
+	f.init()
+	f.closeMu.Lock()
+	defer f.closeMu.Unlock()
+	select {
+	case <-f.closed:
+	default:
+		close(f.closed)
+	}
+	f.pacer.close()
+	return nil
+}
+
+// token returns a name for one call of this member that is tried until
+// Redis answers: the member's name and the call's number.
+func (f *Fleet) token() string {
+	return f.id + ":" + strconv.FormatUint(f.calls.Add(1), 36)
+}
+
+// ErrClosed is returned by calls that waited for Redis when the Fleet was
+// closed.
+var ErrClosed = errors.New("redisstore: fleet closed")
+
+// key returns the key named by parts, under the prefix.
+func (f *Fleet) key(parts ...string) string {
+	p := f.Prefix
+	if p == "" {
+		p = DefaultPrefix
+	}
+	return p + ":" + strings.Join(parts, ":")
+}
+
+// tag returns s as a Redis Cluster hash tag: the keys of one host or
+// origin land in one slot.
+func tag(s string) string { return "{" + s + "}" }
+
+func (f *Fleet) now() time.Time {
+	if f.Now != nil {
+		return f.Now()
+	}
+	return time.Now()
+}
+
+// isDown reports whether err means that Redis could not be reached or
+// cannot serve now, rather than that it answered.
+func isDown(err error) bool {
+	if err == nil || errors.Is(err, redis.Nil) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false // the caller gave up, Redis did not
+	}
+	var re redis.Error
+	if errors.As(err, &re) {
+		for _, p := range []string{"LOADING", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN", "READONLY", "BUSY"} {
+			if strings.HasPrefix(re.Error(), p) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// seen records the outcome of a Redis call: it tells OnDown when Redis
+// stops or starts answering.
+func (f *Fleet) seen(err error) {
+	switch {
+	case isDown(err):
+		if !f.down.Swap(true) && f.OnDown != nil {
+			f.OnDown(err)
+		}
+	case f.down.Load():
+		if f.down.Swap(false) && f.OnDown != nil {
+			f.OnDown(nil)
+		}
+	}
+}
+
+// Outage retries: the visited set and the queue wait for Redis rather
+// than lose a URL.
+const (
+	retryMin = 100 * time.Millisecond
+	retryMax = 5 * time.Second
+)
+
+// wait runs fn until Redis answers it, sleeping between tries (retryMin
+// doubling to retryMax), and returns its error once Redis answered, or
+// ErrClosed if the Fleet is closed meanwhile.
+func (f *Fleet) wait(fn func(ctx context.Context) error) error {
+	f.init()
+	d := retryMin
+	for {
+		err := fn(context.Background())
+		f.seen(err)
+		if !isDown(err) {
+			return err
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-f.closed:
+			t.Stop()
+			return errors.Join(ErrClosed, err)
+		}
+		d = min(2*d, retryMax)
+	}
+}

@@ -1,0 +1,309 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
+)
+
+// A host's pacing state is one Redis hash, f.key("pace", "{host}"), with
+// its times in microseconds on Redis's clock (TIME):
+//
+//	tat  the next free slot (GCRA's theoretical arrival time, burst 1)
+//	iv   the interval a cut set; 0 or absent when not cut
+//	pu   the end of the pause in force
+//	lc   when the last cut was made
+//
+// Each operation is one Lua script on that one key (politeness.md §3.6:
+// one atomic read-modify-write per host, one clock, monotone merges).
+// Every write sets a TTL that outlives the pause and the schedule by
+// pacerKeep, so an idle host's state expires.
+
+// pacerKeep is how long a host's pacing state is kept after its schedule
+// and pause are past.
+const pacerKeep = 10 * time.Minute
+
+// now_us reads Redis's clock in microseconds; Lua numbers are doubles,
+// exact up to 2^53 µs (285 years).
+const luaNow = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+`
+
+// reserveScript: KEYS[1] the host's hash; ARGV floor_us, limit_us,
+// keep_ms. Returns {reserved, wait_us, interval_us, paused_us}.
+var reserveScript = redis.NewScript(luaNow + `
+local floor = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local v = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'pu')
+local tat = tonumber(v[1]) or now
+local iv = math.max(tonumber(v[2]) or 0, floor)
+local pu = tonumber(v[3]) or 0
+local at = math.max(tat, now, pu)
+local paused = math.max(pu - now, 0)
+if at - now > limit then
+  return {0, at - now, iv, paused}
+end
+redis.call('HSET', KEYS[1], 'tat', at + iv)
+redis.call('PEXPIRE', KEYS[1], math.ceil((at + iv - now) / 1000) + tonumber(ARGV[3]))
+return {1, at - now, iv, paused}
+`)
+
+// strikeScript: KEYS[1] the host's hash; ARGV pause_us, factor, floor_us,
+// ceiling_us, from_us, keep_ms, channel, host. Merges the pause with max,
+// cuts the interval once per incident (a strike while the host is not
+// paused) and at most once per interval, voids the schedule up to the
+// pause's end, and publishes the result. Returns {interval_us, paused_us}.
+var strikeScript = redis.NewScript(luaNow + `
+local pause = tonumber(ARGV[1])
+local factor = tonumber(ARGV[2])
+local floor = tonumber(ARGV[3])
+local ceil = tonumber(ARGV[4])
+local from = tonumber(ARGV[5])
+local v = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'pu', 'lc')
+local tat = tonumber(v[1]) or now
+local cut = tonumber(v[2]) or 0
+local pu = tonumber(v[3]) or 0
+local lc = tonumber(v[4]) or 0
+local incident = now >= pu
+pu = math.max(pu, now + pause)
+local iv = math.max(cut, floor)
+if incident and factor > 1 and (lc == 0 or now - lc >= iv) then
+  local base = iv
+  if base == 0 then base = from end
+  cut = math.min(math.floor(base * factor), math.max(ceil, floor))
+  lc = now
+end
+tat = math.max(tat, pu)
+redis.call('HSET', KEYS[1], 'tat', tat, 'iv', cut, 'pu', pu, 'lc', lc)
+redis.call('PEXPIRE', KEYS[1], math.ceil((tat - now) / 1000) + tonumber(ARGV[6]))
+iv = math.max(cut, floor)
+redis.call('PUBLISH', ARGV[7], string.format('%d %d %s', pu - now, iv, ARGV[8]))
+return {iv, pu - now}
+`)
+
+// recoverScript: KEYS[1] the host's hash; ARGV interval_us, floor_us.
+// Lowers a cut interval, never raises it. Returns {interval_us,
+// paused_us}.
+var recoverScript = redis.NewScript(luaNow + `
+local to = tonumber(ARGV[1])
+local floor = tonumber(ARGV[2])
+local v = redis.call('HMGET', KEYS[1], 'iv', 'pu')
+local cut = tonumber(v[1]) or 0
+local pu = tonumber(v[2]) or 0
+if v[1] then
+  if to < cut then cut = to end
+  if cut <= floor then cut = 0 end
+  redis.call('HSET', KEYS[1], 'iv', cut)
+end
+return {math.max(cut, floor), math.max(pu - now, 0)}
+`)
+
+// A pacer is a Fleet's robotsmw.Pacer.
+type pacer struct {
+	f *Fleet
+
+	// local paces hosts while Redis is down and WhenDown is Slow.
+	local robotsmw.MemoryPacer
+
+	// mu guards watchers, nextID, sub and done.
+	mu       sync.Mutex
+	watchers map[int]func(string, robotsmw.Pace)
+	nextID   int
+	sub      *redis.PubSub
+	done     chan struct{} // closed when the watching goroutine ends
+}
+
+func newPacer(f *Fleet) *pacer { return &pacer{f: f} }
+
+// Pacer returns the Fleet's robotsmw.Pacer: each host's schedule, pauses
+// and rate cuts shared by every member through Redis. Set it as
+// Guard.Pacer (Attach does).
+func (f *Fleet) Pacer() robotsmw.Pacer {
+	f.init()
+	return f.pacer
+}
+
+func (p *pacer) key(host string) []string { return []string{p.f.key("pace", tag(host))} }
+
+func (p *pacer) channel() string { return p.f.key("pace", "events") }
+
+func us(d time.Duration) int64 { return d.Microseconds() }
+
+func fromUS(v int64) time.Duration { return time.Duration(v) * time.Microsecond }
+
+// ints returns the integers of a script's reply.
+func ints(v any, n int) ([]int64, error) {
+	a, ok := v.([]any)
+	if !ok || len(a) != n {
+		return nil, fmt.Errorf("redisstore: unexpected script reply %v", v)
+	}
+	out := make([]int64, n)
+	for i, x := range a {
+		if out[i], ok = x.(int64); !ok {
+			return nil, fmt.Errorf("redisstore: unexpected script reply %v", v)
+		}
+	}
+	return out, nil
+}
+
+// slowFloor returns floor as paced alone under Slow.
+func (p *pacer) slowFloor(floor time.Duration) time.Duration {
+	n := int64(p.f.SlowFactor)
+	if n <= 0 {
+		n = p.f.members.Load()
+	}
+	if n <= 0 {
+		n = 4
+	}
+	return floor * time.Duration(n)
+}
+
+// Reserve implements robotsmw.Pacer: one EVALSHA.
+func (p *pacer) Reserve(ctx context.Context, host string, floor, limit time.Duration) (robotsmw.Slot, error) {
+	v, err := reserveScript.Run(ctx, p.f.client, p.key(host), us(floor), us(limit), pacerKeep.Milliseconds()).Result()
+	p.f.seen(err)
+	if err != nil {
+		if isDown(err) && p.f.WhenDown == Slow {
+			return p.local.Reserve(ctx, host, p.slowFloor(floor), limit)
+		}
+		return robotsmw.Slot{}, fmt.Errorf("redisstore: reserving a slot for %s: %w", host, err)
+	}
+	r, err := ints(v, 4)
+	if err != nil {
+		return robotsmw.Slot{}, err
+	}
+	return robotsmw.Slot{
+		Reserved: r[0] == 1,
+		Wait:     fromUS(r[1]),
+		Pace:     robotsmw.Pace{Interval: fromUS(r[2]), Paused: fromUS(r[3])},
+	}, nil
+}
+
+// Strike implements robotsmw.Pacer: one EVALSHA, which also tells every
+// member (PUBLISH).
+func (p *pacer) Strike(ctx context.Context, host string, s robotsmw.Strike) (robotsmw.Pace, error) {
+	v, err := strikeScript.Run(ctx, p.f.client, p.key(host),
+		us(s.Pause), strconv.FormatFloat(s.Factor, 'g', -1, 64), us(s.Floor), us(s.Ceiling), us(s.From),
+		pacerKeep.Milliseconds(), p.channel(), host).Result()
+	p.f.seen(err)
+	if err != nil {
+		if isDown(err) && p.f.WhenDown == Slow {
+			s.Floor = p.slowFloor(s.Floor)
+			return p.local.Strike(ctx, host, s)
+		}
+		return robotsmw.Pace{}, fmt.Errorf("redisstore: reporting a strike of %s: %w", host, err)
+	}
+	r, err := ints(v, 2)
+	if err != nil {
+		return robotsmw.Pace{}, err
+	}
+	return robotsmw.Pace{Interval: fromUS(r[0]), Paused: fromUS(r[1])}, nil
+}
+
+// Recover implements robotsmw.Pacer.
+func (p *pacer) Recover(ctx context.Context, host string, interval, floor time.Duration) (robotsmw.Pace, error) {
+	v, err := recoverScript.Run(ctx, p.f.client, p.key(host), us(interval), us(floor)).Result()
+	p.f.seen(err)
+	if err != nil {
+		return robotsmw.Pace{}, fmt.Errorf("redisstore: reporting recovery of %s: %w", host, err)
+	}
+	r, err := ints(v, 2)
+	if err != nil {
+		return robotsmw.Pace{}, err
+	}
+	return robotsmw.Pace{Interval: fromUS(r[0]), Paused: fromUS(r[1])}, nil
+}
+
+// Watch implements robotsmw.Pacer. The first call subscribes to the
+// fleet's pace channel, on one goroutine that Close ends; go-redis
+// subscribes again after a lost connection.
+func (p *pacer) Watch(fn func(host string, pc robotsmw.Pace)) (stop func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.watchers == nil {
+		p.watchers = make(map[int]func(string, robotsmw.Pace))
+	}
+	id := p.nextID
+	p.nextID++
+	p.watchers[id] = fn
+	if p.sub == nil {
+		select {
+		case <-p.f.closed:
+		default:
+			p.sub = p.f.client.Subscribe(context.Background(), p.channel())
+			p.done = make(chan struct{})
+			go p.listen(p.sub.Channel(), p.done)
+		}
+	}
+	// The Slow fallback's strikes reach the same watchers.
+	stopLocal := p.local.Watch(fn)
+	return func() {
+		stopLocal()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		delete(p.watchers, id)
+	}
+}
+
+// listen passes the pace channel's messages to the watchers until ch
+// closes.
+func (p *pacer) listen(ch <-chan *redis.Message, done chan struct{}) {
+	defer close(done)
+	for m := range ch {
+		paused, iv, host, ok := parseEvent(m.Payload)
+		if !ok {
+			continue
+		}
+		pc := robotsmw.Pace{Interval: iv, Paused: paused}
+		p.mu.Lock()
+		fns := make([]func(string, robotsmw.Pace), 0, len(p.watchers))
+		for _, fn := range p.watchers {
+			fns = append(fns, fn)
+		}
+		p.mu.Unlock()
+		for _, fn := range fns {
+			fn(host, pc)
+		}
+	}
+}
+
+// parseEvent parses "PAUSED_US INTERVAL_US HOST".
+func parseEvent(s string) (paused, interval time.Duration, host string, ok bool) {
+	a, rest, ok1 := strings.Cut(s, " ")
+	b, host, ok2 := strings.Cut(rest, " ")
+	pa, err1 := strconv.ParseInt(a, 10, 64)
+	iv, err2 := strconv.ParseInt(b, 10, 64)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil || host == "" {
+		return 0, 0, "", false
+	}
+	return fromUS(pa), fromUS(iv), host, true
+}
+
+// close ends the watching goroutine.
+func (p *pacer) close() {
+	p.mu.Lock()
+	sub, done := p.sub, p.done
+	p.sub = nil
+	p.mu.Unlock()
+	if sub != nil {
+		_ = sub.Close()
+		<-done
+	}
+}
+
+// Attach makes g share the fleet's robots.txt records and per-host pacing:
+// it sets g.RobotsStore and g.Pacer. Call it before g's first request.
+// The collector's visited set and queue are set on the collector and the
+// queue (Storage, Queue).
+func (f *Fleet) Attach(g *robotsmw.Guard) {
+	g.RobotsStore = f.Robots()
+	g.Pacer = f.Pacer()
+}

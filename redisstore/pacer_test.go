@@ -1,0 +1,139 @@
+package redisstore
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/robotsmw/robotsmw/internal/redistest"
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
+)
+
+// near reports whether got is within tol below want (Redis's clock moves
+// on between calls, never back).
+func near(got, want, tol time.Duration) bool { return got <= want && got > want-tol }
+
+const tol = 200 * time.Millisecond
+
+func TestPacerReserveShared(t *testing.T) {
+	srv := redistest.Start(t)
+	a, b := New(srv.Client()), New(srv.Client())
+	ctx := context.Background()
+	s1, err := a.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute)
+	if err != nil || !s1.Reserved || s1.Wait != 0 {
+		t.Fatalf("first Reserve = %+v, %v; want reserved now", s1, err)
+	}
+	s2, err := b.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute)
+	if err != nil || !s2.Reserved || !near(s2.Wait, time.Second, tol) {
+		t.Fatalf("second Reserve from another member = %+v, %v; want reserved about 1s on", s2, err)
+	}
+	s3, err := a.Pacer().Reserve(ctx, "example.com", time.Second, 1500*time.Millisecond)
+	if err != nil || s3.Reserved || !near(s3.Wait, 2*time.Second, tol) {
+		t.Fatalf("Reserve beyond limit = %+v, %v; want not reserved, wait about 2s", s3, err)
+	}
+	// Not reserved: the next slot is still 2s away.
+	s4, _ := b.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute)
+	if !s4.Reserved || !near(s4.Wait, 2*time.Second, tol) {
+		t.Errorf("Reserve after a refused one = %+v; want reserved about 2s on", s4)
+	}
+	if s, _ := a.Pacer().Reserve(ctx, "other.example", time.Second, time.Minute); !s.Reserved || s.Wait != 0 {
+		t.Errorf("Reserve of another host = %+v; want reserved now", s)
+	}
+	if ttl := srv.Client().PTTL(ctx, a.key("pace", tag("example.com"))).Val(); ttl <= 0 || ttl > pacerKeep+4*time.Second {
+		t.Errorf("PTTL of a host's pace key = %v, want in (0, %v]", ttl, pacerKeep+4*time.Second)
+	}
+}
+
+func TestPacerStrikeMergesAndCutsOnce(t *testing.T) {
+	srv := redistest.Start(t)
+	fs := []*Fleet{New(srv.Client()), New(srv.Client()), New(srv.Client())}
+	ctx := context.Background()
+	var mu sync.Mutex
+	var seen []robotsmw.Pace
+	stop := fs[2].Pacer().Watch(func(host string, p robotsmw.Pace) {
+		mu.Lock()
+		seen = append(seen, p)
+		mu.Unlock()
+	})
+	defer stop()
+	defer fs[2].Close()
+	strike := robotsmw.Strike{Pause: 5 * time.Second, Factor: 2, Floor: time.Second, Ceiling: time.Minute, From: 100 * time.Millisecond}
+	for i, f := range fs {
+		s := strike
+		if i == 1 {
+			s.Pause = 2 * time.Second // shorter: never shortens the pause
+		}
+		pc, err := f.Pacer().Strike(ctx, "example.com", s)
+		if err != nil {
+			t.Fatalf("Strike #%d: %v", i, err)
+		}
+		if pc.Interval != 2*time.Second || !near(pc.Paused, 5*time.Second, tol) {
+			t.Errorf("Strike #%d = %+v; want interval 2s (one cut per incident), pause about 5s", i, pc)
+		}
+	}
+	s, _ := fs[0].Pacer().Reserve(ctx, "example.com", time.Second, time.Minute)
+	if !s.Reserved || !near(s.Wait, 5*time.Second, tol) {
+		t.Errorf("Reserve during the pause = %+v; want the slot at the pause's end", s)
+	}
+	pc, _ := fs[1].Pacer().Recover(ctx, "example.com", 1500*time.Millisecond, time.Second)
+	if pc.Interval != 1500*time.Millisecond {
+		t.Errorf("Recover to 1.5s = %+v", pc)
+	}
+	pc, _ = fs[1].Pacer().Recover(ctx, "example.com", 900*time.Millisecond, time.Second)
+	if pc.Interval != time.Second {
+		t.Errorf("Recover below the floor = %+v; want the 1s floor", pc)
+	}
+	for i := 0; i < 100; i++ {
+		mu.Lock()
+		n := len(seen)
+		mu.Unlock()
+		if n >= 3 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 3 {
+		t.Fatalf("Watch saw %d strikes, want 3", len(seen))
+	}
+	if !near(seen[2].Paused, 5*time.Second, tol) || seen[2].Interval != 2*time.Second {
+		t.Errorf("Watch's last event = %+v", seen[2])
+	}
+}
+
+func TestPacerDown(t *testing.T) {
+	srv := redistest.Start(t)
+	pause := New(srv.Client())
+	slow := New(srv.Client())
+	slow.WhenDown, slow.SlowFactor = Slow, 3
+	var downs []error
+	var mu sync.Mutex
+	pause.OnDown = func(err error) {
+		mu.Lock()
+		downs = append(downs, err)
+		mu.Unlock()
+	}
+	ctx := context.Background()
+	srv.Stop()
+	if _, err := pause.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute); err == nil {
+		t.Errorf("Reserve with Redis down and Pause: no error")
+	}
+	s1, err1 := slow.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute)
+	s2, err2 := slow.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute)
+	// A call to a stopped Redis takes a while (go-redis dials again), so
+	// the second slot is less than 3s from the moment it is asked for.
+	if err1 != nil || err2 != nil || !s2.Reserved || s2.Interval != 3*time.Second || !near(s2.Wait, 3*time.Second, 2*time.Second) {
+		t.Errorf("Reserve with Redis down and Slow ×3 = %+v, %v, %+v, %v; want local slots 3s apart", s1, err1, s2, err2)
+	}
+	srv.Restart()
+	if _, err := pause.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute); err != nil {
+		t.Errorf("Reserve after Redis restarted: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(downs) != 2 || downs[0] == nil || downs[1] != nil {
+		t.Errorf("OnDown calls = %v, want [error, nil]", downs)
+	}
+}

@@ -1,0 +1,234 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ErrClaimed is returned by Storage.Visited when another member of the
+// fleet (or another goroutine) marked the request visited between
+// colly's IsVisited and Visited calls: colly then drops the request, and
+// only the member that claimed it fetches it.
+var ErrClaimed = errors.New("redisstore: request already claimed by another member")
+
+// Cookie cache bounds and Redis settings.
+const (
+	// maxCookieHosts bounds the hosts whose cookies a Storage keeps in
+	// memory; beyond it, arbitrary hosts are dropped (and read from Redis
+	// again when next needed).
+	maxCookieHosts = 10000
+	// cookieTimeout bounds a cookie read or write: cookies are not worth
+	// blocking a request for.
+	cookieTimeout = time.Second
+	// cookieTTL is how long the shared cookie hash lives after its last
+	// write.
+	cookieTTL = 7 * 24 * time.Hour
+)
+
+// crawlKey returns the key of one of the crawl-wide structures (the
+// queue, the visited set, the cookies, the run's member sets). They share
+// one hash tag, so a script or a DEL that touches several of them stays in
+// one Redis Cluster slot.
+func (f *Fleet) crawlKey(name string) string {
+	return f.key(tag("crawl"), name)
+}
+
+// A Storage is colly's storage.Storage kept in the fleet's Redis: the
+// visited set is shared by every member, so each URL is fetched once by
+// the whole fleet, and cookies are shared per host. Get it from
+// Fleet.Storage and pass it to colly.Collector.SetStorage; the zero value
+// is not usable.
+//
+// Visited claims a request atomically: when two members pass colly's
+// IsVisited check for the same request at once, only one Visited call
+// succeeds and the other returns ErrClaimed. The visited set waits for
+// Redis while it cannot be reached (see Fleet.OnDown), so an outage lets
+// no URL through unchecked; only a claim whose reply was lost as the
+// connection broke is seen as another member's when tried again, and
+// its URL is then not fetched. Cookies do not wait: while Redis is down a
+// member uses the cookies it already holds.
+//
+// A Storage is safe for concurrent use by multiple goroutines.
+type Storage struct {
+	f *Fleet
+
+	// mu guards cookies.
+	mu sync.Mutex
+	// cookies holds each host's cookies as colly serialises them, as
+	// read from or written to Redis; "" if the host has none.
+	cookies map[string]string
+}
+
+// Storage returns the fleet's colly storage: the shared visited set and
+// cookies. Every call returns the same Storage.
+func (f *Fleet) Storage() *Storage {
+	f.init()
+	return f.storage
+}
+
+// Init implements storage.Storage. It does nothing: the Fleet holds the
+// Redis connection.
+func (s *Storage) Init() error { return nil }
+
+// visitedMember returns the member of the visited set for a request id:
+// its 8 bytes, big-endian.
+func visitedMember(id uint64) string {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], id)
+	return string(b[:])
+}
+
+// visitedClaim claims request ARGV[1] in the visited hash KEYS[1] for
+// the call ARGV[2] (member and call number): 1 if this call holds the
+// claim, now or from an earlier try whose reply was lost, 0 if another
+// call does.
+var visitedClaim = redis.NewScript(`
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+	return 1
+end
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+	return 1
+end
+return 0
+`)
+
+// IsVisited implements storage.Storage: it reports whether any member of
+// the fleet marked the request visited. It waits while Redis cannot be
+// reached.
+func (s *Storage) IsVisited(requestID uint64) (bool, error) {
+	var visited bool
+	err := s.f.wait(func(ctx context.Context) error {
+		var err error
+		visited, err = s.f.client.HExists(ctx, s.f.crawlKey("visited"), visitedMember(requestID)).Result()
+		return err
+	})
+	return visited, err
+}
+
+// Visited implements storage.Storage: it marks the request visited for
+// the whole fleet, and returns ErrClaimed if it already was, so that only
+// one member fetches it. It waits while Redis cannot be reached. The
+// claim names this call, so a try whose reply was lost as Redis went down
+// is recognised as this call's own when it is tried again: the URL is
+// neither lost nor fetched twice.
+func (s *Storage) Visited(requestID uint64) error {
+	token := s.f.token()
+	var claimed int64
+	err := s.f.wait(func(ctx context.Context) error {
+		var err error
+		claimed, err = visitedClaim.Run(ctx, s.f.client, []string{s.f.crawlKey("visited")}, visitedMember(requestID), token).Int64()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if claimed == 0 {
+		return ErrClaimed
+	}
+	return nil
+}
+
+// Cookies implements storage.Storage: it returns the cookies of u's host.
+// The first call for a host reads them from Redis; later calls answer
+// from memory. It returns "" without waiting if Redis cannot be reached.
+func (s *Storage) Cookies(u *url.URL) string {
+	s.mu.Lock()
+	c, ok := s.cookies[u.Host]
+	s.mu.Unlock()
+	if ok || s.f.down.Load() {
+		return c
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cookieTimeout)
+	defer cancel()
+	c, err := s.f.client.HGet(ctx, s.f.crawlKey("cookies"), u.Host).Result()
+	s.f.seen(err)
+	switch {
+	case errors.Is(err, redis.Nil):
+		c = ""
+	case err != nil:
+		return "" // not cached: the next call asks Redis again
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.cookies[u.Host]; ok {
+		return prev // set meanwhile by SetCookies
+	}
+	s.store(u.Host, c)
+	return c
+}
+
+// SetCookies implements storage.Storage: it keeps the cookies of u's host
+// in memory and writes them to Redis for the other members. A failed
+// write is dropped: the cookies are then this member's own.
+func (s *Storage) SetCookies(u *url.URL, cookies string) {
+	s.mu.Lock()
+	s.store(u.Host, cookies)
+	s.mu.Unlock()
+	if s.f.down.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cookieTimeout)
+	defer cancel()
+	key := s.f.crawlKey("cookies")
+	_, err := s.f.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, key, u.Host, cookies)
+		p.PExpire(ctx, key, cookieTTL)
+		return nil
+	})
+	s.f.seen(err)
+}
+
+// store keeps the cookies of host, dropping an arbitrary host when the
+// cache is full. s.mu must be held.
+func (s *Storage) store(host, cookies string) {
+	if s.cookies == nil {
+		s.cookies = make(map[string]string)
+	}
+	if _, ok := s.cookies[host]; !ok && len(s.cookies) >= maxCookieHosts {
+		for h := range s.cookies {
+			delete(s.cookies, h)
+			break
+		}
+	}
+	s.cookies[host] = cookies
+}
+
+// forget empties the cookies kept in memory.
+func (s *Storage) forget() {
+	s.mu.Lock()
+	s.cookies = nil
+	s.mu.Unlock()
+}
+
+// Clear deletes the crawl's shared state from Redis: the queue, the
+// visited set, the cookies and Run's member sets, so that the next crawl
+// under the same Prefix starts afresh. It also empties this Fleet's own
+// copy of the cookies (other members keep theirs). robots.txt records and
+// per-host pacing are kept; they expire on their own. Call it while no
+// member is running.
+func (f *Fleet) Clear(ctx context.Context) error {
+	f.init()
+	err := f.client.Del(ctx,
+		f.crawlKey("queue"),
+		f.crawlKey("popped"),
+		f.crawlKey("visited"),
+		f.crawlKey("cookies"),
+		f.crawlKey("busy"),
+		f.crawlKey("members"),
+	).Err()
+	if ctx.Err() == nil {
+		f.seen(err)
+	}
+	if err != nil {
+		return fmt.Errorf("redisstore: clearing the crawl: %w", err)
+	}
+	f.storage.forget()
+	return nil
+}
