@@ -42,14 +42,17 @@ type Links struct {
 	// SkipUGC also leaves out links marked rel="ugc" (user-generated) or
 	// rel="sponsored", which Google treats as hints like nofollow.
 	SkipUGC bool
-	// Queue, if set, receives the links FollowLinks follows (AddRequest,
-	// one level deeper than the page) instead of the page's collector
-	// visiting them: a collector run by a colly queue keeps its threads,
-	// and a queue shared by a fleet (package redisstore) spreads the links
-	// over its members. Links to hosts outside the collector's
-	// AllowedDomains are left out, as its Visit would refuse them. A link
-	// the queue refuses (colly.ErrQueueFull) is reported like a link not
-	// followed, with the queue's error as the reason.
+	// Queue, if set, receives the links FollowLinks follows (AddURL)
+	// instead of the page's collector visiting them: a collector run by a
+	// colly queue keeps its threads, and a queue shared by a fleet
+	// (package redisstore) spreads the links over its members. Links to
+	// hosts outside the collector's AllowedDomains are left out, as its
+	// Visit would refuse them. A link the queue refuses
+	// (colly.ErrQueueFull) is reported like a link not followed, with the
+	// queue's error as the reason. Like colly's AddURL, the link does not
+	// carry the page's depth: colly v2.3.0's Queue.AddRequest, which
+	// would, blocks for ever when it is called after the queue's Run has
+	// returned, as it is for pages the Guard sends again after a deferral.
 	Queue *queue.Queue
 }
 
@@ -128,7 +131,7 @@ func (g *Guard) followLinks(c *colly.Collector, e *colly.HTMLElement) {
 			if !allowedDomain(c, u) {
 				return
 			}
-			err := q.AddRequest(&colly.Request{URL: u, Method: "GET", Depth: e.Request.Depth + 1, Ctx: colly.NewContext()})
+			err := q.AddURL(u.String())
 			if err == nil {
 				return
 			}

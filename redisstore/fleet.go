@@ -39,9 +39,11 @@ const (
 // Prefix; see the package documentation for how to wire it to a Guard and
 // a collector.
 //
-// Every key it writes starts with Prefix and has a TTL, except the queue
-// and the visited set, which live as long as the crawl (Clear removes
-// them). Keys of one host or origin share a hash tag, so each script
+// Every key it writes starts with Prefix and has a TTL: a host's pacing
+// state lives 10 minutes past its schedule and pause, a robots.txt record
+// a week past its expiry (31 days while its origin fails), the queue and
+// the visited set 30 days past their last write (Clear removes them at
+// once). Keys of one host or origin share a hash tag, so each script
 // touches one Redis Cluster slot.
 //
 // Set the fields before the first use; a Fleet is safe for concurrent use

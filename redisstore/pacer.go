@@ -275,13 +275,17 @@ func (p *pacer) listen(ch <-chan *redis.Message, done chan struct{}) {
 	}
 }
 
-// parseEvent parses "PAUSED_US INTERVAL_US HOST".
+// parseEvent parses "PAUSED_US INTERVAL_US HOST", as the strike script
+// publishes it: two durations in microseconds, not negative and within a
+// time.Duration, and a host name.
 func parseEvent(s string) (paused, interval time.Duration, host string, ok bool) {
+	const maxUS = int64(1<<63-1) / int64(time.Microsecond)
 	a, rest, ok1 := strings.Cut(s, " ")
 	b, host, ok2 := strings.Cut(rest, " ")
 	pa, err1 := strconv.ParseInt(a, 10, 64)
 	iv, err2 := strconv.ParseInt(b, 10, 64)
-	if !ok1 || !ok2 || err1 != nil || err2 != nil || host == "" {
+	if !ok1 || !ok2 || err1 != nil || err2 != nil || host == "" ||
+		pa < 0 || iv < 0 || pa > maxUS || iv > maxUS {
 		return 0, 0, "", false
 	}
 	return fromUS(pa), fromUS(iv), host, true

@@ -14,12 +14,13 @@ import (
 const defaultMaxQueue = 10_000_000
 
 // queueAdd pushes ARGV[1] onto the list KEYS[1] unless it already holds
-// ARGV[2] entries: 1 if pushed, 0 if full.
+// ARGV[2] entries, and keeps the list ARGV[3] ms: 1 if pushed, 0 if full.
 var queueAdd = redis.NewScript(`
 if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[2]) then
 	return 0
 end
 redis.call('LPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `)
 
@@ -93,7 +94,7 @@ func (q *Queue) AddRequest(r []byte) error {
 	var pushed int64
 	err := q.f.wait(func(ctx context.Context) error {
 		var err error
-		pushed, err = queueAdd.Run(ctx, q.f.client, []string{q.f.crawlKey("queue")}, r, limit).Int64()
+		pushed, err = queueAdd.Run(ctx, q.f.client, []string{q.f.crawlKey("queue")}, r, limit, crawlKeep.Milliseconds()).Int64()
 		return err
 	})
 	if err != nil {

@@ -38,7 +38,7 @@ func TestRetriedCallsAreIdempotent(t *testing.T) {
 	}
 
 	claim := func(token string) int64 {
-		v, err := visitedClaim.Run(ctx, f.client, []string{f.crawlKey("visited")}, visitedMember(42), token).Int64()
+		v, err := visitedClaim.Run(ctx, f.client, []string{f.crawlKey("visited")}, visitedMember(42), token, crawlKeep.Milliseconds()).Int64()
 		if err != nil {
 			t.Fatalf("claim(%q): %v", token, err)
 		}

@@ -85,12 +85,17 @@ func visitedMember(id uint64) string {
 	return string(b[:])
 }
 
+// crawlKeep is how long the crawl's queue and visited set are kept after
+// their last write: a crawl left alone for that long is forgotten.
+const crawlKeep = 30 * 24 * time.Hour
+
 // visitedClaim claims request ARGV[1] in the visited hash KEYS[1] for
 // the call ARGV[2] (member and call number): 1 if this call holds the
 // claim, now or from an earlier try whose reply was lost, 0 if another
 // call does.
 var visitedClaim = redis.NewScript(`
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+	redis.call('PEXPIRE', KEYS[1], ARGV[3])
 	return 1
 end
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
@@ -123,7 +128,7 @@ func (s *Storage) Visited(requestID uint64) error {
 	var claimed int64
 	err := s.f.wait(func(ctx context.Context) error {
 		var err error
-		claimed, err = visitedClaim.Run(ctx, s.f.client, []string{s.f.crawlKey("visited")}, visitedMember(requestID), token).Int64()
+		claimed, err = visitedClaim.Run(ctx, s.f.client, []string{s.f.crawlKey("visited")}, visitedMember(requestID), token, crawlKeep.Milliseconds()).Int64()
 		return err
 	})
 	if err != nil {
