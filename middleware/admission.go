@@ -269,7 +269,7 @@ func (h *host) changes() chan struct{} {
 // limit defers the request. It counts the request as fetched.
 func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration) error {
 	if g.Pacer != nil {
-		return g.sharedGate(ctx, g.Pacer, h, u, limit)
+		return g.sharedGate(ctx, g.Pacer, h, u, limit, false)
 	}
 	for {
 		n, err := g.lockOpen(h, u)

@@ -248,7 +248,9 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		}
 		return
 	}
-	g.tickets.put(r.URL, newTicket(r, err))
+	tk := newTicket(r, err)
+	tk.slot = reserved && g.Pacer != nil
+	g.tickets.put(r.URL, tk)
 	if err != nil && c.CacheDir != "" {
 		// colly's cache must not answer a request the Guard fails.
 		r.Headers.Set("Cache-Control", "no-cache")
@@ -262,7 +264,13 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if tk == nil || tk.err != nil || r.IsAbort() {
 		return
 	}
-	if err := g.gate(collectorContext(c), g.host(r.URL), r.URL, g.maxWait()); err != nil {
+	var err error
+	if g.Pacer != nil {
+		err = g.sharedGate(collectorContext(c), g.Pacer, g.host(r.URL), r.URL, g.maxWait(), tk.slot)
+	} else {
+		err = g.gate(collectorContext(c), g.host(r.URL), r.URL, g.maxWait())
+	}
+	if err != nil {
 		tk.err = err
 		return
 	}

@@ -42,18 +42,24 @@ type Links struct {
 	// SkipUGC also leaves out links marked rel="ugc" (user-generated) or
 	// rel="sponsored", which Google treats as hints like nofollow.
 	SkipUGC bool
-	// Queue, if set, receives the links FollowLinks follows (AddURL)
-	// instead of the page's collector visiting them: a collector run by a
-	// colly queue keeps its threads, and a queue shared by a fleet
-	// (package redisstore) spreads the links over its members. Links to
-	// hosts outside the collector's AllowedDomains are left out, as its
-	// Visit would refuse them. A link the queue refuses
+	// Queue, if set, is the storage of the colly queue that runs the
+	// collector (what was passed to queue.New: a Fleet's Queue, or a
+	// queue.InMemoryQueueStorage), and receives the links FollowLinks
+	// follows, each one level deeper than its page, instead of the page's
+	// collector visiting them: the queue's threads stay free, and a queue
+	// shared by a fleet (package redisstore) spreads the links over its
+	// members. Links to hosts outside the collector's AllowedDomains are
+	// left out, as its Visit would refuse them. A link the storage refuses
 	// (colly.ErrQueueFull) is reported like a link not followed, with the
-	// queue's error as the reason. Like colly's AddURL, the link does not
-	// carry the page's depth: colly v2.3.0's Queue.AddRequest, which
-	// would, blocks for ever when it is called after the queue's Run has
-	// returned, as it is for pages the Guard sends again after a deferral.
-	Queue *queue.Queue
+	// storage's error as the reason.
+	//
+	// The links go to the storage, not through Queue.AddRequest: colly
+	// v2.3.0's AddRequest blocks for ever when it is called after the
+	// queue's Run has returned, as it is for a page the Guard sends again
+	// after a deferral. Do not call Queue.AddRequest from callbacks either;
+	// Queue.AddURL, which goes to the storage too, is safe. A running queue
+	// finds the links once one of its requests completes.
+	Queue queue.Storage
 }
 
 // Directives returns the page-level robots directives of r for the Guard's
@@ -131,7 +137,7 @@ func (g *Guard) followLinks(c *colly.Collector, e *colly.HTMLElement) {
 			if !allowedDomain(c, u) {
 				return
 			}
-			err := q.AddURL(u.String())
+			err := enqueue(q, u, e.Request.Depth+1)
 			if err == nil {
 				return
 			}
@@ -235,4 +241,13 @@ func allowedDomain(c *colly.Collector, u *url.URL) bool {
 		}
 	}
 	return false
+}
+
+// enqueue adds a GET of u at depth to the queue storage q.
+func enqueue(q queue.Storage, u *url.URL, depth int) error {
+	b, err := (&colly.Request{URL: u, Method: "GET", Depth: depth}).Marshal()
+	if err != nil {
+		return err
+	}
+	return q.AddRequest(b)
 }

@@ -12,10 +12,11 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// With Links.Queue, FollowLinks adds a page's links to the queue, also
-// when the page is one the Guard sent again after a deferral, after the
-// queue's Run had returned (colly's Queue.AddRequest would block for ever
-// there); the queue, run again, fetches them.
+// With Links.Queue, FollowLinks adds a page's links to the queue's
+// storage, one level deeper, also when the page is one the Guard sent
+// again after a deferral, after the queue's Run had returned (colly's
+// Queue.AddRequest would block for ever there); the queue, run again,
+// fetches them.
 func TestFollowLinksToQueue(t *testing.T) {
 	var mu sync.Mutex
 	busy := true
@@ -42,13 +43,21 @@ func TestFollowLinksToQueue(t *testing.T) {
 		}
 		return true
 	}))
-	q, err := queue.New(2, nil)
+	storage := &queue.InMemoryQueueStorage{MaxSize: 100}
+	q, err := queue.New(2, storage)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &Guard{Rate: rate.Inf, MaxWait: 100 * time.Millisecond, Links: Links{Queue: q}}
+	g := &Guard{Rate: rate.Inf, MaxWait: 100 * time.Millisecond, Links: Links{Queue: storage}}
+	depth := map[string]int{}
+	var dmu sync.Mutex
 	c := colly.NewCollector(g.Attach, colly.AllowedDomains("127.0.0.1"))
 	g.FollowLinks(c)
+	c.OnResponse(func(r *colly.Response) {
+		dmu.Lock()
+		depth[r.Request.URL.Path] = r.Request.Depth
+		dmu.Unlock()
+	})
 	q.AddURL(s.URL + "/")
 	for i := 0; i < 10; i++ {
 		if err := q.Run(c); err != nil {
@@ -66,5 +75,8 @@ func TestFollowLinksToQueue(t *testing.T) {
 	}
 	if got["/a"] != 2 || got["/b"] != 1 {
 		t.Errorf("requests = %v; want /a twice (503, then the page) and /b once, from the queue", got)
+	}
+	if depth["/a"] != 1 || depth["/b"] != 2 {
+		t.Errorf("depths = %v, want /a 1 and /b 2 (links carry their page's depth + 1)", depth)
 	}
 }

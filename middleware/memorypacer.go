@@ -132,6 +132,11 @@ func (m *MemoryPacer) Recover(_ context.Context, host string, interval, floor ti
 	defer m.mu.Unlock()
 	now := m.now()
 	p := m.get(host, now)
+	if now.Before(p.pauseUntil) || now.Sub(p.lastCut) < max(p.interval, floor) {
+		// Paused, or cut less than an interval ago: a step computed
+		// before that cut must not undo it.
+		return p.state(now, floor), nil
+	}
 	if interval < p.interval {
 		p.interval = interval
 	}

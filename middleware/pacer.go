@@ -46,7 +46,10 @@ type Pacer interface {
 	Strike(ctx context.Context, host string, s Strike) (Pace, error)
 
 	// Recover lowers the host's interval to interval, never below floor
-	// nor above its current value: one step of a cut host's recovery.
+	// nor above its current value: one step of a cut host's recovery. It
+	// does nothing while the host is paused or within one interval of its
+	// last cut, so a step computed before another member's cut cannot
+	// undo it.
 	Recover(ctx context.Context, host string, interval, floor time.Duration) (Pace, error)
 
 	// Watch calls fn whenever a member's Strike changes a host's pause or
@@ -170,10 +173,14 @@ func (g *Guard) sharedWait(h *host, u *url.URL, limit time.Duration) error {
 
 // sharedGate is gate for a Guard with a Pacer: it waits out a known
 // pause, then takes the request's slot from the Pacer (one call) and
-// sleeps until it comes. A slot beyond limit defers the request. A pause
-// learned while it sleeps (Watch, or a strike of this Guard) voids the
-// slot: it takes a new one after the pause.
-func (g *Guard) sharedGate(ctx context.Context, p Pacer, h *host, u *url.URL, limit time.Duration) error {
+// sleeps until it comes. A slot beyond limit is taken all the same, if it
+// is within sharedHorizon, and the request is deferred to it, holding it
+// (slot): when it comes back it goes without asking again, so deferred
+// requests return one by one, each to its own slot, rather than together
+// to the first free one. A pause learned meanwhile (Watch, or a strike of
+// this Guard) voids the slot: the request waits for the pause's end and
+// takes a new one.
+func (g *Guard) sharedGate(ctx context.Context, p Pacer, h *host, u *url.URL, limit time.Duration, slot bool) error {
 	g.watch(p)
 	for {
 		n, err := g.lockOpen(h, u)
@@ -181,6 +188,7 @@ func (g *Guard) sharedGate(ctx context.Context, p Pacer, h *host, u *url.URL, li
 			return err
 		}
 		if pu := h.pauseUntil; pu > n {
+			slot = false // a pause since the slot was taken voids it
 			if time.Duration(pu-n) > limit {
 				h.mu.Unlock()
 				return g.deferred(h, u, pu, pu, false)
@@ -190,10 +198,18 @@ func (g *Guard) sharedGate(ctx context.Context, p Pacer, h *host, u *url.URL, li
 			}
 			continue
 		}
+		if slot {
+			h.lastSend = max(h.lastSend, n)
+			return g.sharedPass(h, n)
+		}
 		floor := h.floor(g.rateFloor())
+		horizon := limit
+		if limit != maxDuration && ctx.Value(noDeferral{}) == nil {
+			horizon = max(limit, sharedHorizon*g.maxWait())
+		}
 		h.waiters++ // not evicted during the call
 		h.mu.Unlock()
-		s, err := p.Reserve(ctx, h.name, floor, limit)
+		s, err := p.Reserve(ctx, h.name, floor, horizon)
 		h.mu.Lock()
 		h.waiters--
 		if err != nil {
@@ -215,10 +231,10 @@ func (g *Guard) sharedGate(ctx context.Context, p Pacer, h *host, u *url.URL, li
 		n = g.clock().UnixNano()
 		h.apply(n, s.Pace, g.rateFloor())
 		at := addNanos(n, s.Wait)
-		if !s.Reserved {
+		if !s.Reserved || s.Wait > limit {
 			pu := h.pauseUntil
 			h.mu.Unlock()
-			return g.deferred(h, u, at, pu, false)
+			return g.deferred(h, u, at, pu, s.Reserved)
 		}
 		h.lastSend = max(h.lastSend, at)
 		if s.Wait > 0 {
@@ -231,12 +247,23 @@ func (g *Guard) sharedGate(ctx context.Context, p Pacer, h *host, u *url.URL, li
 			}
 			h.mu.Lock()
 		}
-		h.fetched++
-		h.mu.Unlock()
-		g.totals[cFetched].Add(1)
-		g.passed(h, time.Unix(0, at))
-		return nil
+		return g.sharedPass(h, at)
 	}
+}
+
+// sharedHorizon, times MaxWait, is how far ahead a deferred request takes
+// its slot in a shared schedule: a member that dies with deferred requests
+// leaves their slots unused for at most that long.
+const sharedHorizon = 10
+
+// sharedPass counts a request that passes h's gate in the slot at; h.mu
+// must be held, and is released.
+func (g *Guard) sharedPass(h *host, at int64) error {
+	h.fetched++
+	h.mu.Unlock()
+	g.totals[cFetched].Add(1)
+	g.passed(h, time.Unix(0, at))
+	return nil
 }
 
 // pacerDown returns the deferral of a request whose slot the Pacer could

@@ -210,3 +210,44 @@ func TestSharedPacerCollectors(t *testing.T) {
 		t.Errorf("smallest gap between the two Guards' sends = %v, want ≥ 50ms", gap)
 	}
 }
+
+// Requests deferred by a shared schedule keep the slots they were given,
+// so they come back one by one, each to its own slot, and go without
+// asking again; a pause learned meanwhile voids the slot.
+func TestSharedDeferralsKeepTheirSlots(t *testing.T) {
+	c := newFakeClock()
+	gs, _ := sharedGuards(c, 2, 1)
+	u := mustURL(t, "http://example.com/")
+	var until []time.Duration
+	start := c.now()
+	for i := 0; i < 4; i++ {
+		g := gs[i%2]
+		err := g.sharedGate(context.Background(), g.Pacer, g.host(u), u, 0, false)
+		var de *DeferredError
+		switch {
+		case i == 0 && err != nil:
+			t.Fatalf("first request: %v", err)
+		case i == 0:
+			continue
+		case !errors.As(err, &de) || !de.reserved:
+			t.Fatalf("request %d: %v, want a deferral holding its slot", i, err)
+		}
+		until = append(until, de.Until.Sub(start))
+	}
+	if want := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}; fmt.Sprint(until) != fmt.Sprint(want) {
+		t.Errorf("deferred to %v, want each to its own slot %v", until, want)
+	}
+	// Back at its slot, a request goes at once, without a new slot.
+	c.advance(time.Second)
+	h := gs[1].host(u)
+	if err := gs[1].sharedGate(context.Background(), gs[1].Pacer, h, u, 0, true); err != nil {
+		t.Errorf("request back at its slot: %v", err)
+	}
+	// A pause learned since voids the slot: the request waits for it.
+	gs[0].strike(gs[0].host(u), c.now(), hard, http.Header{"Retry-After": {"10"}})
+	err := gs[1].sharedGate(context.Background(), gs[1].Pacer, h, u, 0, true)
+	var de *DeferredError
+	if !errors.As(err, &de) || de.reserved || de.Until.Sub(c.now()) != 10*time.Second {
+		t.Errorf("request with a slot from before a 10s pause: %v, want deferred to the pause's end", err)
+	}
+}

@@ -44,6 +44,7 @@ type ticket struct {
 	orig   *url.URL                    // r's URL when the Guard admitted it: its retry count's key
 	err    error                       // nil: admitted; else the outcome the transport returns
 	gated  bool                        // the request passed the host's gate
+	slot   bool                        // the request holds a slot of its host's shared schedule (Pacer)
 	seq    uint64                      // when the ticket was issued, in tickets issued before it
 }
 

@@ -8,7 +8,7 @@
 //	fleet := redisstore.New(redis.NewClient(&redis.Options{Addr: addr}))
 //	defer fleet.Close()
 //	q, _ := queue.New(4, fleet.Queue())
-//	g := &robotsmw.Guard{Agent: "MyBot", Rate: 2, Links: robotsmw.Links{Queue: q}}
+//	g := &robotsmw.Guard{Agent: "MyBot", Rate: 2, Links: robotsmw.Links{Queue: fleet.Queue()}}
 //	fleet.Attach(g)
 //	c := colly.NewCollector(colly.AllowedDomains("example.com"), g.Attach)
 //	c.SetStorage(fleet.Storage())

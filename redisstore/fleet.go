@@ -26,9 +26,12 @@ const (
 	// robotsmw.ErrPacerUnavailable and Redis's error) and sent again
 	// later. The default: politeness never depends on a guess.
 	Pause Mode = iota
-	// Slow lets each member go on alone, pacing each host at its interval
-	// multiplied by the number of members (Fleet.SlowFactor), so the fleet
-	// as a whole stays near the shared rate without Redis.
+	// Slow lets each member go on alone with the requests it holds,
+	// pacing each host at its interval multiplied by the number of members
+	// (Fleet.SlowFactor), so the fleet as a whole stays near the shared
+	// rate without Redis. The shared queue and visited set still wait for
+	// Redis, so a crawl fed by them mostly pauses either way; Slow is for
+	// members given their URLs some other way.
 	Slow
 )
 

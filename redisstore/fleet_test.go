@@ -141,7 +141,7 @@ func (m *crawler) crawl(ctx context.Context, start string) error {
 	if err != nil {
 		return err
 	}
-	m.guard.Links.Queue = q
+	m.guard.Links.Queue = m.fleet.Queue()
 	u, _ := url.Parse(start)
 	c := colly.NewCollector(colly.AllowedDomains(u.Hostname()), colly.StdlibContext(ctx), m.guard.Attach)
 	if err := c.SetStorage(m.fleet.Storage()); err != nil {

@@ -90,15 +90,19 @@ return {iv, pu - now}
 `)
 
 // recoverScript: KEYS[1] the host's hash; ARGV interval_us, floor_us.
-// Lowers a cut interval, never raises it. Returns {interval_us,
+// Lowers a cut interval, never raises it, and only while the host is not
+// paused and its last cut is at least one interval old: a member that
+// has not yet heard of another member's fresh cut cannot undo it with a
+// step computed from the interval before. Returns {interval_us,
 // paused_us}.
 var recoverScript = redis.NewScript(luaNow + `
 local to = tonumber(ARGV[1])
 local floor = tonumber(ARGV[2])
-local v = redis.call('HMGET', KEYS[1], 'iv', 'pu')
+local v = redis.call('HMGET', KEYS[1], 'iv', 'pu', 'lc')
 local cut = tonumber(v[1]) or 0
 local pu = tonumber(v[2]) or 0
-if v[1] then
+local lc = tonumber(v[3]) or 0
+if v[1] and now >= pu and now - lc >= math.max(cut, floor) then
   if to < cut then cut = to end
   if cut <= floor then cut = 0 end
   redis.call('HSET', KEYS[1], 'iv', cut)

@@ -76,27 +76,37 @@ func TestPacerStrikeMergesAndCutsOnce(t *testing.T) {
 	if !s.Reserved || !near(s.Wait, 5*time.Second, tol) {
 		t.Errorf("Reserve during the pause = %+v; want the slot at the pause's end", s)
 	}
-	pc, _ := fs[1].Pacer().Recover(ctx, "example.com", 1500*time.Millisecond, time.Second)
-	if pc.Interval != 1500*time.Millisecond {
-		t.Errorf("Recover to 1.5s = %+v", pc)
+	if pc, _ := fs[1].Pacer().Recover(ctx, "example.com", 1500*time.Millisecond, time.Second); pc.Interval != 2*time.Second {
+		t.Errorf("Recover while paused = %+v; want the cut kept (2s)", pc)
 	}
-	pc, _ = fs[1].Pacer().Recover(ctx, "example.com", 900*time.Millisecond, time.Second)
-	if pc.Interval != time.Second {
-		t.Errorf("Recover below the floor = %+v; want the 1s floor", pc)
+	// A host cut without a pause recovers once its cut is an interval old.
+	b := robotsmw.Strike{Factor: 2, Floor: 100 * time.Millisecond, Ceiling: time.Minute}
+	if pc, _ := fs[0].Pacer().Strike(ctx, "b.example", b); pc.Interval != 200*time.Millisecond {
+		t.Fatalf("Strike(b.example) = %+v, want a 200ms interval", pc)
+	}
+	if pc, _ := fs[1].Pacer().Recover(ctx, "b.example", 150*time.Millisecond, 100*time.Millisecond); pc.Interval != 200*time.Millisecond {
+		t.Errorf("Recover right after a cut = %+v; want the cut kept (200ms)", pc)
+	}
+	time.Sleep(250 * time.Millisecond)
+	if pc, _ := fs[1].Pacer().Recover(ctx, "b.example", 150*time.Millisecond, 100*time.Millisecond); pc.Interval != 150*time.Millisecond {
+		t.Errorf("Recover to 150ms = %+v", pc)
+	}
+	if pc, _ := fs[1].Pacer().Recover(ctx, "b.example", 50*time.Millisecond, 100*time.Millisecond); pc.Interval != 100*time.Millisecond {
+		t.Errorf("Recover below the floor = %+v; want the 100ms floor", pc)
 	}
 	for i := 0; i < 100; i++ {
 		mu.Lock()
 		n := len(seen)
 		mu.Unlock()
-		if n >= 3 {
+		if n >= 4 {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 3 {
-		t.Fatalf("Watch saw %d strikes, want 3", len(seen))
+	if len(seen) != 4 {
+		t.Fatalf("Watch saw %d strikes, want 4", len(seen))
 	}
 	if !near(seen[2].Paused, 5*time.Second, tol) || seen[2].Interval != 2*time.Second {
 		t.Errorf("Watch's last event = %+v", seen[2])

@@ -115,11 +115,18 @@ return redis.call('ZCARD', KEYS[1])
 // give up, and Run returns an error wrapping ErrClosed. Run returns q's
 // error if q.Run fails.
 //
+// Run returns ErrClosed at once if the Fleet is closed.
+//
 // Run runs once at a time per Fleet (the Fleet is one member): a second
 // call while one runs returns an error at once. Do not run q elsewhere
 // while Run runs; q can be run again once Run returned.
 func (f *Fleet) Run(ctx context.Context, q *queue.Queue, c *colly.Collector) error {
 	f.init()
+	select {
+	case <-f.closed:
+		return ErrClosed
+	default:
+	}
 	if !f.queue.running.CompareAndSwap(false, true) {
 		return errRunning
 	}

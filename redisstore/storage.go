@@ -50,10 +50,10 @@ func (f *Fleet) crawlKey(name string) string {
 // IsVisited check for the same request at once, only one Visited call
 // succeeds and the other returns ErrClaimed. The visited set waits for
 // Redis while it cannot be reached (see Fleet.OnDown), so an outage lets
-// no URL through unchecked; only a claim whose reply was lost as the
-// connection broke is seen as another member's when tried again, and
-// its URL is then not fetched. Cookies do not wait: while Redis is down a
-// member uses the cookies it already holds.
+// no URL through unchecked; a claim whose reply was lost as the
+// connection broke is recognised as the caller's own when it is tried
+// again. Cookies do not wait: while Redis is down a member uses the
+// cookies it already holds.
 //
 // A Storage is safe for concurrent use by multiple goroutines.
 type Storage struct {
@@ -88,6 +88,20 @@ func visitedMember(id uint64) string {
 // crawlKeep is how long the crawl's queue and visited set are kept after
 // their last write: a crawl left alone for that long is forgotten.
 const crawlKeep = 30 * 24 * time.Hour
+
+// Len returns how many requests the fleet has claimed in its visited set:
+// a crawl under the same Prefix that ran before leaves them, and they are
+// not fetched again until Clear.
+func (s *Storage) Len(ctx context.Context) (int64, error) {
+	n, err := s.f.client.HLen(ctx, s.f.crawlKey("visited")).Result()
+	if ctx.Err() == nil {
+		s.f.seen(err)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("redisstore: counting visited requests: %w", err)
+	}
+	return n, nil
+}
 
 // visitedClaim claims request ARGV[1] in the visited hash KEYS[1] for
 // the call ARGV[2] (member and call number): 1 if this call holds the
@@ -212,27 +226,46 @@ func (s *Storage) forget() {
 	s.mu.Unlock()
 }
 
+// clearScript deletes KEYS[2:] unless the live-member set KEYS[1] has a
+// member whose heartbeat has not expired; it returns how many it has.
+var clearScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local live = redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
+if live > 0 then
+	return live
+end
+for i = 1, #KEYS do
+	redis.call('DEL', KEYS[i])
+end
+return 0
+`)
+
 // Clear deletes the crawl's shared state from Redis: the queue, the
 // visited set, the cookies and Run's member sets, so that the next crawl
 // under the same Prefix starts afresh. It also empties this Fleet's own
 // copy of the cookies (other members keep theirs). robots.txt records and
-// per-host pacing are kept; they expire on their own. Call it while no
-// member is running.
+// per-host pacing are kept: a pause or a rate cut a site asked for holds
+// for the next crawl too, and they expire on their own. Clear refuses,
+// with an error that says so, while a member is running (Run).
 func (f *Fleet) Clear(ctx context.Context) error {
 	f.init()
-	err := f.client.Del(ctx,
+	live, err := clearScript.Run(ctx, f.client, []string{
+		f.crawlKey("members"),
 		f.crawlKey("queue"),
 		f.crawlKey("popped"),
 		f.crawlKey("visited"),
 		f.crawlKey("cookies"),
 		f.crawlKey("busy"),
-		f.crawlKey("members"),
-	).Err()
+	}).Int64()
 	if ctx.Err() == nil {
 		f.seen(err)
 	}
 	if err != nil {
 		return fmt.Errorf("redisstore: clearing the crawl: %w", err)
+	}
+	if live > 0 {
+		return fmt.Errorf("redisstore: clearing the crawl: %d members are running (Run); clearing now would make them fetch pages again", live)
 	}
 	f.storage.forget()
 	return nil

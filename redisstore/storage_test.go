@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 
@@ -266,6 +267,10 @@ func TestClear(t *testing.T) {
 		t.Fatalf("EXISTS %v before Clear = %d, %v, want %d", keys, n, err, len(keys))
 	}
 
+	if err := f.Clear(ctx); err == nil || !strings.Contains(err.Error(), "1 members are running") {
+		t.Fatalf("Clear with a live member = %v, want a refusal naming it", err)
+	}
+	m.leave()
 	if err := f.Clear(ctx); err != nil {
 		t.Fatalf("Clear: %v", err)
 	}

@@ -117,9 +117,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fleet.WhenDown = redisstore.Slow
 	}
 	fleet.OnDown = func(err error) {
-		if err != nil {
+		switch {
+		case err != nil && *slow:
+			out.stamp("Redis unreachable, going on alone, slower: %v", err)
+		case err != nil:
 			out.stamp("Redis unreachable, pausing: %v", err)
-		} else {
+		default:
 			out.stamp("Redis is back, resuming")
 		}
 	}
@@ -142,7 +145,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// A queue thread waits at most this for its host; a longer wait
 		// is deferred and frees the thread.
 		MaxWait: 5 * time.Second,
-		Links:   robotsmw.Links{Queue: q},
+		Links:   robotsmw.Links{Queue: fleet.Queue()},
 		ErrorHandler: func(r *colly.Request, err error) {
 			var dis *robotsmw.DisallowedError
 			switch {
@@ -192,12 +195,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	})
 
+	seen, err := fleet.Storage().Len(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "fleet: %v\n", err)
+		return 1
+	}
 	// Every member adds the start URL; the shared visited set lets one of
 	// them fetch it.
 	if err := q.AddURL(start.String()); err != nil {
 		fmt.Fprintf(stderr, "fleet: %v\n", err)
 		return 1
 	}
+	// Ctrl-C: Run stops taking requests and waits for those under way;
+	// while Redis is down it waits for Redis, so close the Fleet after a
+	// grace period to give up then.
+	ran := make(chan struct{})
+	defer close(ran)
+	go func() {
+		select {
+		case <-ran:
+			return
+		case <-ctx.Done():
+		}
+		select {
+		case <-ran:
+		case <-time.After(5 * time.Second):
+			fleet.Close()
+		}
+	}()
 	out.stamp("member %s crawling %s at %g/s per host for the fleet (prefix %s)", fleet.ID(), start.Host, *perHost, fleet.Prefix)
 	if err := fleet.Run(ctx, q, c); err != nil {
 		fmt.Fprintf(stderr, "fleet: %v\n", err)
@@ -210,6 +235,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	mu.Unlock()
 	out.stamp("drained: this member fetched %d pages; robots.txt and pages sent %d, blocked %d, deferred %d, retried %d, back-offs %d, gave up %d, links not followed %d",
 		n, t.Fetched, t.Blocked, t.Deferred, t.Retried, t.Backoffs, t.GaveUp, t.NotFollowed)
+	if n == 0 && seen > 0 {
+		out.stamp("nothing was fetched: %d URLs were already visited under the prefix %q when this member started (run one member with -clear to crawl again)", seen, fleet.Prefix)
+	}
 	return 0
 }
 

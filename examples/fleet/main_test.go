@@ -80,6 +80,30 @@ func TestThreeMembers(t *testing.T) {
 	}
 }
 
+// A second crawl under the same prefix says why it fetches nothing, and
+// -clear starts over.
+func TestSecondRun(t *testing.T) {
+	srv := redistest.Start(t)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<a href="/a">a</a>`)
+	}))
+	defer site.Close()
+	args := []string{"-redis", srv.Addr, "-rate", "50", site.URL + "/"}
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), args, &out, &errb); code != 0 {
+		t.Fatalf("first run exited %d: %s%s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), args, &out, &errb); code != 0 || !strings.Contains(out.String(), "already visited") {
+		t.Errorf("second run = %d:\n%s\nwant 0 and a note that the URLs were already visited", code, out.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), append([]string{"-clear"}, args...), &out, &errb); code != 0 || !strings.Contains(out.String(), "this member fetched 2 pages") {
+		t.Errorf("run with -clear = %d:\n%s\nwant 0 and both pages fetched again", code, out.String())
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	tests := []struct {
 		args []string
