@@ -136,8 +136,7 @@ func FuzzParseDirectives(f *testing.F) {
 		if d.MaxSnippet < -1 || d.MaxVideoPreview < -1 {
 			t.Fatalf("ParseDirectives(%q) limits %d, %d below -1", field, d.MaxSnippet, d.MaxVideoPreview)
 		}
-		var m Directives
-		m = noDirectives
+		m := noDirectives
 		m.list(content)
 		if strings.EqualFold(strings.TrimSpace(content), "none") && !(m.NoIndex && m.NoFollow) {
 			t.Fatalf("list(%q) = %+v, want noindex and nofollow", content, m)

@@ -61,9 +61,9 @@ type index struct {
 	rules []rule
 }
 
-// wildLenFits fails to compile unless a normalised pattern, at most three
-// octets for each octet of a line, fits the pool's two-octet lengths.
-const wildLenFits uint16 = 3 * maxLineLen
+// This fails to compile unless a normalised pattern, at most three octets
+// for each octet of a line, fits the pool's two-octet lengths.
+const _ uint16 = 3 * maxLineLen
 
 // A rank is what lookup reads of a rule.
 type rank struct {

@@ -1,0 +1,144 @@
+package redisstore
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"github.com/gocolly/colly/v2/queue"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/robotsmw/robotsmw/internal/redistest"
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
+)
+
+// memberEnv, when set in the environment of this test binary, makes it
+// one member process of BenchmarkFleetProcesses instead of running
+// tests: "REDIS_ADDR PREFIX SITE_ADDR".
+const memberEnv = "ROBOTSMW_FLEET_MEMBER"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(memberEnv); spec != "" {
+		os.Exit(memberProcess(spec))
+	}
+	os.Exit(m.Run())
+}
+
+// memberProcess crawls the shared queue until the fleet is drained, then
+// prints how many pages it fetched and when the last one arrived (Unix
+// nanoseconds).
+func memberProcess(spec string) int {
+	var addr, prefix, site string
+	if _, err := fmt.Sscan(spec, &addr, &prefix, &site); err != nil {
+		fmt.Fprintln(os.Stderr, "member:", err)
+		return 2
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	f := New(rdb)
+	f.Prefix = prefix
+	defer f.Close()
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, site)
+		},
+		MaxIdleConnsPerHost: 64,
+	}
+	g := &robotsmw.Guard{Rate: 50}
+	f.Attach(g)
+	c := colly.NewCollector(func(c *colly.Collector) { c.WithTransport(tr) }, g.Attach)
+	c.SetStorage(f.Storage())
+	var fetched, last atomic.Int64
+	c.OnResponse(func(*colly.Response) {
+		fetched.Add(1)
+		last.Store(time.Now().UnixNano())
+	})
+	q, _ := queue.New(4, f.Queue())
+	if err := f.Run(context.Background(), q, c); err != nil {
+		fmt.Fprintln(os.Stderr, "member:", err)
+		return 1
+	}
+	fmt.Println(fetched.Load(), last.Load())
+	return 0
+}
+
+// BenchmarkFleetProcesses is BenchmarkFleetThroughput with each member a
+// process of its own (this test binary, started again as a member): 1 and
+// 3 processes crawl hosts×pages pages from the shared queue, each page
+// answering after 20 ms, 4 queue threads per process, 50 requests/s per
+// host (not the limit). It reports pages per second from the start of the
+// processes to the last page.
+func BenchmarkFleetProcesses(b *testing.B) {
+	for _, members := range []int{1, 3} {
+		b.Run(fmt.Sprintf("processes=%d", members), func(b *testing.B) {
+			srv := redistest.Start(b)
+			site, _ := manyHosts(b, 20*time.Millisecond)
+			siteAddr := strings.TrimPrefix(site.URL, "http://")
+			const hosts, pages = 60, 20
+			for i := 0; i < b.N; i++ {
+				prefix := fmt.Sprintf("bench:%s:%d", strings.ReplaceAll(b.Name(), "/", "-"), i)
+				seed := New(srv.Client())
+				seed.Prefix = prefix
+				q, _ := queue.New(1, seed.Queue())
+				for p := 0; p < pages; p++ {
+					for h := 0; h < hosts; h++ {
+						q.AddURL(fmt.Sprintf("http://h%d.test/p%d", h, p))
+					}
+				}
+				seed.Close()
+				var wg sync.WaitGroup
+				var mu sync.Mutex
+				var total, last int64
+				start := time.Now()
+				for m := 0; m < members; m++ {
+					cmd := exec.Command(os.Args[0], "-test.run=^$")
+					cmd.Env = append(os.Environ(), memberEnv+"="+srv.Addr+" "+prefix+" "+siteAddr)
+					cmd.Stderr = os.Stderr
+					out, err := cmd.StdoutPipe()
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := cmd.Start(); err != nil {
+						b.Fatal(err)
+					}
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						sc := bufio.NewScanner(out)
+						var n, at int64
+						for sc.Scan() {
+							f := strings.Fields(sc.Text())
+							if len(f) == 2 {
+								n, _ = strconv.ParseInt(f[0], 10, 64)
+								at, _ = strconv.ParseInt(f[1], 10, 64)
+							}
+						}
+						if err := cmd.Wait(); err != nil {
+							b.Errorf("member process: %v", err)
+						}
+						mu.Lock()
+						total += n
+						last = max(last, at)
+						mu.Unlock()
+					}()
+				}
+				wg.Wait()
+				if total != hosts*pages {
+					b.Fatalf("processes fetched %d pages, want %d", total, hosts*pages)
+				}
+				b.ReportMetric(float64(total)/time.Unix(0, last).Sub(start).Seconds(), "pages/s")
+			}
+		})
+	}
+}
