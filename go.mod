@@ -5,6 +5,7 @@ go 1.24.0
 require (
 	github.com/PuerkitoBio/goquery v1.11.0
 	github.com/gocolly/colly/v2 v2.3.0
+	github.com/nlnwa/whatwg-url v0.6.2
 	github.com/redis/go-redis/v9 v9.17.3
 	golang.org/x/net v0.47.0
 	golang.org/x/time v0.14.0
@@ -22,7 +23,6 @@ require (
 	github.com/golang/groupcache v0.0.0-20241129210726-2c02b8208cf8 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/kennygrant/sanitize v1.2.4 // indirect
-	github.com/nlnwa/whatwg-url v0.6.2 // indirect
 	github.com/saintfish/chardet v0.0.0-20230101081208-5e3ef4b5456d // indirect
 	github.com/temoto/robotstxt v1.1.2 // indirect
 	golang.org/x/text v0.31.0 // indirect

@@ -36,10 +36,15 @@
 //     [Fleet.Storage], a storage.Storage): one request list and one
 //     visited set whose claim is atomic, so no URL is fetched twice.
 //     [Fleet.Run] returns once the list is empty and no member is working.
+//     What a member popped is held under its name until it ends; when the
+//     member dies (its heartbeat silent for two TTLs while the others
+//     reached Redis), another member puts it back in the queue, so a
+//     killed member loses nothing it had taken.
 //
 // Redis round trips per request: one for the Guard (the slot), none for
 // robots.txt while its record is fresh, two for colly's visited set
-// (IsVisited, Visited) and two for a queue pop (QueueSize, GetRequest).
+// (IsVisited, Visited), two for a queue pop (QueueSize, GetRequest) and
+// one when the popped request ends.
 //
 // When Redis cannot be reached, nothing runs at full speed and nothing is
 // lost: with [Pause] (the default) requests are deferred and sent again

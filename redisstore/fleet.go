@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gocolly/colly/v2"
+	whatwg "github.com/nlnwa/whatwg-url/url"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -99,6 +101,14 @@ type Fleet struct {
 	down    atomic.Bool
 	members atomic.Int64 // members Run saw last; 0 if none
 
+	urls whatwg.Parser // colly's URL parser, for request ids
+	ttl  time.Duration // a test's memberTTL; 0 means memberTTL
+
+	// endsMu guards ends: the collectors whose request ends release what
+	// this member holds.
+	endsMu sync.Mutex
+	ends   map[*colly.Collector]bool
+
 	robots  *robotsStore
 	pacer   *pacer
 	storage *Storage
@@ -117,6 +127,7 @@ func (f *Fleet) init() {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
 		f.id = hex.EncodeToString(b[:])
+		f.urls = whatwg.NewParser(whatwg.WithPercentEncodeSinglePercentSign())
 		f.robots = newRobotsStore(f)
 		f.pacer = newPacer(f)
 		f.storage = &Storage{f: f}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
@@ -24,8 +25,9 @@ import (
 )
 
 // memberEnv, when set in the environment of this test binary, makes it
-// one member process of BenchmarkFleetProcesses instead of running
-// tests: "REDIS_ADDR PREFIX SITE_ADDR".
+// one member process of BenchmarkFleetProcesses or
+// TestFleetSurvivesKilledMember instead of running tests: "REDIS_ADDR
+// PREFIX SITE_ADDR [MEMBER_TTL_MS]".
 const memberEnv = "ROBOTSMW_FLEET_MEMBER"
 
 func TestMain(m *testing.M) {
@@ -40,7 +42,8 @@ func TestMain(m *testing.M) {
 // nanoseconds).
 func memberProcess(spec string) int {
 	var addr, prefix, site string
-	if _, err := fmt.Sscan(spec, &addr, &prefix, &site); err != nil {
+	var ttl int64
+	if n, err := fmt.Sscan(spec, &addr, &prefix, &site, &ttl); n < 3 {
 		fmt.Fprintln(os.Stderr, "member:", err)
 		return 2
 	}
@@ -48,6 +51,7 @@ func memberProcess(spec string) int {
 	defer rdb.Close()
 	f := New(rdb)
 	f.Prefix = prefix
+	f.ttl = time.Duration(ttl) * time.Millisecond
 	defer f.Close()
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
@@ -71,6 +75,105 @@ func memberProcess(spec string) int {
 	}
 	fmt.Println(fetched.Load(), last.Load())
 	return 0
+}
+
+// startMember starts this test binary as a member process.
+func startMember(t testing.TB, spec string) (*exec.Cmd, *bufio.Scanner) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), memberEnv+"="+spec)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, bufio.NewScanner(out)
+}
+
+// A member killed in the middle of a crawl (SIGKILL) loses nothing: once
+// its heartbeat has been silent for two TTLs, another member puts the
+// requests it held back in the queue, and the survivors finish the crawl.
+// Requests it had sent whose answers it never read may be fetched again.
+func TestFleetSurvivesKilledMember(t *testing.T) {
+	srv := redistest.Start(t)
+	var mu sync.Mutex
+	hits := map[string]int{}
+	total := 0
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		mu.Lock()
+		hits[r.Host+r.URL.Path]++
+		total++
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		fmt.Fprint(w, "<html>page</html>")
+	}))
+	defer site.Close()
+	const hosts, pages = 10, 30
+	prefix := "test:" + t.Name()
+	seed := New(srv.Client())
+	seed.Prefix = prefix
+	q, _ := queue.New(1, seed.Queue())
+	for p := 0; p < pages; p++ {
+		for h := 0; h < hosts; h++ {
+			q.AddURL(fmt.Sprintf("http://h%d.test/p%d", h, p))
+		}
+	}
+	spec := srv.Addr + " " + prefix + " " + strings.TrimPrefix(site.URL, "http://") + " 2000"
+	var cmds []*exec.Cmd
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ {
+		cmd, sc := startMember(t, spec)
+		cmds = append(cmds, cmd)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sc.Scan() {
+			}
+		}()
+	}
+	for {
+		mu.Lock()
+		n := total
+		mu.Unlock()
+		if n >= 60 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmds[0].Process.Kill()
+	wg.Wait()
+	if err := cmds[0].Wait(); err == nil {
+		t.Errorf("the killed member exited cleanly")
+	}
+	for i, cmd := range cmds[1:] {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("surviving member %d: %v", i+1, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	missing, again := 0, 0
+	for p := 0; p < pages; p++ {
+		for h := 0; h < hosts; h++ {
+			switch n := hits[fmt.Sprintf("h%d.test/p%d", h, p)]; {
+			case n == 0:
+				missing++
+			case n > 1:
+				again += n - 1
+			}
+		}
+	}
+	if missing > 0 {
+		t.Errorf("%d of %d pages never fetched after a member was killed", missing, hosts*pages)
+	}
+	if again > 4 {
+		t.Errorf("%d pages fetched again, want at most the killed member's 4 requests in flight", again)
+	}
 }
 
 // BenchmarkFleetProcesses is BenchmarkFleetThroughput with each member a

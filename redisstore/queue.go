@@ -24,25 +24,38 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `)
 
-// queuePop pops the oldest request of the list KEYS[1] for the call
-// ARGV[2] of member ARGV[1], and keeps it in the hash KEYS[2] under the
-// member, after the call's token and a newline, until the member's next pop: a
+// queuePop pops the oldest request of the list KEYS[1] that is not in
+// the visited hash KEYS[4] for the call ARGV[2] of member ARGV[1], keeps
+// it in the member's held hash KEYS[3] (and the member in the holders set
+// KEYS[5]) for ARGV[3] ms, and in the hash KEYS[2] under the member,
+// after the call's token and a newline, until the member's next pop: a
 // call tried again because its reply was lost gets the same request, not
-// the next one.
+// the next one. Requests already visited are dropped, at most 100 a call;
+// "" means ask again.
 var queuePop = redis.NewScript(`
 local token = ARGV[2] .. '\n'
 local last = redis.call('HGET', KEYS[2], ARGV[1])
 if last and string.sub(last, 1, #token) == token then
 	return string.sub(last, #token + 1)
 end
-local v = redis.call('RPOP', KEYS[1])
-if not v then
-	redis.call('HDEL', KEYS[2], ARGV[1])
-	return false
+for i = 1, 100 do
+	local v = redis.call('RPOP', KEYS[1])
+	if not v then
+		redis.call('HDEL', KEYS[2], ARGV[1])
+		return false
+	end
+	local id = string.sub(v, 1, 8)
+	if redis.call('HEXISTS', KEYS[4], id) == 0 then
+		redis.call('HSET', KEYS[3], id, v)
+		redis.call('PEXPIRE', KEYS[3], ARGV[3])
+		redis.call('SADD', KEYS[5], ARGV[1])
+		redis.call('PEXPIRE', KEYS[5], ARGV[3])
+		redis.call('HSET', KEYS[2], ARGV[1], token .. v)
+		redis.call('PEXPIRE', KEYS[2], 86400000)
+		return v
+	end
 end
-redis.call('HSET', KEYS[2], ARGV[1], token .. v)
-redis.call('PEXPIRE', KEYS[2], 86400000)
-return v
+return ''
 `)
 
 // A Queue is colly's queue.Storage kept in the fleet's Redis: one list
@@ -57,6 +70,12 @@ return v
 // whose reply was lost as the connection broke gets the same request when
 // it is tried again; a push whose reply was lost may push the request
 // twice (the visited set drops the second).
+//
+// A request popped is held under this member's name until it ends (see
+// held.go), so that the fleet gets it back if the member dies; pop only
+// through Fleet.Run, which registers the member: one that is not
+// registered counts as dead. Requests already visited are dropped as they
+// are popped.
 //
 // A Queue is safe for concurrent use by multiple goroutines.
 type Queue struct {
@@ -94,7 +113,7 @@ func (q *Queue) AddRequest(r []byte) error {
 	var pushed int64
 	err := q.f.wait(func(ctx context.Context) error {
 		var err error
-		pushed, err = queueAdd.Run(ctx, q.f.client, []string{q.f.crawlKey("queue")}, r, limit, crawlKeep.Milliseconds()).Int64()
+		pushed, err = queueAdd.Run(ctx, q.f.client, []string{q.f.crawlKey("queue")}, q.f.item(r), limit, crawlKeep.Milliseconds()).Int64()
 		return err
 	})
 	if err != nil {
@@ -113,17 +132,29 @@ func (q *Queue) GetRequest() ([]byte, error) {
 	if q.halts.Load() > 0 {
 		return nil, nil
 	}
-	token := q.f.token()
-	var r []byte
-	err := q.f.wait(func(ctx context.Context) error {
-		v, err := queuePop.Run(ctx, q.f.client, []string{q.f.crawlKey("queue"), q.f.crawlKey("popped")}, q.f.id, token).Text()
-		r = []byte(v)
-		if errors.Is(err, redis.Nil) {
-			r, err = nil, nil
+	keys := []string{q.f.crawlKey("queue"), q.f.crawlKey("popped"), q.f.heldKey(q.f.id),
+		q.f.crawlKey("visited"), q.f.crawlKey("holders")}
+	for {
+		token := q.f.token()
+		var v string
+		err := q.f.wait(func(ctx context.Context) error {
+			var err error
+			v, err = queuePop.Run(ctx, q.f.client, keys, q.f.id, token, crawlKeep.Milliseconds()).Text()
+			if errors.Is(err, redis.Nil) {
+				v, err = "", redis.Nil
+			}
+			return err
+		})
+		switch {
+		case errors.Is(err, redis.Nil):
+			return nil, nil // empty
+		case err != nil:
+			return nil, err
+		case len(v) < 8:
+			continue // visited requests dropped; ask again
 		}
-		return err
-	})
-	return r, err
+		return marked([]byte(v[8:]), v[:8]), nil
+	}
 }
 
 // QueueSize implements queue.Storage: it returns the number of requests

@@ -19,13 +19,13 @@ func TestRetriedCallsAreIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	keys := []string{f.crawlKey("queue"), f.crawlKey("popped")}
+	keys := []string{f.crawlKey("queue"), f.crawlKey("popped"), f.heldKey(f.ID()), f.crawlKey("visited"), f.crawlKey("holders")}
 	pop := func(token string) string {
-		v, err := queuePop.Run(ctx, f.client, keys, f.ID(), token).Text()
-		if err != nil {
-			t.Fatalf("pop(%q): %v", token, err)
+		v, err := queuePop.Run(ctx, f.client, keys, f.ID(), token, crawlKeep.Milliseconds()).Text()
+		if err != nil || len(v) < 8 {
+			t.Fatalf("pop(%q) = %q, %v", token, v, err)
 		}
-		return v
+		return v[8:] // after the request's id
 	}
 	if a, b := pop("t:1"), pop("t:1"); a != "first" || b != "first" {
 		t.Errorf("pop(t:1) twice = %q, %q; want the same request twice", a, b)
@@ -38,7 +38,7 @@ func TestRetriedCallsAreIdempotent(t *testing.T) {
 	}
 
 	claim := func(token string) int64 {
-		v, err := visitedClaim.Run(ctx, f.client, []string{f.crawlKey("visited")}, visitedMember(42), token, crawlKeep.Milliseconds()).Int64()
+		v, err := visitedClaim.Run(ctx, f.client, []string{f.crawlKey("visited"), f.heldKey(f.ID())}, visitedMember(42), token, crawlKeep.Milliseconds()).Int64()
 		if err != nil {
 			t.Fatalf("claim(%q): %v", token, err)
 		}

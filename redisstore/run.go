@@ -17,9 +17,8 @@ const (
 	// as busy) after its last heartbeat: a member that crashed stops
 	// holding up the fleet after it.
 	memberTTL = 15 * time.Second
-	// beatEvery is the heartbeat's period; beatRetry replaces it after a
-	// heartbeat failed.
-	beatEvery = 5 * time.Second
+	// The heartbeat's period is a third of memberTTL; beatRetry replaces
+	// it after a heartbeat failed.
 	beatRetry = time.Second
 	// beatTimeout bounds one heartbeat, and leaving the fleet.
 	beatTimeout = 2 * time.Second
@@ -28,6 +27,21 @@ const (
 	idleMin = 200 * time.Millisecond
 	idleMax = 2 * time.Second
 )
+
+// runKeys returns the keys of runStep and runBeat.
+func (f *Fleet) runKeys() []string {
+	return []string{f.crawlKey("queue"), f.crawlKey("busy"), f.crawlKey("members"),
+		f.crawlKey("holders"), f.crawlKey("visited"), f.crawlKey("since")}
+}
+
+// memberTTL returns how long a member counts as live after a heartbeat:
+// memberTTL, or the test's.
+func (f *Fleet) memberTTL() time.Duration {
+	if f.ttl > 0 {
+		return f.ttl
+	}
+	return memberTTL
+}
 
 // errRunning is returned by a Run that another Run of the same Fleet
 // overlaps.
@@ -40,22 +54,79 @@ const (
 	stepIdle    = 2 // the queue is empty but other members are busy
 )
 
-// runStep takes stock of the fleet for member ARGV[1], with the members'
-// TTL ARGV[2] in ms, everything on Redis's clock. KEYS[1] is the queue,
-// KEYS[2] the ZSET of busy members and KEYS[3] the ZSET of live members,
-// each scored by its expiry. It renews the member in KEYS[3], drops
-// expired members from both sets and the member itself from KEYS[2]; then,
-// if the queue has requests, it marks the member busy and returns
-// stepWork, else stepDrained if no member is busy, else stepIdle; and the
-// number of live members.
-var runStep = redis.NewScript(`
+// luaRenew, at the start of runStep and runBeat, renews member ARGV[1]
+// in the live set KEYS[3] for ARGV[2] ms (ttl) of Redis's clock (now), and
+// records in the hash KEYS[6] since when it has been live without a gap:
+// a member whose registration had expired (a Redis outage, a pause)
+// starts again. Members silent for ten TTLs are forgotten; live counts
+// read the set from now on. It leaves the member's live-since in mine.
+const luaRenew = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ttl = tonumber(ARGV[2])
+local old = tonumber(redis.call('ZSCORE', KEYS[3], ARGV[1]) or '0')
+if old < now then
+	redis.call('HSET', KEYS[6], ARGV[1], now)
+end
+local mine = tonumber(redis.call('HGET', KEYS[6], ARGV[1]) or tostring(now))
 redis.call('ZADD', KEYS[3], now + ttl, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-redis.call('PEXPIRE', KEYS[3], 2 * ttl)
-local members = redis.call('ZCARD', KEYS[3])
+for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - 10 * ttl)) do
+	redis.call('HDEL', KEYS[6], gone)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 10 * ttl)
+redis.call('PEXPIRE', KEYS[3], 20 * ttl)
+redis.call('PEXPIRE', KEYS[6], 20 * ttl)
+local members = redis.call('ZCOUNT', KEYS[3], now, '+inf')
+`
+
+// runStep takes stock of the fleet for member ARGV[1], with the members'
+// TTL ARGV[2] in ms, everything on Redis's clock. KEYS[1] is the queue,
+// KEYS[2] the ZSET of busy members and KEYS[3] the ZSET of live members,
+// each scored by its expiry, KEYS[4] the set of members holding requests,
+// KEYS[5] the visited hash and KEYS[6] the members' live-since hash;
+// ARGV[3] starts the keys of held hashes.
+//
+// It renews the member (luaRenew), then gives back what dead members held
+// (see held.go). A member is dead when its registration expired at least
+// a TTL ago while this member was live (so Redis was up and it could have
+// renewed it); one no longer registered at all is dead once this member
+// has been live for two TTLs. After a Redis outage every registration
+// has expired, but nobody has been live since: nothing is taken back
+// until the members had the time to renew. Then it drops expired members
+// and the member itself from KEYS[2]; if the queue has requests, it marks
+// the member busy and returns stepWork, else stepDrained if no member is
+// busy and no silent member holds requests that may come back, else
+// stepIdle; and the number of live members.
+var runStep = redis.NewScript(luaRenew + `
+local waiting = false
+for _, d in ipairs(redis.call('SMEMBERS', KEYS[4])) do
+	if d ~= ARGV[1] then
+		local score = redis.call('ZSCORE', KEYS[3], d)
+		local dead
+		if score then
+			score = tonumber(score)
+			dead = score + ttl <= now and mine <= score
+		else
+			dead = mine + 2 * ttl <= now
+		end
+		if dead then
+			local hk = ARGV[3] .. d
+			for _, v in ipairs(redis.call('HVALS', hk)) do
+				local id = string.sub(v, 1, 8)
+				local owner = redis.call('HGET', KEYS[5], id)
+				if owner and string.sub(owner, 1, #d + 1) == d .. ':' then
+					redis.call('HDEL', KEYS[5], id)
+				end
+				redis.call('LPUSH', KEYS[1], v)
+			end
+			redis.call('DEL', hk)
+			redis.call('SREM', KEYS[4], d)
+		elseif not score or score < now then
+			-- Silent, not yet dead: what it holds may come back.
+			waiting = true
+		end
+	end
+end
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('LLEN', KEYS[1]) > 0 then
@@ -63,27 +134,21 @@ if redis.call('LLEN', KEYS[1]) > 0 then
 	redis.call('PEXPIRE', KEYS[2], 2 * ttl)
 	return {1, members}
 end
-if redis.call('ZCARD', KEYS[2]) == 0 then
+if redis.call('ZCARD', KEYS[2]) == 0 and not waiting then
 	return {0, members}
 end
 return {2, members}
 `)
 
-// runBeat renews member ARGV[1] in the live set KEYS[1] and, if ARGV[3]
-// is "1", in the busy set KEYS[2], for ARGV[2] ms of Redis's clock, and
-// returns the number of live members.
-var runBeat = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local ttl = tonumber(ARGV[2])
-redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('PEXPIRE', KEYS[1], 2 * ttl)
+// runBeat renews member ARGV[1] (luaRenew) and, if ARGV[3] is "1", keeps
+// it in the busy set KEYS[2] for ARGV[2] ms of Redis's clock, and returns
+// the number of live members. Its keys are runStep's.
+var runBeat = redis.NewScript(luaRenew + `
 if ARGV[3] == '1' then
 	redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])
 	redis.call('PEXPIRE', KEYS[2], 2 * ttl)
 end
-return redis.call('ZCARD', KEYS[1])
+return members
 `)
 
 // Run runs colly's queue q with collector c until the fleet's shared
@@ -131,13 +196,14 @@ func (f *Fleet) Run(ctx context.Context, q *queue.Queue, c *colly.Collector) err
 		return errRunning
 	}
 	defer f.queue.running.Store(false)
+	f.watchEnds(c)
 	m := &member{f: f}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		m.heartbeat(stop, beatEvery)
+		m.heartbeat(stop, f.memberTTL()/3)
 	}()
 	defer func() {
 		close(stop)
@@ -231,8 +297,7 @@ func (m *member) step() (int64, error) {
 	err := f.wait(func(ctx context.Context) error {
 		var err error
 		res, err = runStep.Run(ctx, f.client,
-			[]string{f.crawlKey("queue"), f.crawlKey("busy"), f.crawlKey("members")},
-			f.id, memberTTL.Milliseconds()).Int64Slice()
+			f.runKeys(), f.id, f.memberTTL().Milliseconds(), f.crawlKey("held:")).Int64Slice()
 		return err
 	})
 	if err != nil {
@@ -261,9 +326,7 @@ func (m *member) heartbeat(stop <-chan struct{}, every time.Duration) {
 			busy = "1"
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), beatTimeout)
-		n, err := runBeat.Run(ctx, f.client,
-			[]string{f.crawlKey("members"), f.crawlKey("busy")},
-			f.id, memberTTL.Milliseconds(), busy).Int64()
+		n, err := runBeat.Run(ctx, f.client, f.runKeys(), f.id, f.memberTTL().Milliseconds(), busy).Int64()
 		cancel()
 		m.mu.Unlock()
 		f.seen(err)
@@ -286,6 +349,11 @@ func (m *member) leave() {
 	_, err := f.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.ZRem(ctx, f.crawlKey("busy"), f.id)
 		p.ZRem(ctx, f.crawlKey("members"), f.id)
+		p.HDel(ctx, f.crawlKey("since"), f.id)
+		// Every request this member took has ended (Run waited for c):
+		// what is left was refused by colly before any callback.
+		p.Del(ctx, f.heldKey(f.id))
+		p.SRem(ctx, f.crawlKey("holders"), f.id)
 		return nil
 	})
 	f.seen(err)

@@ -106,13 +106,25 @@ func (s *Storage) Len(ctx context.Context) (int64, error) {
 // visitedClaim claims request ARGV[1] in the visited hash KEYS[1] for
 // the call ARGV[2] (member and call number): 1 if this call holds the
 // claim, now or from an earlier try whose reply was lost, 0 if another
-// call does.
+// call does; the member then no longer holds the request (KEYS[2]).
 var visitedClaim = redis.NewScript(`
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
 	redis.call('PEXPIRE', KEYS[1], ARGV[3])
 	return 1
 end
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+	return 1
+end
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 0
+`)
+
+// visitedCheck reports whether request ARGV[1] is in the visited hash
+// KEYS[1]; if it is, colly drops it, and the member no longer holds it
+// (KEYS[2]).
+var visitedCheck = redis.NewScript(`
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+	redis.call('HDEL', KEYS[2], ARGV[1])
 	return 1
 end
 return 0
@@ -124,8 +136,8 @@ return 0
 func (s *Storage) IsVisited(requestID uint64) (bool, error) {
 	var visited bool
 	err := s.f.wait(func(ctx context.Context) error {
-		var err error
-		visited, err = s.f.client.HExists(ctx, s.f.crawlKey("visited"), visitedMember(requestID)).Result()
+		n, err := visitedCheck.Run(ctx, s.f.client, []string{s.f.crawlKey("visited"), s.f.heldKey(s.f.id)}, visitedMember(requestID)).Int64()
+		visited = n == 1
 		return err
 	})
 	return visited, err
@@ -142,7 +154,7 @@ func (s *Storage) Visited(requestID uint64) error {
 	var claimed int64
 	err := s.f.wait(func(ctx context.Context) error {
 		var err error
-		claimed, err = visitedClaim.Run(ctx, s.f.client, []string{s.f.crawlKey("visited")}, visitedMember(requestID), token, crawlKeep.Milliseconds()).Int64()
+		claimed, err = visitedClaim.Run(ctx, s.f.client, []string{s.f.crawlKey("visited"), s.f.heldKey(s.f.id)}, visitedMember(requestID), token, crawlKeep.Milliseconds()).Int64()
 		return err
 	})
 	if err != nil {
@@ -226,14 +238,19 @@ func (s *Storage) forget() {
 	s.mu.Unlock()
 }
 
-// clearScript deletes KEYS[2:] unless the live-member set KEYS[1] has a
-// member whose heartbeat has not expired; it returns how many it has.
+// clearScript deletes KEYS[2:], and the held hashes (keys ARGV[1] and a
+// member) of the members in the holders set KEYS[2], unless the
+// live-member set KEYS[1] has a member whose heartbeat has not expired;
+// it returns how many it has.
 var clearScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local live = redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
 if live > 0 then
 	return live
+end
+for _, d in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+	redis.call('DEL', ARGV[1] .. d)
 end
 for i = 1, #KEYS do
 	redis.call('DEL', KEYS[i])
@@ -252,12 +269,14 @@ func (f *Fleet) Clear(ctx context.Context) error {
 	f.init()
 	live, err := clearScript.Run(ctx, f.client, []string{
 		f.crawlKey("members"),
+		f.crawlKey("holders"),
 		f.crawlKey("queue"),
 		f.crawlKey("popped"),
 		f.crawlKey("visited"),
 		f.crawlKey("cookies"),
 		f.crawlKey("busy"),
-	}).Int64()
+		f.crawlKey("since"),
+	}, f.crawlKey("held:")).Int64()
 	if ctx.Err() == nil {
 		f.seen(err)
 	}
