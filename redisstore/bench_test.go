@@ -39,6 +39,8 @@ func (c *commandCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 				name = "reserve"
 			case visitedClaim.Hash():
 				name = "claim"
+			case visitedCheck.Hash():
+				name = "check"
 			}
 		}
 		c.mu.Lock()
@@ -132,7 +134,7 @@ func BenchmarkRoundTrips(b *testing.B) {
 		switch name {
 		case "reserve":
 			guard += k // the reservation script
-		case "hexists", "claim":
+		case "check", "claim":
 			visited += k // IsVisited, Visited
 		default:
 			other += k
