@@ -89,6 +89,7 @@ func (s *Server) Restart() {
 	cmd := exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1",
 		"--dir", s.dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always",
 		"--daemonize", "no", "--loglevel", "warning")
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("starting redis-server: %v", err)
 	}
