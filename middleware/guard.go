@@ -265,8 +265,9 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 		return
 	}
 	var err error
-	if g.Pacer != nil {
-		err = g.sharedGate(collectorContext(c), g.Pacer, g.host(r.URL), r.URL, g.maxWait(), tk.slot)
+	if tk.slot {
+		// Back at the shared slot its deferral kept: no new one.
+		err = g.sharedGate(collectorContext(c), g.Pacer, g.host(r.URL), r.URL, g.maxWait(), true)
 	} else {
 		err = g.gate(collectorContext(c), g.host(r.URL), r.URL, g.maxWait())
 	}

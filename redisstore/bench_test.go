@@ -80,15 +80,55 @@ func manyHosts(b *testing.B, delay time.Duration) (*httptest.Server, *http.Trans
 		fmt.Fprint(w, "<html><body>page</body></html>")
 	}))
 	b.Cleanup(s.Close)
-	addr := strings.TrimPrefix(s.URL, "http://")
-	tr := &http.Transport{
+	tr := loopback(strings.TrimPrefix(s.URL, "http://"))
+	b.Cleanup(tr.CloseIdleConnections)
+	return s, tr
+}
+
+// loopback returns a transport that sends every host to addr.
+func loopback(addr string) *http.Transport {
+	return &http.Transport{
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, network, addr)
 		},
 		MaxIdleConnsPerHost: 64,
 	}
-	b.Cleanup(tr.CloseIdleConnections)
-	return s, tr
+}
+
+// seedQueue fills the shared queue of the crawl under prefix with pages
+// p0… of hosts h0.test….
+func seedQueue(client redis.UniversalClient, prefix string, hosts, pages int) {
+	seed := New(client)
+	seed.Prefix = prefix
+	defer seed.Close()
+	q, _ := queue.New(1, seed.Queue())
+	for p := 0; p < pages; p++ {
+		for h := 0; h < hosts; h++ {
+			q.AddURL(fmt.Sprintf("http://h%d.test/p%d", h, p))
+		}
+	}
+}
+
+// crawlShared is one member of the throughput measurements: a Guard at
+// 50 requests per second per host (not the limit), a collector over tr and
+// 4 queue threads, run until the fleet is drained. It counts the pages it
+// fetched and stores when the last one arrived (Unix nanoseconds).
+func crawlShared(f *Fleet, tr http.RoundTripper, fetched, last *atomic.Int64) error {
+	g := &robotsmw.Guard{Rate: 50}
+	f.Attach(g)
+	c := colly.NewCollector(func(c *colly.Collector) { c.WithTransport(tr) }, g.Attach)
+	if err := c.SetStorage(f.Storage()); err != nil {
+		return err
+	}
+	c.OnResponse(func(*colly.Response) {
+		fetched.Add(1)
+		last.Store(time.Now().UnixNano())
+	})
+	q, err := queue.New(4, f.Queue())
+	if err != nil {
+		return err
+	}
+	return f.Run(context.Background(), q, c)
 }
 
 // BenchmarkRoundTrips counts the Redis round trips per request of a fleet
@@ -162,15 +202,7 @@ func BenchmarkFleetThroughput(b *testing.B) {
 			const hosts, pages = 60, 20
 			for i := 0; i < b.N; i++ {
 				prefix := fmt.Sprintf("bench:%s:%d", b.Name(), i)
-				seed := New(srv.Client())
-				seed.Prefix = prefix
-				q, _ := queue.New(1, seed.Queue())
-				for p := 0; p < pages; p++ {
-					for h := 0; h < hosts; h++ {
-						q.AddURL(fmt.Sprintf("http://h%d.test/p%d", h, p))
-					}
-				}
-				seed.Close()
+				seedQueue(srv.Client(), prefix, hosts, pages)
 				start := time.Now()
 				var wg sync.WaitGroup
 				var fetched, last atomic.Int64 // last: when the last page arrived
@@ -181,16 +213,7 @@ func BenchmarkFleetThroughput(b *testing.B) {
 						f := New(srv.Client())
 						f.Prefix = prefix
 						defer f.Close()
-						g := &robotsmw.Guard{Rate: 50} // 20 ms apart per host: not the limit
-						f.Attach(g)
-						c := colly.NewCollector(func(c *colly.Collector) { c.WithTransport(tr) }, g.Attach)
-						c.SetStorage(f.Storage())
-						c.OnResponse(func(*colly.Response) {
-							fetched.Add(1)
-							last.Store(time.Now().UnixNano())
-						})
-						q, _ := queue.New(4, f.Queue())
-						if err := f.Run(context.Background(), q, c); err != nil {
+						if err := crawlShared(f, tr, &fetched, &last); err != nil {
 							b.Error(err)
 						}
 					}()

@@ -171,3 +171,37 @@ func TestOutageTakesNothingBack(t *testing.T) {
 		t.Errorf("a holds %d requests after the outage, want 1", n)
 	}
 }
+
+// Every key of the crawl's shared state has a TTL, so a crawl left alone
+// is forgotten.
+func TestCrawlKeysExpire(t *testing.T) {
+	srv := redistest.Start(t)
+	f := New(srv.Client())
+	u, _ := url.Parse("http://example.com/a")
+	r, _ := (&colly.Request{URL: u, Method: "GET"}).Marshal()
+	if err := f.Queue().AddRequest(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Queue().AddRequest(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&member{f: f}).step(); err != nil { // members, since, busy
+		t.Fatal(err)
+	}
+	if raw, err := f.Queue().GetRequest(); raw == nil || err != nil { // popped, held, holders
+		t.Fatalf("GetRequest = %q, %v", raw, err)
+	}
+	if err := f.Storage().Visited(f.requestID(u.String(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	f.Storage().SetCookies(u, "a=1")
+	for _, key := range []string{
+		f.crawlKey("queue"), f.crawlKey("visited"), f.crawlKey("popped"), f.heldKey(f.ID()),
+		f.crawlKey("holders"), f.crawlKey("members"), f.crawlKey("since"), f.crawlKey("busy"),
+		f.crawlKey("cookies"),
+	} {
+		if ttl := srv.Client().PTTL(context.Background(), key).Val(); ttl <= 0 {
+			t.Errorf("PTTL(%s) = %v, want a TTL", key, ttl)
+		}
+	}
+}

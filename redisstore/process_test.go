@@ -2,9 +2,7 @@ package redisstore
 
 import (
 	"bufio"
-	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,12 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gocolly/colly/v2"
-	"github.com/gocolly/colly/v2/queue"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/robotsmw/robotsmw/internal/redistest"
-	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
 // memberEnv, when set in the environment of this test binary, makes it
@@ -53,23 +48,8 @@ func memberProcess(spec string) int {
 	f.Prefix = prefix
 	f.ttl = time.Duration(ttl) * time.Millisecond
 	defer f.Close()
-	tr := &http.Transport{
-		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, network, site)
-		},
-		MaxIdleConnsPerHost: 64,
-	}
-	g := &robotsmw.Guard{Rate: 50}
-	f.Attach(g)
-	c := colly.NewCollector(func(c *colly.Collector) { c.WithTransport(tr) }, g.Attach)
-	c.SetStorage(f.Storage())
 	var fetched, last atomic.Int64
-	c.OnResponse(func(*colly.Response) {
-		fetched.Add(1)
-		last.Store(time.Now().UnixNano())
-	})
-	q, _ := queue.New(4, f.Queue())
-	if err := f.Run(context.Background(), q, c); err != nil {
+	if err := crawlShared(f, loopback(site), &fetched, &last); err != nil {
 		fmt.Fprintln(os.Stderr, "member:", err)
 		return 1
 	}
@@ -115,14 +95,7 @@ func TestFleetSurvivesKilledMember(t *testing.T) {
 	defer site.Close()
 	const hosts, pages = 10, 30
 	prefix := "test:" + t.Name()
-	seed := New(srv.Client())
-	seed.Prefix = prefix
-	q, _ := queue.New(1, seed.Queue())
-	for p := 0; p < pages; p++ {
-		for h := 0; h < hosts; h++ {
-			q.AddURL(fmt.Sprintf("http://h%d.test/p%d", h, p))
-		}
-	}
+	seedQueue(srv.Client(), prefix, hosts, pages)
 	spec := srv.Addr + " " + prefix + " " + strings.TrimPrefix(site.URL, "http://") + " 2000"
 	var cmds []*exec.Cmd
 	var wg sync.WaitGroup
@@ -191,34 +164,16 @@ func BenchmarkFleetProcesses(b *testing.B) {
 			const hosts, pages = 60, 20
 			for i := 0; i < b.N; i++ {
 				prefix := fmt.Sprintf("bench:%s:%d", strings.ReplaceAll(b.Name(), "/", "-"), i)
-				seed := New(srv.Client())
-				seed.Prefix = prefix
-				q, _ := queue.New(1, seed.Queue())
-				for p := 0; p < pages; p++ {
-					for h := 0; h < hosts; h++ {
-						q.AddURL(fmt.Sprintf("http://h%d.test/p%d", h, p))
-					}
-				}
-				seed.Close()
+				seedQueue(srv.Client(), prefix, hosts, pages)
 				var wg sync.WaitGroup
 				var mu sync.Mutex
 				var total, last int64
 				start := time.Now()
 				for m := 0; m < members; m++ {
-					cmd := exec.Command(os.Args[0], "-test.run=^$")
-					cmd.Env = append(os.Environ(), memberEnv+"="+srv.Addr+" "+prefix+" "+siteAddr)
-					cmd.Stderr = os.Stderr
-					out, err := cmd.StdoutPipe()
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := cmd.Start(); err != nil {
-						b.Fatal(err)
-					}
+					cmd, sc := startMember(b, srv.Addr+" "+prefix+" "+siteAddr)
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						sc := bufio.NewScanner(out)
 						var n, at int64
 						for sc.Scan() {
 							f := strings.Fields(sc.Text())

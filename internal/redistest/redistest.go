@@ -4,10 +4,8 @@ package redistest
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os/exec"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -109,13 +107,3 @@ func (s *Server) Restart() {
 		time.Sleep(25 * time.Millisecond)
 	}
 }
-
-// Port returns the server's port.
-func (s *Server) Port() int {
-	_, p, _ := net.SplitHostPort(s.Addr)
-	n, _ := strconv.Atoi(p)
-	return n
-}
-
-// String implements fmt.Stringer.
-func (s *Server) String() string { return fmt.Sprintf("redis-server at %s", s.Addr) }
