@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/robotsmw/robotsmw/policy"
@@ -228,16 +229,32 @@ func (wk *walk) hopClient() *http.Client {
 	return &c
 }
 
-// normalize makes u a page URL to seed: http or https with a host, the
-// host in lower case, no fragment. It reports false for anything else
-// (sitemap.md #96).
+// normalize makes u a URL to fetch or seed: http or https with a host,
+// scheme and host written as their origin (policy.Origin: lower case, no
+// trailing dot, IDN in punycode, no default port), no fragment; so that
+// "HTTP://S.test.:80/p" and "http://s.test/p" are one page. It reports
+// false for anything else (sitemap.md #96).
 func normalize(u *url.URL) bool {
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+	if u.Host == "" || u.Opaque != "" {
 		return false
 	}
-	u.Host = lowerASCII(u.Host)
+	o, err := policy.Origin(u)
+	if err != nil {
+		return false
+	}
+	u.Scheme, u.Host, _ = strings.Cut(o, "://")
 	u.Fragment, u.RawFragment = "", ""
 	return true
+}
+
+// canonical returns the URL s normalized (see normalize), or s itself if
+// it is no http or https URL.
+func canonical(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || !normalize(u) {
+		return s
+	}
+	return u.String()
 }
 
 func lowerASCII(s string) string {

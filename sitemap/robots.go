@@ -14,7 +14,8 @@ import (
 // crawlers do. Values that are not http or https URLs with a host — such as
 // "Sitemap: Sitemap: https://…", written twice — are left out (policy.Lint
 // reports them). The result keeps file order and has no duplicates;
-// fragments are dropped.
+// fragments are dropped, and scheme and host are written as their origin
+// (policy.Origin: lower case, no default port, no trailing dot, punycode).
 func FromRobots(robotsURL *url.URL, lines []string) []string {
 	var out []string
 	seen := make(map[string]bool, len(lines))
@@ -27,10 +28,9 @@ func FromRobots(robotsURL *url.URL, lines []string) []string {
 		if robotsURL != nil {
 			u = robotsURL.ResolveReference(ref)
 		}
-		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if !normalize(u) {
 			continue
 		}
-		u.Fragment, u.RawFragment = "", ""
 		s := u.String()
 		if !seen[s] {
 			seen[s] = true

@@ -1,19 +1,34 @@
 package sitemap
 
 import (
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
 
 	"golang.org/x/net/publicsuffix"
+
+	"github.com/robotsmw/robotsmw/policy"
 )
 
-// hostKey returns the host of u as scope compares it: the host name in
-// lower case, with the port when one is written (sitemap.md #94: a
-// sitemap at example.com:8080 does not cover example.com).
+// hostKey returns the host of u as scope compares it: the host and port of
+// its origin (policy.Origin: lower case, no trailing dot, IDN in punycode,
+// IPv6 canonical, no default port) without the scheme, so that
+// "http://S.test.:80" and "https://s.test:443" are both "s.test" and a
+// sitemap at example.com:8080 does not cover example.com (sitemap.md #94).
 func hostKey(u *url.URL) string {
-	return lowerASCII(u.Host)
+	o, err := policy.Origin(u)
+	if err != nil {
+		return lowerASCII(u.Host)
+	}
+	_, h, _ := strings.Cut(o, "://")
+	return h
 }
+
+// maxForeignPorts bounds the ports of one host name whose robots.txt a
+// walk reads for cross-submissions, so that a sitemap listing pages on
+// every port of its host cannot make the walk probe them.
+const maxForeignPorts = 4
 
 // A scope is what one sitemap file may list (sitemaps.org "Sitemap file
 // location", sitemap.md §2.7, §2.8, §4.5).
@@ -22,11 +37,23 @@ type scope struct {
 	final  *url.URL // the sitemap's URL after redirects
 	host   string   // hostKey(final)
 	owners []string // hosts whose robots.txt announced the sitemap or its index
+	own    bool     // the sitemap is on one of owners, or was redirected there from one within its domain
 	dir    string   // Strict: scheme://host/path/ up to the last '/', query ignored (#92)
 }
 
 func (wk *walk) scopeOf(j job, final *url.URL) *scope {
+	f := *final
+	normalize(&f)
+	final = &f
 	sc := &scope{wk: wk, final: final, host: hostKey(final), owners: j.owners}
+	sc.own = slices.Contains(j.owners, sc.host)
+	if !sc.own {
+		// http://example.com/sitemap.xml redirected to
+		// https://www.example.com/sitemap.xml lists the site's pages.
+		if u, err := url.Parse(j.url); err == nil && slices.Contains(j.owners, hostKey(u)) {
+			sc.own = related(u.Hostname(), final.Hostname())
+		}
+	}
 	if wk.w.Strict {
 		p := final.EscapedPath()
 		p = p[:strings.LastIndexByte(p, '/')+1]
@@ -58,20 +85,23 @@ func (sc *scope) inChildScope(u *url.URL) bool {
 	return slices.Contains(sc.owners, h)
 }
 
-// inScope reports whether the sitemap may list the page u: a page on the
-// sitemap's host (in Strict mode under its directory), on a host whose
-// robots.txt announced the sitemap or an index it came from, or on a
-// related host (see related) whose robots.txt lists one of them
-// (cross-submission, sitemaps.org).
+// inScope reports whether the sitemap may list the page u: a page of the
+// site walked, that is on a host whose robots.txt announced the sitemap or
+// an index it came from (in Strict mode under the sitemap's directory when
+// the sitemap is on that host), or, for a sitemap on such a host, a page on
+// a related host (see related) whose robots.txt lists the sitemap or an
+// index it came from (cross-submission, sitemaps.org). A sitemap on
+// another host (a CDN, or an address an attacker's robots.txt named) is
+// read for the site's pages only: the pages on its own host are dropped.
 func (sc *scope) inScope(chain []string, u *url.URL) bool {
 	h := hostKey(u)
-	if h == sc.host {
+	if h == sc.host && sc.own {
 		return sc.under(u)
 	}
 	if slices.Contains(sc.owners, h) {
 		return true
 	}
-	if !related(u.Hostname(), sc.final.Hostname()) {
+	if !sc.own || !related(u.Hostname(), sc.final.Hostname()) {
 		return false
 	}
 	listed := sc.wk.announcedBy(u)
@@ -96,6 +126,9 @@ func related(a, b string) bool {
 	if strings.EqualFold(a, b) {
 		return true
 	}
+	if isIP(a) || isIP(b) {
+		return false // the public suffix list would pair 10.0.0.1 with 127.0.0.1
+	}
 	da, err := publicsuffix.EffectiveTLDPlusOne(strings.ToLower(a))
 	if err != nil {
 		return false
@@ -119,11 +152,18 @@ func (wk *walk) announcedBy(u *url.URL) []string {
 	wk.announced.mu.Lock()
 	listed, ok := wk.announced.m[h]
 	n := len(wk.announced.m)
+	ports := 0
+	for k := range wk.announced.m {
+		if hostOf(k) == hostOf(h) {
+			ports++
+		}
+	}
 	wk.announced.mu.Unlock()
 	if ok {
 		return listed
 	}
-	if n >= maxForeignHosts+1 {
+	if n >= maxForeignHosts+1 || ports >= maxForeignPorts {
+		wk.cutHosts.Store(true)
 		return nil
 	}
 	robotsURL := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
@@ -140,4 +180,18 @@ func (wk *walk) announcedBy(u *url.URL) []string {
 	}
 	wk.remember(h, listed)
 	return listed
+}
+
+// hostOf returns the host name of a hostKey, without its port.
+func hostOf(key string) string {
+	if i := strings.LastIndexByte(key, ':'); i >= 0 && !strings.HasSuffix(key, "]") {
+		return key[:i]
+	}
+	return key
+}
+
+// isIP reports whether the host name h is an IP address literal.
+func isIP(h string) bool {
+	_, err := netip.ParseAddr(strings.Trim(h, "[]"))
+	return err == nil
 }

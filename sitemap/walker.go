@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/robotsmw/robotsmw/policy"
@@ -30,6 +30,12 @@ const (
 	// DefaultTimeout bounds the fetch and read of one sitemap file when
 	// Options.Timeout is zero.
 	DefaultTimeout = 2 * time.Minute
+	// DefaultMaxURLs bounds the page URLs one walk passes on when
+	// Options.MaxURLs is zero: a site may list 50,000 × 50,000, and a
+	// hostile one would make any walk without a bound hold its duplicate
+	// check for billions of URLs. The check costs at most 15 bytes a URL:
+	// 15 MB at this bound.
+	DefaultMaxURLs = 1_000_000
 )
 
 // Fixed limits of a walk.
@@ -50,8 +56,8 @@ const (
 
 // Options are a walk's scope, filters and bounds. The zero value follows
 // the protocol: the sitemaps robots.txt lists (else /sitemap.xml), indexes
-// up to DefaultMaxDepth, entries on the sitemap's host or cross-submitted
-// by robots.txt, no filter, no cap on URLs.
+// up to DefaultMaxDepth, pages of the site walked or cross-submitted by
+// robots.txt, no filter, at most DefaultMaxURLs pages.
 type Options struct {
 	// MaxDepth is the deepest index nesting followed; zero means
 	// DefaultMaxDepth. Children past it are not fetched; each is
@@ -62,8 +68,10 @@ type Options struct {
 	// Stats.Skipped.Limit.
 	MaxSitemaps int
 	// MaxURLs bounds the page URLs one walk passes on; the others are
-	// counted in Stats.Dropped.Limit and no further sitemap is fetched.
-	// Zero means no bound.
+	// counted in Stats.Dropped.Limit, no further sitemap is fetched, and
+	// Stats.Cut has CutURLs. Zero means DefaultMaxURLs (a million); a
+	// negative value means no bound, for a site that is trusted: the
+	// duplicate check holds up to 15 bytes for each URL passed on.
 	MaxURLs int
 	// NoFallback turns off the fetch of /sitemap.xml when robots.txt lists
 	// no sitemap (or there is none). A fallback that is missing (404 and
@@ -174,15 +182,26 @@ type Walker struct {
 // and each URL a redirect went through, is fetched at most once a walk, so
 // self-listing indexes and cycles end.
 //
-// Scope (sitemaps.org): a page or index child on another host than its
-// sitemap is dropped, unless that host's robots.txt announced the sitemap
-// or an index it came from, or, for a page on another port or another host
-// of the sitemap's registrable domain (public suffix list), that host's
-// robots.txt lists one of them (cross-submission: read for at most 64
-// hosts a walk); Strict adds the path rule. A
-// page URL robots.txt disallows for Agent is dropped too; one whose
-// robots.txt is unreachable is passed on, for the crawler to decide.
-// Stats counts every drop by reason.
+// Scope (sitemaps.org): only pages of the site walked are passed on: pages
+// on a host whose robots.txt announced the sitemap or an index it came
+// from. A sitemap on such a host may also list pages on another port or
+// another host of its registrable domain (public suffix list) whose own
+// robots.txt lists the sitemap or one of its indexes (cross-submission:
+// read for at most 64 hosts, 4 ports of a host name, a walk). A sitemap
+// on another host, one a robots.txt line named, is read for the site's
+// pages only: the pages of its own host are dropped, so that a robots.txt
+// cannot make the walk seed an internal address. An index child on
+// another host than the index and the announcing hosts is not fetched.
+// Strict adds the path rule. URLs are compared after the normalisation of
+// policy.Origin (case, default port, trailing dot, IDN), and passed on
+// in that form. A page URL robots.txt disallows for Agent is dropped too;
+// one whose robots.txt is unreachable is passed on, for the crawler to
+// decide. Stats counts every drop by reason, and Stats.Cut names the
+// bounds that cut the walk.
+//
+// The Walker fetches what robots.txt names, wherever it points: run it over
+// a client that refuses private addresses (the netguard package) when the
+// site is not trusted.
 //
 // A sitemap answered 429 or 503 is fetched again after its Retry-After
 // (or 2 s, then 4 s), Retries times at most (twice by default). A sitemap that cannot be fetched or
@@ -204,8 +223,7 @@ func (w *Walker) Walk(ctx context.Context, site string, fn func(Entry) error) (S
 		fn:      fn,
 		robots:  w.robots(),
 		agent:   w.agent(),
-		seed:    maphash.MakeSeed(),
-		pages:   make(map[uint64]struct{}),
+		pages:   newFingerprints(),
 		queues:  make(map[string][]job),
 		busy:    make(map[string]bool),
 		results: make(chan result, w.concurrency()),
@@ -216,6 +234,9 @@ func (w *Walker) Walk(ctx context.Context, site string, fn func(Entry) error) (S
 		return wk.stats, err
 	}
 	err = wk.run()
+	if wk.cutHosts.Load() {
+		wk.stats.Cut |= CutHosts
+	}
 	if err == nil && wk.stats.Failed > 0 {
 		err = &WalkError{Site: wk.site, Failed: wk.stats.Failed, Errs: wk.errs}
 	}
@@ -235,7 +256,9 @@ func siteURL(site string) (*url.URL, error) {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("sitemap: site %q is not an http or https URL with a host", site)
 	}
-	u.Host = strings.ToLower(u.Host)
+	if !normalize(u) {
+		return nil, fmt.Errorf("sitemap: site %q has no valid host", site)
+	}
 	return u, nil
 }
 
@@ -309,6 +332,14 @@ func (w *Walker) maxSitemaps() int       { return orDefault(w.MaxSitemaps, Defau
 func (w *Walker) concurrency() int       { return orDefault(w.Concurrency, DefaultConcurrency) }
 func (w *Walker) timeout() time.Duration { return orDefault(w.Timeout, DefaultTimeout) }
 
+// maxURLs returns the bound on the pages a walk passes on; 0 for none.
+func (w *Walker) maxURLs() int {
+	if w.MaxURLs < 0 {
+		return 0
+	}
+	return orDefault(w.MaxURLs, DefaultMaxURLs)
+}
+
 func orDefault[T int | time.Duration](v, def T) T {
 	if v > 0 {
 		return v
@@ -352,9 +383,8 @@ type walk struct {
 
 	stats   Stats
 	errs    []*FetchError
-	seed    maphash.Seed
-	pages   map[uint64]struct{} // hashes of the page URLs passed on
-	fetched int                 // sitemap fetches started
+	pages   *fingerprints // the page URLs passed on
+	fetched int           // sitemap fetches started
 
 	queues  map[string][]job // pending sitemaps by host
 	ready   []string         // hosts with pending sitemaps and none in flight
@@ -370,6 +400,7 @@ type walk struct {
 		mu sync.Mutex          // guards m
 		m  map[string][]string // host → sitemap URLs its robots.txt lists
 	}
+	cutHosts atomic.Bool // a cross-submission look-up was refused: CutHosts
 }
 
 // start finds the walk's first sitemaps from robots.txt.
@@ -410,11 +441,16 @@ func (wk *walk) offer(j job, skipped *Drops) {
 		skipped.Duplicate++
 	case j.depth > wk.w.maxDepth():
 		skipped.Limit++
+		wk.stats.Cut |= CutDepth
 		wk.fail(&FetchError{URL: j.url, Err: ErrTooDeep})
 	case !wk.markVisited(j.url):
 		skipped.Duplicate++
-	case wk.fetched >= wk.w.maxSitemaps(), wk.full():
+	case wk.full():
 		skipped.Limit++
+		wk.stats.Cut |= CutURLs
+	case wk.fetched >= wk.w.maxSitemaps():
+		skipped.Limit++
+		wk.stats.Cut |= CutSitemaps
 	default:
 		wk.fetched++
 		q := wk.queues[j.host]
@@ -427,11 +463,13 @@ func (wk *walk) offer(j job, skipped *Drops) {
 
 // full reports whether MaxURLs page URLs were passed on.
 func (wk *walk) full() bool {
-	return wk.w.MaxURLs > 0 && wk.stats.URLs >= wk.w.MaxURLs
+	n := wk.w.maxURLs()
+	return n > 0 && wk.stats.URLs >= n
 }
 
 // seen reports whether u was fetched, or queued, in this walk.
 func (wk *walk) seen(u string) bool {
+	u = canonical(u)
 	wk.visited.mu.Lock()
 	defer wk.visited.mu.Unlock()
 	return wk.visited.m[u]
@@ -439,6 +477,7 @@ func (wk *walk) seen(u string) bool {
 
 // markVisited records u as fetched in this walk; false if it was already.
 func (wk *walk) markVisited(u string) bool {
+	u = canonical(u)
 	wk.visited.mu.Lock()
 	defer wk.visited.mu.Unlock()
 	if wk.visited.m[u] {
@@ -450,6 +489,9 @@ func (wk *walk) markVisited(u string) bool {
 
 func (wk *walk) fail(fe *FetchError) {
 	wk.stats.Failed++
+	if errors.Is(fe.Err, ErrTooLarge) {
+		wk.stats.Cut |= CutSize
+	}
 	if len(wk.errs) < maxWalkErrors {
 		wk.errs = append(wk.errs, fe)
 	}
@@ -545,15 +587,14 @@ func (wk *walk) take(res result) error {
 	for i, e := range res.pages {
 		if wk.full() {
 			st.Dropped.Limit += len(res.pages) - i
+			st.Cut |= CutURLs
 			passed = false
 			break
 		}
-		h := maphash.String(wk.seed, e.Loc)
-		if _, dup := wk.pages[h]; dup {
+		if !wk.pages.add(e.Loc) {
 			st.Dropped.Duplicate++
 			continue
 		}
-		wk.pages[h] = struct{}{}
 		if err := wk.fn(e); err != nil {
 			passed = false
 			return err
@@ -568,6 +609,7 @@ func (wk *walk) take(res result) error {
 		// No further sitemap is fetched: what is queued is skipped.
 		for _, q := range wk.queues {
 			st.Skipped.Limit += len(q)
+			st.Cut |= CutURLs
 		}
 		wk.cancelRest()
 	}

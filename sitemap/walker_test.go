@@ -356,7 +356,8 @@ func TestWalkCrossHost(t *testing.T) {
 func TestWalkForeignChild(t *testing.T) {
 	// An index child on another host is not fetched (sitemap.md #76); a
 	// sitemap robots.txt announces on another host is, and may list the
-	// announcing host's pages.
+	// announcing host's pages, but not its own host's (issue 21: an
+	// attacker's robots.txt must not make the walk seed another host).
 	o := newTestSite(t, map[string]*testFile{
 		"/robots.txt": {body: ""},
 		"/cdn.xml":    {body: urlsetOf("{{other}}/page", "{{host}}/cdn-page")},
@@ -371,8 +372,8 @@ func TestWalkForeignChild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Walk: %v", err)
 	}
-	if want := []string{"H/page", "O/cdn-page"}; !slices.Equal(got, want) {
-		t.Errorf("Walk pages = %q, want %q", got, want)
+	if want := []string{"H/page"}; !slices.Equal(got, want) || st.Dropped.Scope != 1 {
+		t.Errorf("Walk pages = %q, Dropped.Scope = %d; want %q and 1", got, st.Dropped.Scope, want)
 	}
 	if n := o.hit("/child.xml"); n != 0 || st.Skipped.Scope != 1 {
 		t.Errorf("foreign child fetched %d times, Skipped.Scope = %d; want 0 and 1", n, st.Skipped.Scope)

@@ -21,6 +21,11 @@ type Stats struct {
 	// (self-listing indexes, cycles, redirects to a sitemap seen, robots.txt
 	// listed as a sitemap), Limit those past MaxDepth or MaxSitemaps.
 	Skipped Drops
+
+	// Cut names the bounds that left something out of the walk (MaxURLs,
+	// MaxSitemaps, MaxDepth, a sitemap's size, the cross-submission hosts);
+	// zero when none did.
+	Cut Cut
 }
 
 // Drops counts entries left out, by reason.
