@@ -46,7 +46,7 @@ func noPrivateHits(t *testing.T, name string, s *site) {
 // after the options of NewCollector, and colly checks before any callback.
 // Attached either way (as an option or after NewCollector), the Guard
 // alone decides: colly's check is answered locally, a disallowed request
-// reaches ErrorHandler with ErrDisallowed (never colly.ErrRobotsTxtBlocked),
+// reaches ErrorHandler as the Guard's *DisallowedError (never colly's own),
 // and the server sees one robots.txt request, the Guard's.
 func TestCollyRobotsEnvFalse(t *testing.T) {
 	t.Setenv("COLLY_IGNORE_ROBOTSTXT", "false")
@@ -84,7 +84,7 @@ func TestCollyRobotsEnvFalse(t *testing.T) {
 		}
 		for _, path := range []string{"/private/a", "/private/b"} {
 			errs := rep.get(s.URL + path)
-			if len(errs) != 1 || !errors.Is(errs[0], ErrDisallowed) || errors.Is(errs[0], colly.ErrRobotsTxtBlocked) {
+			if len(errs) != 1 || !errors.As(errs[0], new(*DisallowedError)) {
 				t.Errorf("%s: ErrorHandler(%s) = %v, want one error wrapping ErrDisallowed", tt.name, path, errs)
 			}
 		}
@@ -147,7 +147,7 @@ func TestCollyRobotsEnvFalseAsync(t *testing.T) {
 	}
 	for _, u := range []string{s.URL + "/private/a", s.URL + "/private/b", s.URL + "/redir", s.URL + "/away"} {
 		errs := rep.get(u)
-		if len(errs) != 1 || !errors.Is(errs[0], ErrDisallowed) || errors.Is(errs[0], colly.ErrRobotsTxtBlocked) {
+		if len(errs) != 1 || !errors.As(errs[0], new(*DisallowedError)) {
 			t.Errorf("ErrorHandler(%s) = %v, want one error wrapping ErrDisallowed", u, errs)
 		}
 	}

@@ -8,10 +8,11 @@ import (
 	"github.com/gocolly/colly/v2"
 )
 
-// colly v2.3.0 offers no getters for two things the Guard needs: the HTTP
-// client (to wrap its transport and read its timeout) and the WaitGroup
+// colly v2.3.0 offers no getters for three things the Guard needs: the HTTP
+// client (to wrap its transport and read its timeout), the WaitGroup
 // behind Collector.Wait (to keep Wait from returning while a deferred
-// request waits in the Guard's queue). Both are read from unexported fields
+// request waits in the Guard's queue), and the OnError callbacks (to report
+// a deferred request colly refused to send again: refused.go). Both are read from unexported fields
 // by reflection, their types checked first, and only read: the client is
 // changed through colly's own methods, and the WaitGroup is only added to
 // and marked done, as colly itself does. If a field cannot be read (a
@@ -22,8 +23,8 @@ import (
 // by name (a pure function of colly's types, so it is computed once per
 // process); ok is false if colly's types do not have them.
 var collyFields = sync.OnceValue(func() (f struct {
-	backend, client, wg []int
-	ok                  bool
+	backend, client, wg, onError []int
+	ok                           bool
 }) {
 	ct := reflect.TypeFor[colly.Collector]()
 	b, ok := ct.FieldByName("backend")
@@ -38,7 +39,11 @@ var collyFields = sync.OnceValue(func() (f struct {
 	if !ok || wg.Type != reflect.TypeFor[*sync.WaitGroup]() {
 		return f
 	}
-	f.backend, f.client, f.wg, f.ok = b.Index, cl.Index, wg.Index, true
+	oe, ok := ct.FieldByName("errorCallbacks")
+	if !ok || oe.Type != reflect.TypeFor[[]colly.ErrorCallback]() {
+		return f
+	}
+	f.backend, f.client, f.wg, f.onError, f.ok = b.Index, cl.Index, wg.Index, oe.Index, true
 	return f
 })
 
@@ -72,4 +77,15 @@ func collyWaitGroup(c *colly.Collector) *sync.WaitGroup {
 		return nil
 	}
 	return (*sync.WaitGroup)(v.UnsafePointer())
+}
+
+// collyErrorCallbacks returns the OnError callbacks of c, or nil if they
+// cannot be read. The slice is colly's: only read.
+func collyErrorCallbacks(c *colly.Collector) []colly.ErrorCallback {
+	f := collyFields()
+	if !f.ok {
+		return nil
+	}
+	v := reflect.ValueOf(c).Elem().FieldByIndex(f.onError)
+	return *(*[]colly.ErrorCallback)(v.Addr().UnsafePointer())
 }

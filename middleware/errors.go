@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/gocolly/colly/v2"
+
 	"github.com/robotsmw/robotsmw/policy"
 )
 
@@ -48,7 +50,9 @@ var (
 )
 
 // A DisallowedError reports a request that robots.txt disallows, with the
-// group and rule that decided it. It unwraps to [ErrDisallowed].
+// group and rule that decided it. It unwraps to [ErrDisallowed], and to
+// colly.ErrRobotsTxtBlocked, so that code written for colly's own
+// robots.txt check keeps working.
 type DisallowedError struct {
 	URL      *url.URL        // the request, or the redirect hop, that was blocked
 	Agent    string          // the product token the rules were matched for
@@ -60,8 +64,10 @@ func (e *DisallowedError) Error() string {
 	return fmt.Sprintf("robotsmw: %s %s", e.URL.Redacted(), e.Decision)
 }
 
-// Unwrap returns ErrDisallowed.
-func (e *DisallowedError) Unwrap() error { return ErrDisallowed }
+// Unwrap returns ErrDisallowed and colly.ErrRobotsTxtBlocked.
+func (e *DisallowedError) Unwrap() []error {
+	return []error{ErrDisallowed, colly.ErrRobotsTxtBlocked}
+}
 
 // A DeferredError reports an attempt that the Guard will make again by
 // itself: the request was not sent because it would have had to wait longer

@@ -249,6 +249,7 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		return
 	}
 	tk := newTicket(r, err)
+	tk.crawl, tk.parseErrors = collectorContext(c), c.ParseHTTPErrorResponse
 	tk.slot = reserved && g.Pacer != nil
 	g.tickets.put(r.URL, tk)
 	if err != nil && c.CacheDir != "" {
@@ -313,6 +314,7 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 			tk := &ticket{gated: true}
 			if prev != nil {
 				tk.r, tk.method, tk.orig = prev.r, prev.method, prev.orig
+				tk.crawl, tk.parseErrors = prev.crawl, prev.parseErrors
 			}
 			g.tickets.put(req.URL, tk)
 		}
@@ -332,7 +334,7 @@ func (g *Guard) onResponseHeaders(resp *colly.Response) {
 // transport deferred, and reports final outcomes the Guard decided.
 func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
 	r := resp.Request
-	if r == nil {
+	if r == nil || isRefused(err) {
 		return
 	}
 	g.unmarkSent(r)

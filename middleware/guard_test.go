@@ -335,22 +335,51 @@ func TestGivesUpAfterRetries(t *testing.T) {
 		}
 		return false
 	}))
-	for _, parse := range []bool{false, true} {
-		var rep reports
-		// Retry-After: 0 asks for nothing: the own back-off applies.
-		g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 2, Backoff: 30 * time.Millisecond}, &rep)
-		c := colly.NewCollector(g.Attach, colly.AllowURLRevisit())
-		c.ParseHTTPErrorResponse = parse
-		before := s.count("/down")
-		c.Visit(s.URL + "/down")
-		c.Wait()
-		if n := s.count("/down") - before; n != 3 {
-			t.Errorf("ParseHTTPErrorResponse=%v: /down fetched %d times, want 3", parse, n)
+	var rep reports
+	// Retry-After: 0 asks for nothing: the own back-off applies.
+	g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 2, Backoff: 30 * time.Millisecond}, &rep)
+	c := colly.NewCollector(g.Attach, colly.AllowURLRevisit())
+	before := s.count("/down")
+	c.Visit(s.URL + "/down")
+	c.Wait()
+	if n := s.count("/down") - before; n != 3 {
+		t.Errorf("/down fetched %d times, want 3", n)
+	}
+	errs := rep.get(s.URL + "/down")
+	if len(errs) != 1 || !errors.Is(errs[0], ErrGaveUp) {
+		t.Errorf("ErrorHandler(/down) = %v, want one ErrGaveUp", errs)
+	}
+}
+
+func TestParseHTTPErrorResponseGetsTheErrorPage(t *testing.T) {
+	// Issue 21 item 6: a user who asked to parse error pages gets the
+	// first one, final, in OnResponse; the host is still struck.
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/down" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte("<p>error</p>"))
+			return true
 		}
-		errs := rep.get(s.URL + "/down")
-		if len(errs) != 1 || !errors.Is(errs[0], ErrGaveUp) {
-			t.Errorf("ParseHTTPErrorResponse=%v: ErrorHandler(/down) = %v, want one ErrGaveUp", parse, errs)
-		}
+		return false
+	}))
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 2, Backoff: 30 * time.Millisecond}, &rep)
+	c := colly.NewCollector(g.Attach, colly.AllowURLRevisit())
+	c.ParseHTTPErrorResponse = true
+	var pages int
+	c.OnHTML("p", func(e *colly.HTMLElement) { pages++ })
+	var errs []error
+	c.OnError(func(_ *colly.Response, err error) { errs = append(errs, err) })
+	c.Visit(s.URL + "/down")
+	if pages != 1 || len(errs) != 0 {
+		t.Errorf("Visit(/down): OnHTML ran %d times, OnError got %v; want once and nothing", pages, errs)
+	}
+	c.Wait()
+	if n := s.count("/down"); n != 1 {
+		t.Errorf("/down fetched %d times, want 1", n)
+	}
+	if st := g.Stats(); st.Total.Backoffs == 0 {
+		t.Errorf("Stats().Total.Backoffs = 0, want the host struck by its 503")
 	}
 }
 

@@ -176,6 +176,11 @@ func (g *Guard) reissue(it *laterItem) {
 	if it.wg != nil {
 		defer it.wg.Done()
 	}
+	if crawl := collectorContext(it.c).Err(); crawl != nil {
+		// The crawl is over: nothing is sent again.
+		g.refused(it.c, r, g.ended(r.URL, crawl))
+		return
+	}
 	if it.reserved {
 		g.attempts.reserve(attemptKey(r.Method, r.URL))
 	}
@@ -183,7 +188,7 @@ func (g *Guard) reissue(it *laterItem) {
 		if it.reserved {
 			g.attempts.reserved(r.Method, r.URL)
 		}
-		g.report(r, fmt.Errorf("%w: %s %s could not be sent again: %w", ErrGaveUp, r.Method, r.URL.Redacted(), err))
+		g.refused(it.c, r, fmt.Errorf("%w: %s %s could not be sent again: %w", ErrGaveUp, r.Method, r.URL.Redacted(), err))
 	}
 }
 

@@ -1,6 +1,7 @@
 package robotsmw
 
 import (
+	"context"
 	"net/url"
 	"sync"
 	"weak"
@@ -46,6 +47,11 @@ type ticket struct {
 	gated  bool                        // the request passed the host's gate
 	slot   bool                        // the request holds a slot of its host's shared schedule (Pacer)
 	seq    uint64                      // when the ticket was issued, in tickets issued before it
+	// crawl is the context of the collector's crawl (colly's Context),
+	// and parseErrors its ParseHTTPErrorResponse, when the ticket was
+	// issued; see crawlend.go.
+	crawl       context.Context
+	parseErrors bool
 }
 
 // newTicket returns the ticket of colly request r with verdict err.

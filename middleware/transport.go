@@ -84,7 +84,7 @@ func (t *guardTransport) send(req *http.Request, tk *ticket) (*http.Response, er
 	g := t.g
 	ours := tk.colly()
 	cancel := context.CancelFunc(func() {})
-	if dl, ok := req.Context().Deadline(); ours && ok {
+	if dl, ok := req.Context().Deadline(); ours && ok && !tk.crawlDeadline(dl) {
 		// net/http's client turns any error after its Timeout fired into
 		// a string (timeoutError), which would hide the outcome from
 		// colly's callbacks: end the request a little earlier, so the
@@ -98,6 +98,10 @@ func (t *guardTransport) send(req *http.Request, tk *ticket) (*http.Response, er
 	h := g.host(req.URL)
 	if err != nil {
 		cancel()
+		if tk.crawlOver() {
+			// Final, and not the host's fault: colly's own outcome.
+			return nil, err
+		}
 		if ended(req, err) {
 			if ours {
 				return nil, fmt.Errorf("%w: %s %s: %w", ErrGaveUp, req.Method, req.URL.Redacted(), err)
@@ -110,7 +114,7 @@ func (t *guardTransport) send(req *http.Request, tk *ticket) (*http.Response, er
 		}
 		return nil, err
 	}
-	if cls := g.judge(h, resp); ours && (cls == hard || cls == soft) {
+	if cls := g.judge(h, resp); ours && (cls == hard || cls == soft) && !tk.parseErrors {
 		resp.Body.Close()
 		cancel()
 		return nil, g.failed(tk, h, &StatusError{StatusCode: resp.StatusCode, Header: resp.Header})
@@ -230,6 +234,10 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err != nil && err != io.EOF && !b.failed {
 		b.failed = true
+		if b.tk.crawlOver() {
+			// Final, and not the host's fault: colly's own outcome.
+			return n, err
+		}
 		if ended(b.req, err) {
 			return n, fmt.Errorf("%w: %s %s: %w", ErrGaveUp, b.req.Method, b.req.URL.Redacted(), err)
 		}

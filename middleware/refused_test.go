@@ -1,0 +1,191 @@
+package robotsmw
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"golang.org/x/time/rate"
+)
+
+// userErrors records what a collector's OnError callbacks receive.
+type userErrors struct {
+	mu   sync.Mutex // guards errs
+	errs map[string][]error
+}
+
+func (u *userErrors) watch(c *colly.Collector) {
+	c.OnError(func(r *colly.Response, err error) {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if u.errs == nil {
+			u.errs = make(map[string][]error)
+		}
+		u.errs[r.Request.URL.Path] = append(u.errs[r.Request.URL.Path], err)
+	})
+}
+
+func (u *userErrors) get(path string) []error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]error(nil), u.errs[path]...)
+}
+
+func TestRefusedResendReachesOnError(t *testing.T) {
+	// Issue 21 item 5: colly refuses the re-send of a deferred request
+	// (MaxRequests); OnError must still get one final outcome.
+	var mu sync.Mutex
+	failed := false
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.URL.Path == "/flaky" && !failed {
+			failed = true
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	}))
+	for _, async := range []bool{false, true} {
+		mu.Lock()
+		failed = false
+		mu.Unlock()
+		var rep reports
+		g := withReports(&Guard{Rate: rate.Inf, Backoff: 20 * time.Millisecond}, &rep)
+		c := colly.NewCollector(g.Attach, colly.MaxRequests(2), colly.Async(async))
+		var ue userErrors
+		ue.watch(c)
+		for _, p := range []string{"/flaky", "/a"} {
+			c.Visit(s.URL + p)
+		}
+		c.Wait()
+		errs := ue.get("/flaky")
+		if len(errs) != 2 || IsFinal(errs[0]) || !IsFinal(errs[1]) ||
+			!errors.Is(errs[1], ErrGaveUp) || !errors.Is(errs[1], colly.ErrMaxRequests) {
+			t.Errorf("async=%v: OnError(/flaky) got %v; want a deferral, then a final ErrGaveUp wrapping colly.ErrMaxRequests", async, errs)
+		}
+		if got := rep.get(s.URL + "/flaky"); len(got) != 1 || !errors.Is(got[0], colly.ErrMaxRequests) {
+			t.Errorf("async=%v: ErrorHandler(/flaky) = %v, want one, wrapping colly.ErrMaxRequests", async, got)
+		}
+	}
+}
+
+func TestDeferredAfterCrawlEndReachesOnErrorBeforeWait(t *testing.T) {
+	// Issue 21 items 5 and 6: a request deferred when the crawl's context
+	// ends gets one final outcome in OnError, and no callback runs after
+	// Wait returned.
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/busy" {
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	}))
+	ctx, cancel := context.WithCancel(context.Background())
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf}, &rep)
+	c := colly.NewCollector(g.Attach, colly.StdlibContext(ctx), colly.Async(true))
+	var mu sync.Mutex
+	waited := false
+	var late, finals int
+	c.OnError(func(r *colly.Response, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if waited {
+			late++
+		}
+		if IsFinal(err) {
+			finals++
+		}
+		if !IsFinal(err) {
+			go cancel() // deferred for an hour: end the crawl
+		}
+	})
+	c.Visit(s.URL + "/busy")
+	c.Wait()
+	mu.Lock()
+	waited = true
+	gotFinals := finals
+	mu.Unlock()
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if gotFinals != 1 || late != 0 {
+		t.Errorf("OnError: %d final outcomes before Wait returned, %d callbacks after; want 1 and 0", gotFinals, late)
+	}
+	if n := s.count("/busy"); n != 1 {
+		t.Errorf("/busy fetched %d times, want 1", n)
+	}
+}
+
+func TestCrawlDeadlineIsFinalAndNotTheHosts(t *testing.T) {
+	// Issue 21 item 6, colly's TestCollectorContext: the crawl's deadline
+	// passes while the body is read. OnError and Visit get colly's own
+	// error, the host is not struck, nothing is sent again.
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/slow" {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			select {
+			case <-time.After(2 * time.Second):
+			case <-r.Context().Done():
+			}
+			return true
+		}
+		return false
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf}, &rep)
+	c := colly.NewCollector(g.Attach, colly.StdlibContext(ctx))
+	var mu sync.Mutex
+	var errs []error
+	waited := false
+	late := 0
+	c.OnError(func(_ *colly.Response, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		errs = append(errs, err)
+		if waited {
+			late++
+		}
+	})
+	err := c.Visit(s.URL + "/slow")
+	c.Wait()
+	mu.Lock()
+	waited = true
+	mu.Unlock()
+	if err != context.DeadlineExceeded {
+		t.Errorf("Visit(/slow) = %#v, want context.DeadlineExceeded", err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(errs) != 1 || errs[0] != context.DeadlineExceeded || late != 0 {
+		t.Errorf("OnError got %v (%d after Wait), want context.DeadlineExceeded once", errs, late)
+	}
+	st := g.Stats().Total
+	if st.Retried != 0 || st.Backoffs != 0 || st.Deferred != 0 {
+		t.Errorf("Stats: Retried %d, Backoffs %d, Deferred %d; want 0: the crawl's end is not the host's failure", st.Retried, st.Backoffs, st.Deferred)
+	}
+	if n := s.count("/slow"); n != 1 {
+		t.Errorf("/slow fetched %d times, want 1", n)
+	}
+}
+
+func TestDisallowedMatchesCollyRobotsTxtBlocked(t *testing.T) {
+	// Issue 21 item 6: code written for colly's own check keeps working.
+	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", nil))
+	c := colly.NewCollector((&Guard{Rate: rate.Inf}).Attach)
+	err := c.Visit(s.URL + "/private/x")
+	if !errors.Is(err, colly.ErrRobotsTxtBlocked) || !errors.Is(err, ErrDisallowed) {
+		t.Errorf("Visit(/private/x) = %v, want it to match colly.ErrRobotsTxtBlocked and ErrDisallowed", err)
+	}
+}
