@@ -121,7 +121,9 @@ type Guard struct {
 	// goroutine each, and the time they wait does not count against the
 	// fetch's timeout. Zero means DefaultMaxRobotsFetches (64): the
 	// fetches wait on the network, not the CPU, and a broad crawl starts
-	// with a cold origin for nearly every page.
+	// with a cold origin for nearly every page. A fetch that stalls gives
+	// its place up after a quarter of its 30 s timeout, which bounds its
+	// redirect hops together (policy.Cache.MaxFetches).
 	MaxRobotsFetches int
 
 	// ErrorHandler, if non-nil, is called once for every request with a
@@ -151,6 +153,8 @@ type Guard struct {
 	rand  func() float64
 	// onPass, if set, is told the slot of each request passing a gate.
 	onPass func(host string, at time.Time)
+	// robotsLimit, if set, replaces robotsTimeout for the own cache.
+	robotsLimit time.Duration
 
 	ownOnce sync.Once
 	own     *policy.Cache
@@ -437,9 +441,9 @@ func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cac
 			fetches = DefaultMaxRobotsFetches
 		}
 		g.own = &policy.Cache{
-			Client:     &http.Client{Transport: &pacedTransport{g: g, next: next, timeout: robotsTimeout}},
+			Client:     &http.Client{Transport: &pacedTransport{g: g, next: next, timeout: g.robotsFetchTimeout()}},
 			UserAgent:  ua,
-			Timeout:    robotsTimeout,
+			Timeout:    g.robotsFetchTimeout(),
 			MaxFetches: fetches,
 			Store:      g.RobotsStore,
 			Now:        g.clock,
@@ -448,8 +452,9 @@ func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cac
 	return g.own
 }
 
-// robotsTimeout bounds each hop of the own cache's robots.txt fetches
-// (policy.Cache's default).
+// robotsTimeout bounds the own cache's robots.txt fetches, redirect hops
+// and body included, the waits at the hosts' gates not counted
+// (policy.Cache's default; see robotschain.go).
 const robotsTimeout = 30 * time.Second
 
 // agent returns the product token robots.txt is matched for.

@@ -2,6 +2,7 @@ package robotsmw
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -102,5 +103,41 @@ func TestRobotsRedirectHopOwnBudget(t *testing.T) {
 	}
 	if n := s.count("/real-robots.txt"); n != 1 {
 		t.Errorf("the second hop was sent %d times, want 1", n)
+	}
+}
+
+// Issue 21 item 2: the hops of one robots.txt fetch share its timeout. A
+// robots.txt that redirects five times, each hop answered after 150 ms,
+// needs 900 ms; with 400 ms for the fetch the chain is cut after the third
+// hop or so (each hop used to get the whole timeout: all six were sent).
+func TestRobotsRedirectChainSharesTimeout(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(150 * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		var n int
+		if r.URL.Path != "/robots.txt" {
+			fmt.Sscanf(r.URL.Path, "/hop%d", &n)
+		}
+		if n < 5 {
+			http.Redirect(w, r, fmt.Sprintf("/hop%d", n+1), http.StatusFound)
+			return
+		}
+		w.Write([]byte("User-agent: *\nDisallow: /private\n"))
+	})
+	g := &Guard{Rate: rate.Inf}
+	const timeout = 400 * time.Millisecond
+	cache := &policy.Cache{
+		Client:  &http.Client{Transport: &pacedTransport{g: g, next: http.DefaultTransport, timeout: timeout}},
+		Timeout: timeout,
+	}
+	e, err := cache.Get(context.Background(), mustURL(t, s.URL+"/page"))
+	if err == nil || e.State != policy.StateUnreachable {
+		t.Errorf("Get = state %v, %v; want unreachable: the chain needs more than its timeout", e.State, err)
+	}
+	if n := len(s.log()); n > 4 {
+		t.Errorf("the server saw %d hops of the chain, want at most 4 in 400 ms of 150 ms hops", n)
 	}
 }

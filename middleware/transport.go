@@ -304,15 +304,18 @@ func guarded(c *colly.Collector) *guardTransport {
 //
 // The wait is local, so it is not bounded by the fetch's deadline (the
 // Cache's Timeout), which would record robots.txt as unreachable though
-// nothing was sent: each hop gets the whole timeout once it passes the
-// gate. The wait still ends, with the host's pause and spacing, or when the
+// nothing was sent: the hops of one fetch share the timeout, counted while
+// they are sent and read, not while they wait at a gate (robotschain.go).
+// The wait still ends, with the host's pause and spacing, or when the
 // fetch's context is cancelled or the crawl it belongs to ends (see
 // crawlcontext.go): a new origin's robots.txt does not wait out a long
-// pause of its host after the crawl was cancelled.
+// pause of its host after the crawl was cancelled. A fetch that waits
+// long gives its fetch slot up meanwhile (policy.Cache.MaxFetches).
 type pacedTransport struct {
 	g       *Guard
 	next    http.RoundTripper
-	timeout time.Duration // each hop's budget once it passes the gate
+	timeout time.Duration // the budget of a fetch's hops once they pass their gates
+	chains  chainTable    // the budget spent by each fetch in progress
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -328,8 +331,14 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if timeout <= 0 {
 		timeout = robotsTimeout
 	}
-	sendCtx, cancelSend := context.WithTimeout(live, timeout)
-	cancel := func() { cancelSend(); stop() }
+	hop, err := t.chains.start(req.Context(), timeout)
+	if err != nil {
+		stop()
+		closeBody(req)
+		return nil, err
+	}
+	sendCtx, cancelSend := context.WithTimeout(live, hop.left)
+	cancel := func() { cancelSend(); hop.end(); stop() }
 	resp, err := t.next.RoundTrip(req.WithContext(sendCtx))
 	now := t.g.clock()
 	if err != nil {

@@ -113,10 +113,10 @@ type Cache struct {
 	// the Client's default is sent.
 	UserAgent string
 
-	// Timeout bounds one robots.txt fetch, body included. If zero, 30s.
-	// It runs from the moment the fetch starts, not while the fetch waits
-	// its turn (see MaxFetches). A fetch that times out makes robots.txt
-	// unreachable.
+	// Timeout bounds one robots.txt fetch as a whole: every redirect hop
+	// and the body included. If zero, 30s. It runs from the moment the
+	// fetch starts, not while the fetch waits its turn (see MaxFetches). A
+	// fetch that times out makes robots.txt unreachable.
 	Timeout time.Duration
 
 	// TTL is how long a fetched policy is used before it is fetched again,
@@ -134,16 +134,21 @@ type Cache struct {
 	// 24 h is kept too. Entry.RetryAt tells the caller when that is.
 	RetryMin, RetryMax time.Duration
 
-	// MaxFetches is the most robots.txt fetches that run at once, over all
-	// origins. Fetches beyond it wait their turn, first come first served,
-	// without a goroutine each; a fetch's Timeout starts when it starts,
-	// not while it waits. If zero, min(64, max(8, 2*GOMAXPROCS)): 8 up to
-	// 4 CPUs, 16 on 8, 64 from 32 on, with GOMAXPROCS read at the Cache's
-	// first use. A fetch holds its place while Client's transport waits
-	// (for a per-host rate limit, say), so such waits delay the robots.txt
-	// of other origins. Client must not look robots.txt up in this Cache
-	// while it sends a robots.txt request: that look-up might wait for a
-	// fetch queued behind its own.
+	// MaxFetches is the most robots.txt fetches that start at once, over
+	// all origins. Fetches beyond it wait their turn, first come first
+	// served, without a goroutine each; a fetch's Timeout starts when it
+	// starts, not while it waits. If zero, min(64, max(8, 2*GOMAXPROCS)):
+	// 8 up to 4 CPUs, 16 on 8, 64 from 32 on, with GOMAXPROCS read at the
+	// Cache's first use.
+	//
+	// A fetch that has not ended a quarter of its Timeout after it started
+	// (a server that answers slowly or redirects slowly, or Client's
+	// transport waiting for a per-host rate limit) gives its place up to
+	// the next fetch in line and goes on until its Timeout. So origins
+	// that stall cannot hold robots.txt up for every other origin, and at
+	// most 5×MaxFetches fetches run at once. Client must not look
+	// robots.txt up in this Cache while it sends a robots.txt request: that
+	// look-up might wait for a fetch queued behind its own.
 	MaxFetches int
 
 	// MaxEntries is the number of origins the default store keeps; the
@@ -173,7 +178,8 @@ type Cache struct {
 	// running counts the fetch goroutines, so tests can wait for them.
 	running sync.WaitGroup
 
-	// mu guards flights, queue and fetchers.
+	// mu guards flights, queue, fetchers and the ended and released fields
+	// of every flight.
 	mu       sync.Mutex
 	flights  map[string]*flight // by origin; the fetch queued or in progress
 	queue    []*flight          // flights waiting for a fetch goroutine, oldest first
@@ -186,6 +192,10 @@ type flight struct {
 	ctx    context.Context // the starting look-up's values, without its cancellation
 	done   chan struct{}   // closed when rec is set
 	rec    Record
+
+	// Guarded by the Cache's mu.
+	ended    bool // finish ran
+	released bool // the fetch stalled and gave its slot up (see release)
 }
 
 func (c *Cache) init() {
@@ -403,10 +413,38 @@ func (c *Cache) start(ctx context.Context, origin string) *flight {
 func (c *Cache) fetcher(f *flight) {
 	defer c.running.Done()
 	for f != nil {
+		stall := time.AfterFunc(c.timeout()/4, func() { c.release(f) })
 		c.run(f)
+		stall.Stop()
 		f = c.finish(f)
 	}
 }
+
+// release gives the fetch slot of f up, a fetch that has run for a quarter
+// of its Timeout: the next queued flight starts on a fetch goroutine of its
+// own, and f's goroutine ends once f has. A fetch lives at most its
+// Timeout, and a slot passes on at most every quarter of it, so at most
+// 5×maxFetches fetches run at once.
+func (c *Cache) release(f *flight) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f.ended || f.released {
+		return
+	}
+	f.released = true
+	if len(c.queue) == 0 {
+		c.queue = nil
+		c.fetchers--
+		return
+	}
+	next := c.queue[0]
+	c.queue[0] = nil
+	c.queue = c.queue[1:]
+	c.running.Add(1)
+	go c.fetcher(next)
+}
+
+func (c *Cache) timeout() time.Duration { return orDefault(c.Timeout, 30*time.Second) }
 
 // finish ends the flight f, which has run: it removes f, so that a later
 // look-up finds its stored record or starts a new flight, and then wakes
@@ -416,7 +454,11 @@ func (c *Cache) finish(f *flight) *flight {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.flights, f.origin)
+	f.ended = true
 	close(f.done)
+	if f.released {
+		return nil // its slot went on to another fetch
+	}
 	if len(c.queue) == 0 {
 		c.queue = nil // release the backing array
 		c.fetchers--
@@ -455,7 +497,7 @@ func (c *Cache) run(f *flight) {
 		// On an error the store is down, or its lease holder silent for
 		// too long: fetch without the lease.
 	}
-	fctx, cancel := context.WithTimeout(ctx, orDefault(c.Timeout, 30*time.Second))
+	fctx, cancel := context.WithTimeout(ctx, c.timeout())
 	o := fetch(fctx, c.client, origin, c.UserAgent, c.now)
 	cancel()
 	f.rec = c.update(old, ok, o, c.now())

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -812,14 +813,16 @@ func TestCacheMaxFetchesDefault(t *testing.T) {
 
 // TestCacheQueuedTimeout: the Timeout of a fetch runs from its start, not
 // while it waits in the queue; a look-up waiting for a queued fetch
-// returns when its ctx ends, and the fetch still runs for the others.
+// returns when its ctx ends, and the fetch still runs for the others. A
+// fetch that stalls for a quarter of its Timeout gives its slot up to the
+// queued one (issue 21).
 func TestCacheQueuedTimeout(t *testing.T) {
 	srv, arrived, release, _ := blockingServer(t)
 	clock := newFakeClock()
 	c := newCache(t, clock)
 	c.Client = dialTo(t, srv.Listener.Addr().String())
 	c.MaxFetches = 1
-	c.Timeout = 400 * time.Millisecond
+	c.Timeout = 800 * time.Millisecond
 	t.Cleanup(release)
 
 	// a.test takes the only slot; its fetch times out.
@@ -846,12 +849,7 @@ func TestCacheQueuedTimeout(t *testing.T) {
 	if err := <-second; !errors.Is(err, context.Canceled) {
 		t.Errorf("Get(b.test) with its ctx cancelled while queued = %v, want context.Canceled", err)
 	}
-	if err := <-first; !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Get(a.test) = %v, want a timeout", err)
-	}
-	// b.test has waited about as long as the Timeout by now; its own fetch
-	// still gets the whole Timeout. Let it answer only when a quarter of
-	// that has passed again.
+	// a.test stalls: after a quarter of its Timeout b.test's fetch starts.
 	select {
 	case host := <-arrived:
 		if host != "b.test" {
@@ -860,11 +858,75 @@ func TestCacheQueuedTimeout(t *testing.T) {
 	case <-queued.done:
 		t.Fatalf("b.test's fetch ended without a request: %v; want its Timeout to start when it leaves the queue", queued.rec.Err)
 	}
-	time.Sleep(c.Timeout / 4)
+	select {
+	case err := <-first:
+		t.Fatalf("Get(a.test) = %v before b.test's fetch started, want a.test to give its slot up while it stalls", err)
+	default:
+	}
+	if err := <-first; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Get(a.test) = %v, want a timeout", err)
+	}
+	// b.test's fetch started a quarter of the Timeout after it was
+	// queued; it still has that quarter when a.test's has run out.
+	time.Sleep(c.Timeout / 16)
 	release()
 	c.running.Wait()
 	e, ok := c.Peek(urlOf(t, "http://b.test/"))
 	if !ok || e.State != StateParsed || e.Err != nil {
 		t.Errorf("Peek(b.test) = state %v, Err %v, ok %v; want parsed, nil, true", e.State, e.Err, ok)
+	}
+}
+
+// TestCacheStalledOriginsGiveSlotsUp: origins whose robots.txt stalls
+// cannot hold robots.txt up for every other origin (issue 21): a healthy
+// origin queued behind as many stalled fetches as there are slots is
+// fetched while they still run.
+func TestCacheStalledOriginsGiveSlotsUp(t *testing.T) {
+	stalled := make(chan struct{})
+	t.Cleanup(func() { close(stalled) })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Host, "hostile") {
+			select {
+			case <-stalled:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Write([]byte("User-agent: *\nDisallow: /x\n"))
+	}))
+	t.Cleanup(srv.Close)
+	c := newCache(t, newFakeClock())
+	c.Client = dialTo(t, srv.Listener.Addr().String())
+	c.MaxFetches = 4
+	c.Timeout = 2 * time.Second
+	hostile := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			_, err := c.Get(context.Background(), urlOf(t, fmt.Sprintf("http://hostile%d.test/", i)))
+			hostile <- err
+		}()
+	}
+	for c.queued() < 8 {
+		runtime.Gosched()
+	}
+	e, err := c.Get(context.Background(), urlOf(t, "http://healthy.test/"))
+	if err != nil || e.State != StateParsed {
+		t.Fatalf("Get(healthy.test) = state %v, %v; want parsed", e.State, err)
+	}
+	select {
+	case err := <-hostile:
+		t.Errorf("a stalled fetch ended (%v) before the healthy origin's; want the healthy one first", err)
+	default:
+	}
+	for range 8 {
+		if err := <-hostile; !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Get(hostile) = %v, want its Timeout", err)
+		}
+	}
+	c.running.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fetchers != 0 || len(c.queue) != 0 || len(c.flights) != 0 {
+		t.Errorf("after all fetches: %d fetch slots taken, %d queued, %d flights; want 0, 0, 0", c.fetchers, len(c.queue), len(c.flights))
 	}
 }
