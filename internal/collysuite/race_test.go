@@ -1,0 +1,5 @@
+//go:build race
+
+package collysuite
+
+const raceEnabled = true
