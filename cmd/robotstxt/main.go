@@ -92,6 +92,7 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	client         *http.Client // copied, with -timeout, for every fetch
+	guard          *guard       // what a fetch may connect to; nil: anything
 }
 
 // run is the command with its environment passed in, so tests can drive

@@ -561,7 +561,7 @@ func TestHelp(t *testing.T) {
 // TestHelpFlags checks that each command's usage lists exactly the flags
 // that command accepts.
 func TestHelpFlags(t *testing.T) {
-	flagLine := regexp.MustCompile(`(?m)^  -([a-z]+)`)
+	flagLine := regexp.MustCompile(`(?m)^  -([a-z-]+)`)
 	for _, c := range commands() {
 		var accepted []string
 		c.flagSet().VisitAll(func(f *flag.Flag) { accepted = append(accepted, f.Name) })

@@ -111,6 +111,9 @@ func (e *env) httpClient(timeout time.Duration) *http.Client {
 		c = *e.client
 	}
 	c.Timeout = timeout
+	if c.Transport == nil && e.guard != nil {
+		c.Transport = e.guard.transport()
+	}
 	return &c
 }
 

@@ -91,6 +91,7 @@ func (c *command) run(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return e.usageError(c.name, err)
 	}
+	e.guard = guardFor(ctx, fs, pos)
 	status, err := act(ctx, e, pos)
 	return e.finish(c, status, err)
 }
@@ -142,9 +143,11 @@ func (e *env) usageError(cmd string, err error) int {
 	return exitUsage
 }
 
-// timeoutVar defines the -timeout flag every command that fetches has.
+// timeoutVar defines the -timeout flag every command that fetches has,
+// and -allow-private (see guard.go).
 func timeoutVar(fs *flag.FlagSet, d *time.Duration) {
 	fs.DurationVar(d, "timeout", 30*time.Second, "give up each fetch after `D`, such as 10s or 1m")
+	fs.Bool(allowPrivateFlag, false, "let fetches reach loopback, private and link-local addresses other than those of the sites named (refused by default)")
 }
 
 func checkTimeout(d time.Duration) error {

@@ -40,6 +40,7 @@ import (
 	"golang.org/x/time/rate"
 
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
+	"github.com/robotsmw/robotsmw/netguard"
 	"github.com/robotsmw/robotsmw/redisstore"
 )
 
@@ -77,6 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	slow := flags.Bool("slow", false, "while Redis is down, go on alone at the rate divided by the members (default: pause)")
 	clear := flags.Bool("clear", false, "remove the shared state of an earlier crawl under the prefix first")
 	verbose := flags.Bool("v", false, "print every page fetched")
+	allowPrivate := flags.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -160,10 +162,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fleet.Attach(g) // shared robots.txt records and per-host pacing
 
+	// A site's robots.txt, sitemaps, redirects and links may name any
+	// address: the crawl reaches the site's own and public ones only.
+	var dial colly.CollectorOption = func(*colly.Collector) {}
+	if !*allowPrivate {
+		tr, err := netguard.SiteTransport(ctx, start.String())
+		if err != nil {
+			fmt.Fprintf(stderr, "fleet: %v\n", err)
+			return 2
+		}
+		dial = func(c *colly.Collector) { c.WithTransport(tr) }
+	}
 	c := colly.NewCollector(
 		colly.UserAgent(*agent+"/1.0"),
 		colly.StdlibContext(ctx),
 		colly.AllowedDomains(start.Hostname()),
+		dial, // before the Guard, which wraps the transport it finds
 		g.Attach,
 	)
 	if err := c.SetStorage(fleet.Storage()); err != nil { // shared visited set

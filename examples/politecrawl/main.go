@@ -40,6 +40,7 @@ import (
 	"golang.org/x/time/rate"
 
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
+	"github.com/robotsmw/robotsmw/netguard"
 )
 
 func main() {
@@ -62,6 +63,7 @@ type options struct {
 	max      int
 	sitemaps bool
 	verbose  bool
+	private  bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, int) {
@@ -74,6 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (options, int) {
 	fs.IntVar(&o.max, "max", 0, "stop after this many requests (0: no limit)")
 	fs.BoolVar(&o.sitemaps, "sitemaps", true, "seed the crawl from the site's sitemaps")
 	fs.BoolVar(&o.verbose, "v", false, "print every outcome as a line, even on a terminal")
+	fs.BoolVar(&o.private, "allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: politecrawl [flags]\n\nCrawls the embedded demo site (or -url) through robotsmw and reports every outcome.\n\nflags:\n")
 		fs.PrintDefaults()
@@ -132,6 +135,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 	g.ErrorHandler = rep.onFinal // links not followed; the rest is read in OnError
 	g.Seeding.OnSitemap = rep.onSitemap
 	opts := []colly.CollectorOption{colly.UserAgent(o.agent), g.Attach, colly.Async(), colly.StdlibContext(ctx)}
+	if !o.private {
+		// A site's robots.txt, sitemaps, redirects and links may name any
+		// address: the crawl reaches the site's own and public ones only.
+		// The transport goes in before the Guard, which wraps it.
+		tr, err := netguard.SiteTransport(ctx, site)
+		if err != nil {
+			fmt.Fprintf(stderr, "politecrawl: %v\n", err)
+			return 2
+		}
+		opts = append([]colly.CollectorOption{func(c *colly.Collector) { c.WithTransport(tr) }}, opts...)
+	}
 	if o.url != "" {
 		u, _ := url.Parse(site)
 		opts = append(opts, colly.AllowedDomains(u.Hostname()))

@@ -44,6 +44,7 @@ import (
 	"golang.org/x/time/rate"
 
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
+	"github.com/robotsmw/robotsmw/netguard"
 )
 
 func main() {
@@ -57,6 +58,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("queue", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	siteFlag := flags.String("url", "", "crawl this site instead of the demo site")
+	allowPrivate := flags.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -112,10 +114,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	// c crawls the site: the queue's threads run its requests.
+	// A site's robots.txt, sitemaps, redirects and links may name any
+	// address: the crawl reaches the site's own and public ones only.
+	var dial colly.CollectorOption = func(*colly.Collector) {}
+	if !*allowPrivate {
+		tr, err := netguard.SiteTransport(ctx, start.String())
+		if err != nil {
+			fmt.Fprintf(stderr, "queue: %v\n", err)
+			return 2
+		}
+		dial = func(c *colly.Collector) { c.WithTransport(tr) }
+	}
 	c := colly.NewCollector(
 		colly.UserAgent("QueueBot/1.0 (+https://example.org/bot)"),
 		colly.StdlibContext(ctx),
 		colly.MaxRequests(uint32(limit)),
+		dial,     // before the Guard, which wraps the transport it finds
 		g.Attach, // before the callbacks below
 	)
 	// links checks the links to other hosts, once each. Clone drops

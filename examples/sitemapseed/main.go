@@ -40,6 +40,7 @@ import (
 	"golang.org/x/time/rate"
 
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
+	"github.com/robotsmw/robotsmw/netguard"
 	"github.com/robotsmw/robotsmw/sitemap"
 )
 
@@ -54,6 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("sitemapseed", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	siteFlag := flags.String("url", "", "seed from this site's sitemaps instead of the demo site")
+	allowPrivate := flags.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -97,9 +99,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		mu      sync.Mutex
 		fetched []string
 	)
+	// A site's robots.txt, sitemaps, redirects and links may name any
+	// address: the crawl reaches the site's own and public ones only.
+	var dial colly.CollectorOption = func(*colly.Collector) {}
+	if !*allowPrivate {
+		tr, err := netguard.SiteTransport(ctx, site)
+		if err != nil {
+			fmt.Fprintf(stderr, "sitemapseed: %v\n", err)
+			return 2
+		}
+		dial = func(c *colly.Collector) { c.WithTransport(tr) }
+	}
 	c := colly.NewCollector(
 		colly.UserAgent("SitemapSeed/1.0 (+https://example.org/bot)"),
 		colly.StdlibContext(ctx),
+		dial,     // before the Guard, which wraps the transport it finds
 		g.Attach, // before the options and callbacks below
 		colly.Async(),
 	)

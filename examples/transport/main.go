@@ -41,6 +41,7 @@ import (
 	"golang.org/x/time/rate"
 
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
+	"github.com/robotsmw/robotsmw/netguard"
 )
 
 const userAgent = "LinkCheck/1.0 (+https://example.org/bot)"
@@ -56,6 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("transport", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	pageFlag := flags.String("url", "", "check the links of this page instead of the demo site's")
+	allowPrivate := flags.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -94,7 +96,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	// The Transport waits for robots.txt, the host's pace and its pauses as
 	// long as the request's context lets it: bound that with a Timeout.
-	client := &http.Client{Transport: g.Transport(nil), Timeout: 15 * time.Second}
+	// The page's links may name any address: the check reaches the page's
+	// own host and public ones only.
+	var next http.RoundTripper
+	if !*allowPrivate {
+		tr, err := netguard.SiteTransport(ctx, page.String())
+		if err != nil {
+			fmt.Fprintf(stderr, "transport: %v\n", err)
+			return 2
+		}
+		next = tr
+	}
+	client := &http.Client{Transport: g.Transport(next), Timeout: 15 * time.Second}
 
 	start := time.Now()
 	links, err := fetchLinks(ctx, client, page)
