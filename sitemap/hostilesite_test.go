@@ -43,7 +43,7 @@ import (
 type hostileSite struct {
 	srv      *httptest.Server
 	deep     *httptest.Server // the nested indexes, on another port
-	internal atomic.Int64 // connections the server on 127.0.0.2 accepted
+	internal atomic.Int64     // connections the server on 127.0.0.2 accepted
 	inner    *httptest.Server
 	bomb     []byte
 }
