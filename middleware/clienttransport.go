@@ -36,6 +36,11 @@ import (
 // them; the Guard's MaxWait and deferral queue apply to colly requests
 // only.
 //
+// Transport decides what may be sent, not where it may connect: give it
+// netguard's transport as base, g.Transport(netguard.Transport(nil)), so
+// that a URL a stranger wrote (a sitemap line, a redirect, a link) cannot
+// reach a loopback, private or link-local address.
+//
 // The returned RoundTripper is safe for concurrent use.
 func (g *Guard) Transport(base http.RoundTripper) http.RoundTripper {
 	if base == nil {

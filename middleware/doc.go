@@ -27,6 +27,17 @@
 //	given up     ErrGaveUp or               the same error (if    yes           GaveUp
 //	             ErrRobotsUnreachable       the first attempt)
 //
+// A *DisallowedError also matches colly.ErrRobotsTxtBlocked, so code
+// written for colly's own check keeps working. A deferred request that
+// colly refuses to send again (MaxRequests reached, a URL filter or
+// AllowedDomains refusing the hop it resumes at, MaxDepth) or that the
+// crawl's end leaves unsent gets its final outcome, ErrGaveUp wrapping
+// colly's reason, in OnError too, from the Guard, before Wait returns. With
+// ParseHTTPErrorResponse set, a 429 or 5xx response is delivered to
+// OnResponse as the final outcome, as colly does, and not retried (the
+// host is still paused and slowed for later requests): a user who asked
+// for error pages gets them.
+//
 // A *[DeferredError] (errors.Is(err, [ErrDeferred])) is the only outcome
 // that is not final: the Guard sends the request again by itself at its
 // Until, and colly's Wait waits for it. Every other error is final
@@ -224,6 +235,37 @@
 //
 // With [Links].Queue set, FollowLinks adds the links to a colly queue
 // instead of visiting them (a queue shared by a fleet spreads them).
+//
+// # Hostile sites and private networks
+//
+// A crawler fetches what strangers write: a robots.txt Sitemap line, a
+// sitemap entry, a redirect, a link may name http://127.0.0.1:6379/ or the
+// cloud metadata service at 169.254.169.254. By default [Guard.Seed]
+// queues only pages of the site seeded (and of hosts whose own robots.txt
+// cross-submits the sitemap): a sitemap elsewhere is read for the site's
+// pages only. Walks are bounded (sitemap.DefaultMaxURLs pages, 15 bytes
+// each for the duplicate check, and the protocol's limits per file);
+// SeedStats.Cut names each bound that cut one. robots.txt fetches are
+// bounded as a whole, redirects included, and a stalled one gives its
+// fetch slot up.
+//
+// Where the crawl may connect is the transport's decision: install
+// netguard's transport, which refuses loopback, private, link-local,
+// CGNAT and other non-public addresses on the resolved address, before
+// Attach, so that the Guard wraps it and its own robots.txt and sitemap
+// fetches go through it too:
+//
+//	c := colly.NewCollector()
+//	c.WithTransport(netguard.Transport(nil)) // or netguard.SiteTransport(ctx, site)
+//	g.Attach(c)
+//
+// With [Guard.Transport]: g.Transport(netguard.Transport(nil)).
+//
+// The end of the collector's context (StdlibContext) is final and never
+// the host's fault: a request it cuts is not retried, strikes no host, and
+// reaches OnError with the context's error as colly reports it. colly's
+// own test suite passes with a Guard attached to every collector, but for
+// three tests of colly's robots.txt check (internal/collysuite).
 //
 // # Fleets
 //

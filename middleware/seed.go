@@ -77,8 +77,15 @@ type SeedStats struct {
 // (*sitemap.WalkError) returned when some sitemaps failed after the others
 // were walked.
 //
+// Only pages of the site are visited: a sitemap on another host (one an
+// attacker's robots.txt may name, on an internal address) is read for the
+// site's pages only; fetch through netguard's transport (see the package
+// documentation) so that it is not even read.
+//
 // Seed scales to sites of millions of URLs: it holds the entries of a few
 // sitemap files at a time, never the site, and starts no goroutine per URL.
+// A walk passes at most Seeding.MaxURLs pages on (sitemap.DefaultMaxURLs,
+// a million, by default) and SeedStats.Cut names each bound that cut it.
 // On an asynchronous collector it keeps at most Seeding.Window requests of
 // its own in flight and waits for one to end before it visits the next;
 // a synchronous collector visits the pages one by one. So Seed returns

@@ -1,0 +1,55 @@
+package robotsmw
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/gocolly/colly/v2"
+	"golang.org/x/time/rate"
+
+	"github.com/robotsmw/robotsmw/sitemap"
+)
+
+// Issue 21 item 1: the site's robots.txt names a sitemap on another host
+// (an internal service, here another loopback port), which lists its own
+// pages. Seed reads it for the site's pages only: nothing of the other
+// host is queued or fetched but the sitemap itself.
+func TestSeedOnlyTheSitesPages(t *testing.T) {
+	internal := sitemapSite(t, "", map[string]string{
+		"/s.txt": "{{host}}/admin/delete?all=1\n{{host}}/v1/kv/secret\n",
+	}, nil)
+	s := sitemapSite(t, "Sitemap: "+internal.URL+"/s.txt\nSitemap: /own.txt\n", map[string]string{
+		"/own.txt": "{{host}}/p/mine\n",
+	}, nil)
+	g := &Guard{Rate: rate.Inf}
+	c := colly.NewCollector(g.Attach)
+	st, err := g.Seed(c, s.URL)
+	if err != nil {
+		t.Fatalf("Seed: %v", err)
+	}
+	if got := pagesVisited(t, s); !slices.Equal(got, []string{"/p/mine"}) {
+		t.Errorf("Seed visited %q on the site, want [/p/mine]", got)
+	}
+	for _, h := range internal.log() {
+		if h.path != "/s.txt" && h.path != "/robots.txt" {
+			t.Errorf("Seed fetched %s on the host the sitemap is on", h.path)
+		}
+	}
+	if st.Queued != 1 || st.Dropped.Scope != 2 {
+		t.Errorf("Seed stats: Queued %d, Dropped.Scope %d; want 1 and 2", st.Queued, st.Dropped.Scope)
+	}
+}
+
+// Issue 21 item 3: Seed reports the bounds that cut its walk.
+func TestSeedReportsCuts(t *testing.T) {
+	s := sitemapSite(t, "Sitemap: /a.txt\n", map[string]string{
+		"/a.txt": "{{host}}/p/1\n{{host}}/p/2\n{{host}}/p/3\n",
+	}, nil)
+	g := &Guard{Rate: rate.Inf}
+	g.Seeding.MaxURLs = 2
+	c := colly.NewCollector(g.Attach)
+	st, _ := g.Seed(c, s.URL)
+	if st.Queued != 2 || st.Cut != sitemap.CutURLs || st.Dropped.Limit != 1 {
+		t.Errorf("Seed with MaxURLs 2: Queued %d, Cut %q, Dropped.Limit %d; want 2, urls, 1", st.Queued, st.Cut, st.Dropped.Limit)
+	}
+}
