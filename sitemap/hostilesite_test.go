@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robotsmw/robotsmw/internal/privatetest"
 	"github.com/robotsmw/robotsmw/netguard"
 )
 
@@ -41,11 +42,10 @@ import (
 // non-public address, ends with every bound named in Stats.Cut, and its
 // peak heap stays under hostileHeapBound.
 type hostileSite struct {
-	srv      *httptest.Server
-	deep     *httptest.Server // the nested indexes, on another port
-	internal atomic.Int64     // connections the server on 127.0.0.2 accepted
-	inner    *httptest.Server
-	bomb     []byte
+	srv   *httptest.Server
+	deep  *httptest.Server    // the nested indexes, on another port
+	inner *privatetest.Server // the machine's Redis, on 127.0.0.2
+	bomb  []byte
 }
 
 // hostileHeapBound is the documented bound of the walk's peak heap (the
@@ -68,20 +68,9 @@ func newHostileSite(tb testing.TB) *hostileSite {
 	zw.Close()
 	h.bomb = z.Bytes()
 
-	if l, err := net.Listen("tcp", "127.0.0.2:0"); err == nil {
-		h.inner = &httptest.Server{Listener: l, Config: &http.Server{
-			Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				fmt.Fprintln(w, "http://127.0.0.2/admin/delete?all=1")
-			}),
-			ConnState: func(_ net.Conn, s http.ConnState) {
-				if s == http.StateNew {
-					h.internal.Add(1)
-				}
-			},
-		}}
-		h.inner.Start()
-		tb.Cleanup(h.inner.Close)
-	}
+	h.inner = privatetest.New(tb, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, "http://127.0.0.2/admin/delete?all=1")
+	}))
 	h.srv = httptest.NewServer(http.HandlerFunc(h.serve))
 	tb.Cleanup(h.srv.Close)
 	h.deep = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -101,10 +90,7 @@ func (h *hostileSite) serve(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	switch {
 	case p == "/robots.txt":
-		inner := "http://127.0.0.2:9"
-		if h.inner != nil {
-			inner = h.inner.URL
-		}
+		inner := h.inner.URL
 		for _, s := range []string{"/bomb.xml.gz", "/cycle-a.xml", h.deep.URL + "/deep/0.xml", "/index50k.xml",
 			"/four-million.xml", "/ports.txt", inner + "/s.txt", "http://169.254.169.254/latest/meta-data/",
 			"http://10.0.0.1/sitemap.xml", "http://[::ffff:192.168.1.1]/s.xml"} {
@@ -248,7 +234,7 @@ func TestHostileSite(t *testing.T) {
 			t.Errorf("Walk made %d connections to %v, want none but to the site's own address", n, a)
 		}
 	}
-	if n := h.internal.Load(); n != 0 {
+	if n := h.inner.Conns(); n != 0 {
 		t.Errorf("the server on 127.0.0.2 accepted %d connections, want 0", n)
 	}
 	if rd.refuse.Load() < 4 {

@@ -4,28 +4,20 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync/atomic"
 	"testing"
+
+	"github.com/robotsmw/robotsmw/internal/privatetest"
 )
 
 // Issue 21: a site's robots.txt names a "sitemap" on another loopback
 // address, standing in for the machine's Redis or a metadata service. By
 // default the crawl never reaches it; -allow-private lifts the guard.
 func TestPrivateAddressesRefused(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Skipf("no 127.0.0.2 to listen on: %v", err)
-	}
-	var internal atomic.Int64
-	inner := &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		internal.Add(1)
+	inner := privatetest.New(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "http://127.0.0.2/admin/delete?all=1")
-	})}}
-	inner.Start()
-	defer inner.Close()
+	}))
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/robots.txt":
@@ -42,13 +34,13 @@ func TestPrivateAddressesRefused(t *testing.T) {
 		{[]string{"-url", site.URL, "-rate", "100", "-v"}, false},
 		{[]string{"-url", site.URL, "-rate", "100", "-v", "-allow-private"}, true},
 	} {
-		internal.Store(0)
+		inner.Reset()
 		var out, errOut bytes.Buffer
 		if code := run(context.Background(), tc.args, &out, &errOut, false); code != 0 {
 			t.Fatalf("run(%q) = %d: %s", tc.args, code, errOut.String())
 		}
-		if got := internal.Load() > 0; got != tc.want {
-			t.Errorf("run(%q): the internal server got %d requests, want any: %v", tc.args, internal.Load(), tc.want)
+		if got := inner.Conns() > 0; got != tc.want {
+			t.Errorf("run(%q): the internal server got %d requests, want any: %v", tc.args, inner.Conns(), tc.want)
 		}
 	}
 }
