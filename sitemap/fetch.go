@@ -157,6 +157,9 @@ func (wk *walk) read(res *result, resp *http.Response) {
 			continue
 		}
 		e.Loc = u.String()
+		if res.pages == nil {
+			res.pages = wk.pageBuffer()
+		}
 		res.pages = append(res.pages, e)
 	}
 	res.index = !leaf
@@ -254,7 +257,10 @@ func canonical(s string) string {
 	if err != nil || !normalize(u) {
 		return s
 	}
-	return u.String()
+	if c := u.String(); c != s {
+		return c
+	}
+	return s // the caller's string, not a copy that a set would keep
 }
 
 func lowerASCII(s string) string {

@@ -401,6 +401,39 @@ type walk struct {
 		m  map[string][]string // host → sitemap URLs its robots.txt lists
 	}
 	cutHosts atomic.Bool // a cross-submission look-up was refused: CutHosts
+
+	// buffers holds emptied page slices of sitemaps passed on, for the
+	// next sitemaps read: a walk of 50,000-entry files then grows one
+	// slice per fetch in flight, not one per file.
+	buffers struct {
+		mu   sync.Mutex // guards free
+		free [][]Entry
+	}
+}
+
+// pageBuffer returns an empty slice for the pages of a sitemap.
+func (wk *walk) pageBuffer() []Entry {
+	wk.buffers.mu.Lock()
+	defer wk.buffers.mu.Unlock()
+	if n := len(wk.buffers.free); n > 0 {
+		b := wk.buffers.free[n-1]
+		wk.buffers.free = wk.buffers.free[:n-1]
+		return b
+	}
+	return nil
+}
+
+// recycle keeps the page slice b for a later sitemap, its entries cleared.
+func (wk *walk) recycle(b []Entry) {
+	if cap(b) == 0 {
+		return
+	}
+	clear(b)
+	wk.buffers.mu.Lock()
+	defer wk.buffers.mu.Unlock()
+	if len(wk.buffers.free) <= wk.w.concurrency() {
+		wk.buffers.free = append(wk.buffers.free, b[:0])
+	}
 }
 
 // start finds the walk's first sitemaps from robots.txt.
@@ -579,6 +612,7 @@ func (wk *walk) take(res result) error {
 		wk.offer(job{url: c, host: hostKey(u), depth: res.job.depth + 1, owners: res.job.owners, chain: chain}, &st.Skipped)
 	}
 	passed := true // every page of the sitemap was passed on
+	defer wk.recycle(res.pages)
 	defer func() {
 		if res.validators != nil && passed {
 			wk.w.validators().put(res.job.url, res.validators)
