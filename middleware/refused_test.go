@@ -3,7 +3,9 @@ package robotsmw
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -187,5 +189,29 @@ func TestDisallowedMatchesCollyRobotsTxtBlocked(t *testing.T) {
 	err := c.Visit(s.URL + "/private/x")
 	if !errors.Is(err, colly.ErrRobotsTxtBlocked) || !errors.Is(err, ErrDisallowed) {
 		t.Errorf("Visit(/private/x) = %v, want it to match colly.ErrRobotsTxtBlocked and ErrDisallowed", err)
+	}
+}
+
+func TestRefusedResendUnseekableReachesOnError(t *testing.T) {
+	// Issue 21 item 5: colly refuses the re-send of a POST whose body
+	// cannot be read again (colly.ErrRetryBodyUnseekable).
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/busy" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	}))
+	var rep reports
+	g := withReports(&Guard{Rate: rate.Inf, Backoff: 50 * time.Millisecond}, &rep)
+	c := colly.NewCollector(g.Attach, colly.Async())
+	var ue userErrors
+	ue.watch(c)
+	body := io.MultiReader(strings.NewReader("q=1")) // not an io.Seeker
+	c.Request(http.MethodPost, s.URL+"/busy", body, nil, nil)
+	c.Wait()
+	errs := ue.get("/busy")
+	if len(errs) != 2 || IsFinal(errs[0]) || !IsFinal(errs[1]) || !errors.Is(errs[1], colly.ErrRetryBodyUnseekable) {
+		t.Errorf("OnError(/busy) got %v; want a deferral, then a final error wrapping colly.ErrRetryBodyUnseekable", errs)
 	}
 }
