@@ -29,16 +29,15 @@ type guard struct {
 
 // guardFor returns the guard of a command whose flags are fs and whose
 // positional arguments are args, or nil if the command does not fetch or
-// -allow-private was given. The hosts of URL arguments, and of a -base
-// URL, are the sites named.
+// -allow-private was given. The hosts of URL arguments and of URL flag
+// values (-base, -robots) are the sites named.
 func guardFor(ctx context.Context, fs *flag.FlagSet, args []string) *guard {
 	f := fs.Lookup(allowPrivateFlag)
 	if f == nil || f.Value.String() == "true" {
 		return nil
 	}
-	if b := fs.Lookup("base"); b != nil && b.Value.String() != "" {
-		args = append(args[:len(args):len(args)], b.Value.String())
-	}
+	args = args[:len(args):len(args)]
+	fs.Visit(func(f *flag.Flag) { args = append(args, f.Value.String()) })
 	g := &guard{}
 	for _, a := range args {
 		u, err := url.Parse(a)
