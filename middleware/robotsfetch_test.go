@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -139,5 +141,57 @@ func TestRobotsRedirectChainSharesTimeout(t *testing.T) {
 	}
 	if n := len(s.log()); n > 4 {
 		t.Errorf("the server saw %d hops of the chain, want at most 4 in 400 ms of 150 ms hops", n)
+	}
+}
+
+// Issue 21 item 2: 64 origins whose robots.txt stalls (as many as the
+// Guard's robots.txt fetch slots) do not hold up the robots.txt of another
+// origin: a stalled fetch gives its slot up after a quarter of its timeout,
+// and the healthy origin's page is fetched while they still stall.
+func TestHostileRobotsOriginsDoNotFreezeOthers(t *testing.T) {
+	var mu sync.Mutex
+	var healthyAt, firstStallEnd time.Time
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.Host, "hostile"):
+			<-r.Context().Done() // robots.txt never answers
+			mu.Lock()
+			if firstStallEnd.IsZero() {
+				firstStallEnd = time.Now()
+			}
+			mu.Unlock()
+		case r.URL.Path == "/robots.txt":
+			w.Write([]byte("User-agent: *\nAllow: /\n"))
+		default:
+			mu.Lock()
+			healthyAt = time.Now()
+			mu.Unlock()
+			w.Write([]byte("ok"))
+		}
+	})
+	g := &Guard{Rate: rate.Inf, robotsLimit: 2 * time.Second}
+	// The crawl ends once the healthy page was scraped: the hostile pages
+	// would wait for their robots.txt to be tried again for minutes.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := colly.NewCollector(colly.Async(), colly.StdlibContext(ctx))
+	c.WithTransport(loopbackHosts(t, s))
+	g.Attach(c)
+	c.OnScraped(func(r *colly.Response) {
+		if r.Request.URL.Host == "healthy.test" {
+			cancel()
+		}
+	})
+	for i := range DefaultMaxRobotsFetches {
+		c.Visit(fmt.Sprintf("http://hostile%d.test/page", i))
+	}
+	time.Sleep(50 * time.Millisecond) // the hostile fetches take every slot
+	c.Visit("http://healthy.test/page")
+	c.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if healthyAt.IsZero() || !firstStallEnd.IsZero() && !healthyAt.Before(firstStallEnd) {
+		t.Errorf("healthy page fetched at %v, the first stalled robots.txt ended at %v; want the page first",
+			healthyAt.Format("15:04:05.000"), firstStallEnd.Format("15:04:05.000"))
 	}
 }

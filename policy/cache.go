@@ -413,7 +413,8 @@ func (c *Cache) start(ctx context.Context, origin string) *flight {
 func (c *Cache) fetcher(f *flight) {
 	defer c.running.Done()
 	for f != nil {
-		stall := time.AfterFunc(c.timeout()/4, func() { c.release(f) })
+		cur := f // f changes below, maybe before the timer's func runs
+		stall := time.AfterFunc(c.timeout()/4, func() { c.release(cur) })
 		c.run(f)
 		stall.Stop()
 		f = c.finish(f)
