@@ -91,7 +91,7 @@ func originHost(host string, bracketed bool) (string, error) {
 		}
 		return "[" + s + "]", nil
 	}
-	host = strings.TrimSuffix(host, ".")
+	host = strings.TrimRight(host, ".") // "a.." too, so that an origin is its own origin
 	if host == "" {
 		return "", errors.New("empty host")
 	}
@@ -106,7 +106,7 @@ func originHost(host string, bracketed bool) (string, error) {
 	if err != nil {
 		return "", errors.New("invalid internationalised host name")
 	}
-	a = strings.TrimSuffix(a, ".") // a trailing U+3002 and the like
+	a = strings.TrimRight(a, ".") // a trailing U+3002 and the like
 	if a == "" {
 		return "", errors.New("empty host")
 	}

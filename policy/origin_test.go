@@ -22,6 +22,7 @@ func TestOrigin(t *testing.T) {
 		{"https://example.com:80/", "https://example.com:80"},
 		{"https://example.com:8181/", "https://example.com:8181"},
 		{"http://example.com./", "http://example.com"},
+		{"http://example.com../", "http://example.com"},
 		{"http://user:pass@example.com/", "http://example.com"},
 		{"http://www.example.com/", "http://www.example.com"},
 		{"http://my_host.example.com/", "http://my_host.example.com"},

@@ -245,7 +245,11 @@ func normalize(u *url.URL) bool {
 	if err != nil {
 		return false
 	}
-	u.Scheme, u.Host, _ = strings.Cut(o, "://")
+	scheme, host, _ := strings.Cut(o, "://")
+	if h, err := url.PathUnescape(host); err == nil {
+		host = h // an IPv6 zone is escaped in an origin ("%25"), not in URL.Host
+	}
+	u.Scheme, u.Host = scheme, host
 	u.Fragment, u.RawFragment = "", ""
 	return true
 }

@@ -3,6 +3,7 @@ package sitemap
 import (
 	"bytes"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"unicode/utf8"
+
+	"github.com/robotsmw/robotsmw/policy"
 )
 
 // FuzzReader checks the Reader's invariants on any input (style guide
@@ -90,6 +93,33 @@ func FuzzMatchPattern(f *testing.F) {
 		}
 		if !matchPattern("*", target) {
 			t.Fatalf("matchPattern(\"*\", %q) = false", target)
+		}
+	})
+}
+
+// FuzzCanonical checks the Walker's one normalisation of URLs (issue 21):
+// it is idempotent, and a normalised URL's host is the host part of its
+// policy.Origin, so that two spellings of one origin compare equal.
+func FuzzCanonical(f *testing.F) {
+	for _, s := range []string{"http://s.test/p", "HTTP://S.TEST.:80/p#x", "https://s.test:443/",
+		"http://bücher.example/", "http://[::1]:80/a", "http://[fe80::1%25eth0]/", "http://a:b@h.test/", "mailto:x@y", "//h/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := canonical(s)
+		if cc := canonical(c); cc != c {
+			t.Fatalf("canonical(%q) = %q, but canonical(%q) = %q", s, c, c, cc)
+		}
+		u, err := url.Parse(s)
+		if err != nil || !normalize(u) {
+			return
+		}
+		o, err := policy.Origin(u)
+		if err != nil {
+			t.Fatalf("normalize(%q) = %q, which has no origin: %v", s, u, err)
+		}
+		if want := (&url.URL{Scheme: u.Scheme, Host: u.Host}).String(); o != want {
+			t.Fatalf("normalize(%q) = %q, whose origin %q is not its scheme and host", s, u, o)
 		}
 	})
 }
