@@ -1,12 +1,18 @@
 package robotsmw
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
 	"slices"
 	"testing"
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
 
+	"github.com/robotsmw/robotsmw/internal/privatetest"
+	"github.com/robotsmw/robotsmw/netguard"
 	"github.com/robotsmw/robotsmw/sitemap"
 )
 
@@ -51,5 +57,41 @@ func TestSeedReportsCuts(t *testing.T) {
 	st, _ := g.Seed(c, s.URL)
 	if st.Queued != 2 || st.Cut != sitemap.CutURLs || st.Dropped.Limit != 1 {
 		t.Errorf("Seed with MaxURLs 2: Queued %d, Cut %q, Dropped.Limit %d; want 2, urls, 1", st.Queued, st.Cut, st.Dropped.Limit)
+	}
+}
+
+// Issue 21 item 1: with netguard's transport installed before Attach, the
+// Guard's own robots.txt and sitemap fetches go through it too: a sitemap
+// on another loopback address, standing in for an internal service, is
+// never connected to; without it, it is read (for the site's pages only).
+func TestSeedThroughNetguard(t *testing.T) {
+	inner := privatetest.New(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, "http://127.0.0.2/admin/delete?all=1")
+	}))
+	s := sitemapSite(t, "Sitemap: "+inner.URL+"/s.txt\nSitemap: /own.txt\n", map[string]string{
+		"/own.txt": "{{host}}/p/mine\n",
+	}, nil)
+	for _, guarded := range []bool{true, false} {
+		inner.Reset()
+		g := &Guard{Rate: rate.Inf}
+		c := colly.NewCollector()
+		if guarded {
+			tr, err := netguard.SiteTransport(context.Background(), s.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.WithTransport(tr) // before Attach
+		}
+		g.Attach(c)
+		st, err := g.Seed(c, s.URL)
+		if st.Queued != 1 {
+			t.Errorf("guarded=%v: Seed queued %d pages, want 1 (%v)", guarded, st.Queued, err)
+		}
+		if got := inner.Conns() > 0; got == guarded {
+			t.Errorf("guarded=%v: the internal server accepted %d connections", guarded, inner.Conns())
+		}
+		if guarded && !errors.Is(err, netguard.ErrForbidden) {
+			t.Errorf("guarded: Seed = %v, want the refused sitemap reported (netguard.ErrForbidden)", err)
+		}
 	}
 }
