@@ -174,3 +174,31 @@ func TestFingerprintsBytesPerURL(t *testing.T) {
 		}
 	}
 }
+
+func TestWalkSitemapOnRelatedHost(t *testing.T) {
+	// example.test's robots.txt names a sitemap on www.example.test that
+	// lists www's pages: they are kept when www's own robots.txt lists
+	// the sitemap too (a cross-submission), dropped when it does not.
+	for _, wwwListsIt := range []bool{true, false} {
+		wwwRobots := ""
+		if wwwListsIt {
+			wwwRobots = "Sitemap: http://www.example.test/sitemap.txt\n"
+		}
+		web := &fakeWeb{files: map[string]string{
+			"http://example.test/robots.txt":      "Sitemap: http://www.example.test/sitemap.txt\n",
+			"http://www.example.test/robots.txt":  wwwRobots,
+			"http://www.example.test/sitemap.txt": "http://www.example.test/a\nhttp://example.test/b\n",
+		}}
+		got, _, err := walkFake(t, &Walker{Client: &http.Client{Transport: web}}, "http://example.test/")
+		if err != nil {
+			t.Fatalf("Walk: %v", err)
+		}
+		want := []string{"http://example.test/b"}
+		if wwwListsIt {
+			want = []string{"http://example.test/b", "http://www.example.test/a"}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("www's robots.txt lists the sitemap: %v; Walk pages = %q, want %q", wwwListsIt, got, want)
+		}
+	}
+}

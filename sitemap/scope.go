@@ -88,11 +88,12 @@ func (sc *scope) inChildScope(u *url.URL) bool {
 // inScope reports whether the sitemap may list the page u: a page of the
 // site walked, that is on a host whose robots.txt announced the sitemap or
 // an index it came from (in Strict mode under the sitemap's directory when
-// the sitemap is on that host), or, for a sitemap on such a host, a page on
-// a related host (see related) whose robots.txt lists the sitemap or an
-// index it came from (cross-submission, sitemaps.org). A sitemap on
-// another host (a CDN, or an address an attacker's robots.txt named) is
-// read for the site's pages only: the pages on its own host are dropped.
+// the sitemap is on that host), or a page on a host related (see
+// crossable) whose own robots.txt lists the sitemap or an index it came
+// from (cross-submission, sitemaps.org). A sitemap on another host (a
+// CDN, or an address an attacker's robots.txt named) is read for the
+// site's pages only: the pages on its own host are dropped unless that
+// host proves the cross-submission.
 func (sc *scope) inScope(chain []string, u *url.URL) bool {
 	h := hostKey(u)
 	if h == sc.host && sc.own {
@@ -101,7 +102,7 @@ func (sc *scope) inScope(chain []string, u *url.URL) bool {
 	if slices.Contains(sc.owners, h) {
 		return true
 	}
-	if !sc.own || !related(u.Hostname(), sc.final.Hostname()) {
+	if !sc.crossable(u) {
 		return false
 	}
 	listed := sc.wk.announcedBy(u)
@@ -110,6 +111,24 @@ func (sc *scope) inScope(chain []string, u *url.URL) bool {
 	}
 	for _, s := range chain {
 		if slices.Contains(listed, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// crossable reports whether a page u that is not on an announcing host is
+// worth a cross-submission check: a host related to one of the announcing
+// hosts (www.example.com for a walk of example.com, whose robots.txt names
+// a sitemap on www), or, for a sitemap of the site, a host related to the
+// sitemap's.
+func (sc *scope) crossable(u *url.URL) bool {
+	name := u.Hostname()
+	if sc.own && related(name, sc.final.Hostname()) {
+		return true
+	}
+	for _, o := range sc.owners {
+		if related(name, strings.Trim(hostOf(o), "[]")) {
 			return true
 		}
 	}
