@@ -202,3 +202,46 @@ func TestWalkSitemapOnRelatedHost(t *testing.T) {
 		}
 	}
 }
+
+func TestWalkRobotsRedirectedToWWW(t *testing.T) {
+	// example.test/robots.txt redirects to www.example.test's, which names
+	// a sitemap of www pages: they are the site's.
+	web := &fakeWeb{files: map[string]string{
+		"http://www.example.test/robots.txt":  "Sitemap: /sitemap.txt\n",
+		"http://www.example.test/sitemap.txt": "http://www.example.test/a\n",
+	}}
+	client := &http.Client{Transport: &redirecting{
+		to:   map[string]string{"http://example.test/robots.txt": "http://www.example.test/robots.txt"},
+		next: web,
+	}}
+	got, _, err := walkFake(t, &Walker{Client: client}, "http://example.test/")
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	if want := []string{"http://www.example.test/a"}; !slices.Equal(got, want) {
+		t.Errorf("Walk pages = %q, want %q", got, want)
+	}
+	for _, r := range web.requests() {
+		if r == "http://www.example.test/robots.txt" {
+			continue
+		}
+		if strings.HasSuffix(r, "/robots.txt") {
+			t.Errorf("Walk asked %s: a robots.txt beyond the site's", r)
+		}
+	}
+}
+
+// redirecting answers the URLs it maps with a redirect, and passes the
+// others to next.
+type redirecting struct {
+	to   map[string]string
+	next http.RoundTripper
+}
+
+func (r *redirecting) RoundTrip(req *http.Request) (*http.Response, error) {
+	if to, ok := r.to[req.URL.String()]; ok {
+		return &http.Response{StatusCode: http.StatusMovedPermanently, Header: http.Header{"Location": {to}},
+			Body: http.NoBody, Request: req}, nil
+	}
+	return r.next.RoundTrip(req)
+}

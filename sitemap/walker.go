@@ -454,15 +454,22 @@ func (wk *walk) start(base *url.URL) error {
 	}
 	wk.markVisited(final.String())
 	owner := hostKey(base)
+	owners := []string{owner}
 	lines := FromRobots(final, e.Robots.Sitemaps())
 	wk.remember(owner, lines)
+	if fk := hostKey(final); fk != owner && related(final.Hostname(), base.Hostname()) {
+		// example.com/robots.txt redirected to www.example.com: the
+		// site's robots.txt is www's too.
+		owners = append(owners, fk)
+		wk.remember(fk, lines)
+	}
 	if len(lines) == 0 && !wk.w.NoFallback {
 		u := base.Scheme + "://" + base.Host + "/sitemap.xml"
-		wk.offer(job{url: u, host: owner, owners: []string{owner}, chain: []string{u}, fallback: true}, &wk.stats.Skipped)
+		wk.offer(job{url: u, host: owner, owners: owners, chain: []string{u}, fallback: true}, &wk.stats.Skipped)
 	}
 	for _, s := range lines {
 		u, _ := url.Parse(s)
-		wk.offer(job{url: s, host: hostKey(u), owners: []string{owner}, chain: []string{s}}, &wk.stats.Skipped)
+		wk.offer(job{url: s, host: hostKey(u), owners: owners, chain: []string{s}}, &wk.stats.Skipped)
 	}
 	return nil
 }
