@@ -93,3 +93,12 @@ func ExampleWalker() {
 	// /blog/world
 	// err <nil>; read 2; skipped: robots 1, duplicate 1; filtered 1
 }
+
+// Stats.Cut names the bounds that cut a walk.
+func ExampleCut() {
+	st := sitemap.Stats{Cut: sitemap.CutURLs | sitemap.CutSize}
+	if st.Cut&sitemap.CutURLs != 0 {
+		fmt.Println("MaxURLs reached; cut by:", st.Cut)
+	}
+	// Output: MaxURLs reached; cut by: urls,size
+}

@@ -61,11 +61,12 @@ const (
 type Options struct {
 	// MaxDepth is the deepest index nesting followed; zero means
 	// DefaultMaxDepth. Children past it are not fetched; each is
-	// counted in Stats.Skipped.Limit and reported with ErrTooDeep.
+	// counted in Stats.Skipped.Limit and reported with ErrTooDeep, and
+	// Stats.Cut has CutDepth.
 	MaxDepth int
 	// MaxSitemaps bounds the sitemap files one walk fetches; zero means
 	// DefaultMaxSitemaps. Sitemaps past it are counted in
-	// Stats.Skipped.Limit.
+	// Stats.Skipped.Limit, and Stats.Cut has CutSitemaps.
 	MaxSitemaps int
 	// MaxURLs bounds the page URLs one walk passes on; the others are
 	// counted in Stats.Dropped.Limit, no further sitemap is fetched, and
