@@ -85,7 +85,9 @@ type SeedStats struct {
 // Seed scales to sites of millions of URLs: it holds the entries of a few
 // sitemap files at a time, never the site, and starts no goroutine per URL.
 // A walk passes at most Seeding.MaxURLs pages on (sitemap.DefaultMaxURLs,
-// a million, by default) and SeedStats.Cut names each bound that cut it.
+// a million, by default) and SeedStats.Cut names each bound that cut it;
+// its duplicate check costs at most 15 bytes a URL. colly's own visited
+// set (its Storage) still keeps every page visited, as for any crawl.
 // On an asynchronous collector it keeps at most Seeding.Window requests of
 // its own in flight and waits for one to end before it visits the next;
 // a synchronous collector visits the pages one by one. So Seed returns
