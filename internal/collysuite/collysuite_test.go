@@ -89,6 +89,7 @@ func TestCollySuiteWithGuard(t *testing.T) {
 	}
 	colly := moduleDir(t, goBin, "github.com/gocolly/colly/v2")
 	repo := moduleDir(t, goBin, "github.com/robotsmw/robotsmw")
+	touchSources(t, repo)
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(colly)); err != nil {
 		t.Fatalf("copy colly: %v", err)
@@ -153,4 +154,22 @@ func write(t *testing.T, p, s string) {
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// touchSources reads the module's Go files, so that go test's cache knows
+// this test depends on them: the go command it runs reads them, not the
+// test itself.
+func touchSources(t *testing.T, repo string) {
+	t.Helper()
+	filepath.WalkDir(repo, func(p string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case d.IsDir() && p != repo && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "bench"):
+			return filepath.SkipDir
+		case !d.IsDir() && (strings.HasSuffix(p, ".go") || d.Name() == "go.mod" || d.Name() == "go.sum"):
+			os.ReadFile(p)
+		}
+		return nil
+	})
 }
