@@ -49,7 +49,7 @@ type hostileSite struct {
 }
 
 // hostileHeapBound is the documented bound of the walk's peak live heap
-// (the README's security section; measured: 33-37 MB, and 62-66 MB with
+// (the README's security section; measured: 32-38 MB, and 58-67 MB with
 // the garbage GOGC=100 lets accumulate): the fingerprints of a million URLs
 // (12 MB), the queue of 50,000 sitemaps (10 MB), and one sitemap of 50,000
 // entries at a time per host (8 MB).

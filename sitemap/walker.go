@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -614,10 +615,20 @@ func (wk *walk) take(res result) error {
 		}
 		f(r)
 	}
+	if len(res.children) > 0 {
+		// Room for the children at once: an index of 50,000 would
+		// otherwise grow its host's queue by doubling.
+		h := res.job.host
+		wk.queues[h] = slices.Grow(wk.queues[h], len(res.children))
+	}
+	host := ""
 	for _, c := range res.children {
 		u, _ := url.Parse(c)
+		if k := hostKey(u); k != host {
+			host = k // one string for the children on one host
+		}
 		chain := append(res.job.chain[:len(res.job.chain):len(res.job.chain)], c)
-		wk.offer(job{url: c, host: hostKey(u), depth: res.job.depth + 1, owners: res.job.owners, chain: chain}, &st.Skipped)
+		wk.offer(job{url: c, host: host, depth: res.job.depth + 1, owners: res.job.owners, chain: chain}, &st.Skipped)
 	}
 	passed := true // every page of the sitemap was passed on
 	defer wk.recycle(res.pages)
