@@ -192,7 +192,11 @@ func Lint(body []byte) []Diagnostic {
 		n := len(lines)
 		lines = slices.DeleteFunc(lines, func(d Diagnostic) bool { return slices.Contains(quiet, d.Code) })
 		if hidden := n - len(lines); hidden > 0 {
-			head[0].Message += fmt.Sprintf(" (%d diagnostics about lines that are not directives left out)", hidden)
+			if hidden == 1 {
+				head[0].Message += " (1 diagnostic about a line that is not a directive left out)"
+			} else {
+				head[0].Message += fmt.Sprintf(" (%d diagnostics about lines that are not directives left out)", hidden)
+			}
 		}
 	}
 	if len(head)+len(lines)+len(tail) == 0 {
