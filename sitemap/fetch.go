@@ -140,23 +140,17 @@ func (wk *walk) read(res *result, resp *http.Response) {
 				res.skipped.Scope++
 				continue
 			}
+			if !wk.follows(u) {
+				res.skipped.Filter++
+				continue
+			}
 			res.children = append(res.children, u.String())
 			continue
 		}
-		if !sc.inScope(res.job.chain, u) {
-			res.dropped.Scope++
-			continue
+		alts := e.Alternates
+		if wk.page(res, sc, u, e) && wk.w.Alternates {
+			wk.alternates(res, sc, final, res.pages[len(res.pages)-1], alts)
 		}
-		if !wk.keep(u, e) {
-			res.dropped.Filter++
-			continue
-		}
-		if ok, err := wk.allowed(wk.ctx, u); err == nil && !ok {
-			res.dropped.Robots++
-			continue
-		}
-		e.Loc = u.String()
-		res.pages = append(res.pages, e)
 	}
 	res.index = !leaf
 	if leaf {
@@ -164,6 +158,52 @@ func (wk *walk) read(res *result, resp *http.Response) {
 		res.validators = resp.Header
 	} else {
 		wk.w.validators().forget(j.url)
+	}
+}
+
+// page passes the page e, at u, on if it is in scope, kept by the
+// filters and rules, and allowed by robots.txt, and counts it otherwise;
+// it reports whether it was passed on.
+func (wk *walk) page(res *result, sc *scope, u *url.URL, e Entry) bool {
+	if !sc.inScope(res.job.chain, u) {
+		res.dropped.Scope++
+		return false
+	}
+	if !wk.keep(u, e) {
+		res.dropped.Filter++
+		return false
+	}
+	tag, ok := wk.route(u)
+	if !ok {
+		res.dropped.Filter++
+		return false
+	}
+	if ok, err := wk.allowed(wk.ctx, u); err == nil && !ok {
+		res.dropped.Robots++
+		return false
+	}
+	e.Loc, e.Tag = u.String(), tag
+	res.pages = append(res.pages, e)
+	return true
+}
+
+// alternates passes on the hreflang alternates of the page parent.
+func (wk *walk) alternates(res *result, sc *scope, final *url.URL, parent Entry, alts []Alternate) {
+	for _, a := range alts {
+		ref, err := url.Parse(a.Href)
+		if err != nil {
+			res.dropped.Invalid++
+			continue
+		}
+		u := final.ResolveReference(ref)
+		if !normalize(u) {
+			res.dropped.Invalid++
+			continue
+		}
+		if u.String() == parent.Loc {
+			continue // the page lists itself among its alternates
+		}
+		wk.page(res, sc, u, Entry{Loc: a.Href, LastMod: parent.LastMod, Priority: -1, AlternateOf: parent.Loc})
 	}
 }
 

@@ -65,6 +65,31 @@ type Options struct {
 	// counted in Stats.Dropped.Limit and no further sitemap is fetched.
 	// Zero means no bound.
 	MaxURLs int
+	// Sitemaps, if set, are the sitemaps the walk starts from instead of
+	// the Sitemap lines of robots.txt (Scrapy's sitemap_urls, Crawlee's
+	// Sitemap.load): URLs of sitemaps or sitemap indexes, relative ones
+	// resolved against the site given to Walk. There is no fallback, and
+	// robots.txt is still read to check each sitemap and page URL. A
+	// given sitemap's scope is its own host, as if that host's robots.txt
+	// listed it.
+	Sitemaps []string
+	// Follow, if set, keeps only the index children (sitemaps listed by a
+	// sitemap index) whose path and query match one of its patterns
+	// (Scrapy's sitemap_follow); the others are not fetched and are
+	// counted in Stats.Skipped.Filter. The sitemaps the walk starts from
+	// are always fetched. Patterns are written like Include's.
+	Follow []string
+	// Rules, if set, route the pages (Scrapy's sitemap_rules): the first
+	// rule whose Pattern matches a page's path and query gives the page
+	// its Tag (Entry.Tag), which Guard.Seed of the middleware package puts
+	// in the request's Ctx; a page no rule matches is dropped and counted
+	// in Stats.Dropped.Filter. Rules apply after Include and Exclude.
+	Rules []Rule
+	// Alternates also passes on the hreflang alternates of each page
+	// (<xhtml:link rel="alternate">, Scrapy's sitemap_alternate_links), as
+	// pages of their own with Entry.AlternateOf set, under the same scope,
+	// filters, rules, robots.txt check and duplicate check.
+	Alternates bool
 	// NoFallback turns off the fetch of /sitemap.xml when robots.txt lists
 	// no sitemap (or there is none). A fallback that is missing (404 and
 	// the like) is not an error.
@@ -372,8 +397,13 @@ type walk struct {
 	}
 }
 
-// start finds the walk's first sitemaps from robots.txt.
+// start finds the walk's first sitemaps: Options.Sitemaps, or the
+// Sitemap lines of robots.txt.
 func (wk *walk) start(base *url.URL) error {
+	if len(wk.w.Sitemaps) > 0 {
+		wk.startFrom(base)
+		return nil
+	}
 	robotsURL := &url.URL{Scheme: base.Scheme, Host: base.Host, Path: "/robots.txt"}
 	e, err := wk.robots.Get(wk.ctx, robotsURL)
 	if err != nil {
