@@ -233,3 +233,41 @@ func TestBinaryInterrupt(t *testing.T) {
 		t.Errorf("check after SIGINT: exit %d, stderr %q; want %d and \"interrupted\"", code, errOut.String(), exitInterrupted)
 	}
 }
+
+// TestBinarySitemapsFromSitemap walks one given sitemap with -follow,
+// -rule and -alternates, through the built command.
+func TestBinarySitemapsFromSitemap(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		site := "http://" + r.Host
+		switch r.URL.Path {
+		case "/robots.txt":
+			w.Write([]byte("User-agent: *\nDisallow: /private\nSitemap: /listed.xml\n"))
+		case "/listed.xml":
+			w.Write([]byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>/from-robots</loc></url></urlset>`))
+		case "/index.xml":
+			w.Write([]byte(`<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>/shop.xml</loc></sitemap><sitemap><loc>/blog.xml</loc></sitemap></sitemapindex>`))
+		case "/shop.xml":
+			w.Write([]byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">` +
+				`<url><loc>` + site + `/product/1</loc><xhtml:link rel="alternate" hreflang="de" href="/de/product/1"/></url>` +
+				`<url><loc>/about</loc></url><url><loc>/private/product/2</loc></url></urlset>`))
+		case "/blog.xml":
+			w.Write([]byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>/blog/1</loc></url></urlset>`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	code, out, errOut := runBinary(t, "", "sitemaps", "-walk", "-urls", "-follow", "/shop", "-rule", "/product/=product",
+		"-rule", "/de/=translation", "-alternates", srv.URL+"/index.xml")
+	want := srv.URL + "/product/1\tproduct\n" + srv.URL + "/de/product/1\ttranslation\n"
+	if code != exitOK || out != want {
+		t.Errorf("sitemaps -walk SITEMAP with -follow, -rule, -alternates: exit %d, stdout %q; want 0 and %q (stderr %q)", code, out, want, errOut)
+	}
+	if !strings.Contains(errOut, "sitemap files read: 2\npage URLs: 2\n") {
+		t.Errorf("sitemaps -walk SITEMAP summary = %q, want 2 sitemaps (the index and one child) and 2 pages", errOut)
+	}
+	code, _, errOut = runBinary(t, "", "sitemaps", "-rule", "/x", srv.URL)
+	if code != exitUsage || !strings.Contains(errOut, "is not PATTERN=TAG") {
+		t.Errorf("sitemaps -rule /x: exit %d, stderr %q; want %d and the rule's form", code, errOut, exitUsage)
+	}
+}
