@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -50,7 +52,8 @@ func TestUsage(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"-h"}, 0, "usage: politecrawl"},
+		{[]string{"-h"}, 0, "usage: politecrawl [flags]\n\nCrawls"},
+		{[]string{"-url", "ftp://x/"}, 2, `-url "ftp://x/" is not an http or https URL with a host` + "\n"},
 		{[]string{"-url", "example.com"}, 2, `-url "example.com" is not an http or https URL`},
 		{[]string{"-url", "http://127.0.0.1:1"}, 2, "cannot be reached"},
 		{[]string{"stray"}, 2, `unexpected argument "stray"`},
@@ -58,8 +61,45 @@ func TestUsage(t *testing.T) {
 	} {
 		var out, errOut bytes.Buffer
 		code := run(context.Background(), tc.args, &out, &errOut, false)
-		if code != tc.code || !strings.Contains(errOut.String(), tc.msg) {
+		if code != tc.code || !strings.Contains(out.String()+errOut.String(), tc.msg) {
 			t.Errorf("run(%q) = %d, stderr %q; want %d and %q", tc.args, code, errOut.String(), tc.code, tc.msg)
 		}
+	}
+}
+
+// cancelOnWrite cancels a context at the first write that holds a word.
+type cancelOnWrite struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	word   string
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if bytes.Contains(p, []byte(w.word)) {
+		w.cancel()
+	}
+	return w.buf.Write(p)
+}
+
+// TestInterrupt: Ctrl-C during the crawl prints the report, counts what was
+// not sent as cancelled (not "gave up") and exits 130.
+func TestInterrupt(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOnWrite{word: "fetched   /", cancel: cancel}
+	var errOut bytes.Buffer
+	code := run(ctx, []string{"-v"}, out, &errOut, false)
+	report := out.buf.String()
+	if code != 130 || errOut.String() != "politecrawl: interrupted\n" {
+		t.Errorf("run after Ctrl-C = %d, stderr %q; want 130 and \"politecrawl: interrupted\"", code, errOut.String())
+	}
+	if !strings.Contains(report, "\noutcomes\n") {
+		t.Errorf("run after Ctrl-C printed no report:\n%s", report)
+	}
+	if strings.Contains(report, "context canceled") || !regexp.MustCompile(`gave up +0\n`).MatchString(report) {
+		t.Errorf("run after Ctrl-C counted cancelled requests as failures:\n%s", report)
 	}
 }

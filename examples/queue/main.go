@@ -26,7 +26,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -43,6 +42,7 @@ import (
 	"github.com/gocolly/colly/v2/queue"
 	"golang.org/x/time/rate"
 
+	"github.com/robotsmw/robotsmw/examples/internal/cmdline"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
@@ -54,18 +54,13 @@ func main() {
 
 // run is the whole program; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flags := flag.NewFlagSet("queue", flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	siteFlag := flags.String("url", "", "crawl this site instead of the demo site")
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if flags.NArg() > 0 {
-		fmt.Fprintf(stderr, "queue: unexpected argument %q\n", flags.Arg(0))
-		return 2
+	cmd := cmdline.New("queue", "", `Crawls the embedded demo sites, offline, or the site of -url, with colly's
+queue (several threads), a collector and a clone of it, all made polite by
+one robotsmw Guard, and prints every final outcome and the Guard's
+statistics.`)
+	siteFlag := cmd.String("url", "", "crawl this site instead of the demo site")
+	if code := cmd.Parse(args, 0, stdout, stderr); code >= 0 {
+		return code
 	}
 
 	out := &printer{w: stdout, start: time.Now(), names: map[string]string{}}
@@ -93,7 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	limit := 0 // requests per collector; 0 means no limit
 	var start *url.URL
 	if *siteFlag != "" {
-		u, err := parseSite(*siteFlag)
+		u, err := cmdline.SiteURL("url", *siteFlag)
 		if err != nil {
 			fmt.Fprintf(stderr, "queue: %v\n", err)
 			return 2
@@ -194,7 +189,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		out.printf("  %-12s fetched %2d, blocked %d, retried %d, gave up %d; interval now %v",
 			h.Host, h.Fetched, h.Blocked, h.Retried, h.GaveUp, h.Interval.Round(time.Millisecond))
 	}
-	return 0
+	return cmd.Finish(ctx, stderr, cmdline.ExitOK)
 }
 
 // decidedByGuard reports whether err is a final outcome the Guard decided,
@@ -202,18 +197,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func decidedByGuard(err error) bool {
 	return errors.Is(err, robotsmw.ErrDisallowed) || errors.Is(err, robotsmw.ErrGaveUp) ||
 		errors.Is(err, robotsmw.ErrRobotsUnreachable) || errors.Is(err, robotsmw.ErrCrawlDelayTooLong)
-}
-
-// parseSite checks the -url flag: an http or https URL with a host.
-func parseSite(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
-	if err != nil {
-		return nil, fmt.Errorf("bad -url %q: %v", s, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("bad -url %q: want an http or https URL such as https://example.com", s)
-	}
-	return u, nil
 }
 
 // A printer writes lines from concurrent colly callbacks one at a time.

@@ -52,8 +52,8 @@ func TestUsage(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"-url", "example.com"}, 2, `bad -url "example.com"`},
-		{[]string{"-url", "http://"}, 2, `bad -url "http://"`},
+		{[]string{"-url", "example.com"}, 2, `-url "example.com" is not an http or https URL with a host (try "https://example.com")`},
+		{[]string{"-url", "http://"}, 2, `-url "http://" is not an http or https URL with a host`},
 		{[]string{"stray"}, 2, `unexpected argument "stray"`},
 	} {
 		var out, errOut bytes.Buffer
