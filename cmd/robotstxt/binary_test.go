@@ -198,9 +198,9 @@ func TestBinaryLint(t *testing.T) {
 	}
 }
 
-// TestBinaryInterrupt sends SIGINT while check waits for a robots.txt:
-// the command reports it and exits 130.
-func TestBinaryInterrupt(t *testing.T) {
+// hangingServer returns a server that never answers until the test ends,
+// and a channel that receives when its first request arrived.
+func hangingServer(t *testing.T) (*httptest.Server, <-chan struct{}) {
 	arrived := make(chan struct{}, 1)
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -213,8 +213,15 @@ func TestBinaryInterrupt(t *testing.T) {
 		case <-release:
 		}
 	}))
-	defer srv.Close()
-	defer close(release)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // before the server closes: cleanups run last first
+	return srv, arrived
+}
+
+// TestBinaryInterrupt sends SIGINT while check waits for a robots.txt:
+// the command reports it and exits 130.
+func TestBinaryInterrupt(t *testing.T) {
+	srv, arrived := hangingServer(t)
 	cmd := exec.Command(binary(t), "check", srv.URL+"/a")
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut

@@ -452,18 +452,7 @@ func TestInterrupt(t *testing.T) {
 		{"sitemaps", "SRV"},
 		{"sitemaps", "-walk", "SRV"},
 	} {
-		arrived := make(chan struct{}, 1)
-		release := make(chan struct{})
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case arrived <- struct{}{}:
-			default:
-			}
-			select {
-			case <-r.Context().Done():
-			case <-release:
-			}
-		}))
+		srv, arrived := hangingServer(t)
 		args := slices.Clone(args)
 		for i := range args {
 			args[i] = strings.ReplaceAll(args[i], "SRV", srv.URL)
@@ -476,8 +465,6 @@ func TestInterrupt(t *testing.T) {
 		var out, errOut bytes.Buffer
 		code := run(ctx, args, strings.NewReader(""), &out, &errOut, srv.Client())
 		cancel()
-		close(release)
-		srv.Close()
 		if code != exitInterrupted || !strings.Contains(errOut.String(), "interrupted") {
 			t.Errorf("run(%q) interrupted: exit = %d, stderr %q; want %d and \"interrupted\"", args, code, errOut.String(), exitInterrupted)
 		}

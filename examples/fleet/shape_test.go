@@ -9,18 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/robotsmw/robotsmw/examples/internal/cmdline"
 	"github.com/robotsmw/robotsmw/internal/redistest"
 )
 
-// TestShape: -h in the shape every example shares.
-func TestShape(t *testing.T) {
-	var out, errOut bytes.Buffer
-	if code := run(context.Background(), []string{"-h"}, &out, &errOut); code != 0 ||
-		!strings.HasPrefix(out.String(), "usage: fleet [flags] START_URL\n\n") || !strings.Contains(out.String(), "\nflags:\n  -agent ") ||
-		!strings.Contains(out.String(), "130 interrupted (Ctrl-C)") {
-		t.Errorf("run(-h) = %d, stdout %q; want 0 and the usage in the shared shape", code, out.String())
-	}
-}
+// TestShape: -h in the shape every example shares (Ctrl-C: TestInterrupt,
+// which needs Redis).
+func TestShape(t *testing.T) { cmdline.TestShape(t, run, "fleet", "agent", "") }
 
 // TestInterrupt: Ctrl-C while a member crawls prints its report and exits
 // 130.

@@ -1,27 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"strings"
 	"testing"
+
+	"github.com/robotsmw/robotsmw/examples/internal/cmdline"
 )
 
-// TestShape: -h in the shape every example shares, and Ctrl-C (an ended
-// context) prints the report and exits 130.
-func TestShape(t *testing.T) {
-	var out, errOut bytes.Buffer
-	if code := run(context.Background(), []string{"-h"}, &out, &errOut); code != 0 ||
-		!strings.HasPrefix(out.String(), "usage: transport [flags]\n\n") || !strings.Contains(out.String(), "\nflags:\n  -url ") ||
-		!strings.Contains(out.String(), "130 interrupted (Ctrl-C)") {
-		t.Errorf("run(-h) = %d, stdout %q; want 0 and the usage in the shared shape", code, out.String())
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	out.Reset()
-	errOut.Reset()
-	code := run(ctx, nil, &out, &errOut)
-	if code != 130 || !strings.HasSuffix(errOut.String(), "transport: interrupted\n") || !strings.Contains(out.String(), "Guard:") {
-		t.Errorf("run after Ctrl-C = %d, stderr %q, stdout %q; want 130, \"interrupted\" and the report", code, errOut.String(), out.String())
-	}
-}
+// TestShape: -h in the shape every example shares; Ctrl-C prints the
+// report and exits 130.
+func TestShape(t *testing.T) { cmdline.TestShape(t, run, "transport", "url", "Guard:") }
