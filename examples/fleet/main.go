@@ -138,7 +138,7 @@ shared queue is drained.`)
 			case errors.Is(err, robotsmw.ErrNotFollowed):
 				// rel="nofollow" and nofollow pages: counted in Stats.
 			default:
-				out.stamp("failed   %s: %v", r.URL, err)
+				out.stamp("failed   %s: %s", r.URL, cmdline.ErrorText(err, r.URL))
 			}
 		},
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/robotsmw/robotsmw/examples/internal/cmdline"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/sitemap"
 )
@@ -143,27 +144,15 @@ func (r *report) onError(resp *colly.Response, err error) {
 		r.cancelled++
 	case errors.Is(err, robotsmw.ErrGaveUp), errors.Is(err, robotsmw.ErrRobotsUnreachable),
 		errors.Is(err, robotsmw.ErrCrawlDelayTooLong):
-		line := fmt.Sprintf("%s: %s", u, withoutURL(err, resp.Request.URL))
+		line := fmt.Sprintf("%s: %s", u, cmdline.ErrorText(err, resp.Request.URL))
 		r.gaveUp = append(r.gaveUp, line)
 		r.log("gave up   %s", line)
 	default:
-		line := fmt.Sprintf("%s: %s", u, withoutURL(err, resp.Request.URL))
+		line := fmt.Sprintf("%s: %s", u, cmdline.ErrorText(err, resp.Request.URL))
 		r.failed = append(r.failed, line)
 		r.log("failed    %s", line)
 	}
 	r.inFlight--
-}
-
-// withoutURL returns the text of err without the URL u, which the line
-// that shows it names already.
-func withoutURL(err error, u *url.URL) string {
-	msg := err.Error()
-	for _, s := range []string{u.Redacted() + " ", u.Redacted() + ": ", u.Redacted()} {
-		if strings.Contains(msg, s) {
-			return strings.Replace(msg, s, "", 1)
-		}
-	}
-	return msg
 }
 
 // plural returns "1 page", "2 pages".

@@ -79,9 +79,9 @@ statistics.`)
 			case errors.As(err, &dis):
 				out.stamp("blocked  %s: %s", out.name(dis.URL), dis.Decision)
 			case errors.Is(err, robotsmw.ErrGaveUp):
-				out.stamp("gave up  %s: %v", out.name(r.URL), err)
+				out.stamp("gave up  %s: %s", out.name(r.URL), cmdline.ErrorText(err, r.URL))
 			default: // robots.txt unreachable, Crawl-delay too long
-				out.stamp("failed   %s: %v", out.name(r.URL), err)
+				out.stamp("failed   %s: %s", out.name(r.URL), cmdline.ErrorText(err, r.URL))
 			}
 		},
 	}
@@ -136,7 +136,7 @@ statistics.`)
 		}
 		// The queue takes duplicates; colly skips the pages it visited.
 		if err := q.AddURL(link.String()); err != nil {
-			out.stamp("error    %s: %v", out.name(link), err)
+			out.stamp("error    %s: %s", out.name(link), cmdline.ErrorText(err, link))
 		}
 	})
 	for _, col := range []*colly.Collector{c, links} {
@@ -152,7 +152,7 @@ statistics.`)
 			case !decidedByGuard(err):
 				// colly's own errors (a 404 …); the ErrorHandler has the
 				// Guard's.
-				out.stamp("error    %s: %v", out.name(r.Request.URL), err)
+				out.stamp("error    %s: %s", out.name(r.Request.URL), cmdline.ErrorText(err, r.Request.URL))
 			}
 		})
 	}

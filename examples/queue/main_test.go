@@ -23,7 +23,7 @@ func TestDemo(t *testing.T) {
 		// run dry: the links of a retried page are crawled too.
 		"fetched  shop/catalog/3 (200)",
 		"fetched  partner/widget/4 (200)",
-		"gave up  partner/widget/5: robotsmw: gave up: GET http://localhost:",
+		"gave up  partner/widget/5: robotsmw: gave up: GET after 2 retries",
 		"after 2 retries: robotsmw: status 500 Internal Server Error",
 		"totals: fetched 16 (robots.txt included), blocked 2,",
 		"retried 3,",

@@ -104,9 +104,9 @@ the walk found, what it dropped and why, and the pages fetched.`)
 	})
 	c.OnError(func(r *colly.Response, err error) {
 		if robotsmw.IsFinal(err) {
-			out.stamp("failed  %s: %v", r.Request.URL, err)
+			out.stamp("failed  %s: %s", r.Request.URL, cmdline.ErrorText(err, r.Request.URL))
 		} else {
-			out.stamp("retry   %s: %v", r.Request.URL, err)
+			out.stamp("retry   %s: %s", r.Request.URL, cmdline.ErrorText(err, r.Request.URL))
 		}
 	})
 

@@ -106,3 +106,17 @@ func SiteURL(flagName, raw string) (*url.URL, error) {
 	}
 	return nil, errors.New(msg)
 }
+
+// ErrorText returns the text of err for a line that names u already:
+// without u, which the errors of robotsmw and net/http carry.
+func ErrorText(err error, u *url.URL) string {
+	msg := err.Error()
+	for _, s := range []string{u.Redacted(), u.String()} {
+		for _, t := range []string{` "` + s + `": `, " " + s + ": ", s + " ", s + ": ", s} {
+			if strings.Contains(msg, t) {
+				return strings.Join(strings.Fields(strings.Replace(msg, t, " ", 1)), " ")
+			}
+		}
+	}
+	return msg
+}

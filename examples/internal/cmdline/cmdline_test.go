@@ -3,6 +3,8 @@ package cmdline
 import (
 	"bytes"
 	"context"
+	"errors"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,19 @@ func TestCommand(t *testing.T) {
 	errOut.Reset()
 	if code := c.Finish(ctx, &errOut, ExitOK); code != ExitInterrupted || errOut.String() != "demo: interrupted\n" {
 		t.Errorf("Finish after Ctrl-C = %d, %q; want %d, \"demo: interrupted\"", code, errOut.String(), ExitInterrupted)
+	}
+}
+
+func TestErrorText(t *testing.T) {
+	u, _ := url.Parse("http://127.0.0.1:8080/a?b=1")
+	for _, tc := range []struct{ err, want string }{
+		{"robotsmw: gave up: http://127.0.0.1:8080/a?b=1 not sent: context canceled", "robotsmw: gave up: not sent: context canceled"},
+		{`Get "http://127.0.0.1:8080/a?b=1": dial tcp: connection refused`, "Get dial tcp: connection refused"},
+		{"robotsmw: http://127.0.0.1:8080/a?b=1 disallowed by line 2", "robotsmw: disallowed by line 2"},
+		{"Not Found", "Not Found"},
+	} {
+		if got := ErrorText(errors.New(tc.err), u); got != tc.want {
+			t.Errorf("ErrorText(%q) = %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }
