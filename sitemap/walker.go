@@ -195,7 +195,9 @@ type Walker struct {
 // The walk starts from robots.txt (fetched once through Robots): its
 // Sitemap lines resolved against the robots.txt URL after its redirects,
 // duplicates and junk removed (FromRobots), or /sitemap.xml if there are
-// none. An index's children are walked up to MaxDepth; each sitemap URL,
+// none; or, with Options.Sitemaps, from those sitemaps only (resolved
+// against site). An index's children are walked up to MaxDepth (those
+// Options.Follow lets through); each sitemap URL,
 // and each URL a redirect went through, is fetched at most once a walk, so
 // self-listing indexes and cycles end.
 //
