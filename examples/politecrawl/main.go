@@ -21,8 +21,9 @@
 // Ctrl-C stops the crawl: what was not sent is counted as cancelled, the
 // report is printed and the command exits 130.
 //
-// Exit status: 0 when the crawl ran; 2 for bad usage or a site that cannot
-// be reached; 130 interrupted, after the report.
+// Exit status: 0 when the crawl ran; 1 when no page could be fetched and
+// some gave up (robots.txt unreachable, say); 2 for bad usage or a site
+// that cannot be reached; 130 interrupted, after the report.
 package main
 
 import (
@@ -161,7 +162,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 		prog.stop()
 	}
 	rep.write(stdout, g)
-	return cmd.Finish(ctx, stderr, cmdline.ExitOK)
+	code = cmdline.ExitOK
+	if fetched, gaveUp := rep.outcome(); fetched == 0 && gaveUp > 0 && ctx.Err() == nil {
+		// An unreachable site: say so in the exit status, not only in the report.
+		fmt.Fprintf(stderr, "politecrawl: no page fetched; %s gave up (see the report)\n", plural(gaveUp, "URL"))
+		code = cmdline.ExitFail
+	}
+	return cmd.Finish(ctx, stderr, code)
 }
 
 func isAlreadyVisited(err error) bool {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -101,5 +103,22 @@ func TestInterrupt(t *testing.T) {
 	}
 	if strings.Contains(report, "context canceled") || !regexp.MustCompile(`gave up +0\n`).MatchString(report) {
 		t.Errorf("run after Ctrl-C counted cancelled requests as failures:\n%s", report)
+	}
+}
+
+// TestUnreachable: a site whose robots.txt answers 503 (here with a short
+// Retry-After, so that the Guard's three tries take seconds, not minutes)
+// ends with a report, a line on stderr and exit status 1.
+func TestUnreachable(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"-url", srv.URL, "-sitemaps=false"}, &out, &errOut, false)
+	if code != 1 || !strings.Contains(errOut.String(), "politecrawl: no page fetched; 1 URL gave up") ||
+		!strings.Contains(out.String(), "robots.txt unreachable") {
+		t.Errorf("run against an unreachable site = %d, stderr %q, report:\n%s\nwant 1, the line on stderr and the reason in the report", code, errOut.String(), out.String())
 	}
 }

@@ -155,6 +155,13 @@ func (r *report) onError(resp *colly.Response, err error) {
 	r.inFlight--
 }
 
+// outcome returns the number of pages fetched and of URLs given up.
+func (r *report) outcome() (fetched, gaveUp int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.fetched), len(r.gaveUp)
+}
+
 // plural returns "1 page", "2 pages".
 func plural(n int, word string) string {
 	if n == 1 {
