@@ -147,9 +147,10 @@ func (wk *walk) read(res *result, resp *http.Response) {
 			res.children = append(res.children, u.String())
 			continue
 		}
-		alts := e.Alternates
-		if wk.page(res, sc, u, e) && wk.w.Alternates {
-			wk.alternates(res, sc, final, res.pages[len(res.pages)-1], alts)
+		wk.page(res, sc, u, e)
+		if wk.w.Alternates {
+			// Each alternate on its own merits, whether the page passed or not.
+			wk.alternates(res, sc, final, u.String(), e)
 		}
 	}
 	res.index = !leaf
@@ -187,9 +188,10 @@ func (wk *walk) page(res *result, sc *scope, u *url.URL, e Entry) bool {
 	return true
 }
 
-// alternates passes on the hreflang alternates of the page parent.
-func (wk *walk) alternates(res *result, sc *scope, final *url.URL, parent Entry, alts []Alternate) {
-	for _, a := range alts {
+// alternates passes on the hreflang alternates of the page parent, at
+// loc.
+func (wk *walk) alternates(res *result, sc *scope, final *url.URL, loc string, parent Entry) {
+	for _, a := range parent.Alternates {
 		ref, err := url.Parse(a.Href)
 		if err != nil {
 			res.dropped.Invalid++
@@ -200,10 +202,10 @@ func (wk *walk) alternates(res *result, sc *scope, final *url.URL, parent Entry,
 			res.dropped.Invalid++
 			continue
 		}
-		if u.String() == parent.Loc {
+		if u.String() == loc {
 			continue // the page lists itself among its alternates
 		}
-		wk.page(res, sc, u, Entry{Loc: a.Href, LastMod: parent.LastMod, Priority: -1, AlternateOf: parent.Loc})
+		wk.page(res, sc, u, Entry{Loc: a.Href, LastMod: parent.LastMod, Priority: -1, AlternateOf: loc})
 	}
 }
 

@@ -140,4 +140,14 @@ func TestWalkAlternates(t *testing.T) {
 	if st.Dropped.Scope != 1 || st.Dropped.Robots != 1 || st.Dropped.Duplicate != 1 {
 		t.Errorf("Walk(Alternates) Dropped = %+v, want 1 out of scope, 1 by robots.txt, 1 duplicate", st.Dropped)
 	}
+	// An alternate is judged on its own: the page a filter drops still
+	// brings its alternates that pass.
+	w = &Walker{Options: Options{Alternates: true, Include: []string{"/fr/"}}}
+	var fr []Entry
+	if _, err := w.Walk(context.Background(), s.srv.URL, func(e Entry) error { fr = append(fr, e); return nil }); err != nil {
+		t.Fatalf("Walk(Alternates, Include /fr/): %v", err)
+	}
+	if len(fr) != 1 || fr[0].Loc != s.srv.URL+"/fr/a" || fr[0].AlternateOf != s.srv.URL+"/en/a" {
+		t.Errorf("Walk(Alternates, Include /fr/) = %+v, want /fr/a, an alternate of /en/a", fr)
+	}
 }
