@@ -88,7 +88,8 @@ type Options struct {
 	// Alternates also passes on the hreflang alternates of each page
 	// (<xhtml:link rel="alternate">, Scrapy's sitemap_alternate_links), as
 	// pages of their own with Entry.AlternateOf set, under the same scope,
-	// filters, rules, robots.txt check and duplicate check.
+	// filters, rules, robots.txt check and duplicate check, each on its
+	// own merits (whether or not the page that lists it passed).
 	Alternates bool
 	// NoFallback turns off the fetch of /sitemap.xml when robots.txt lists
 	// no sitemap (or there is none). A fallback that is missing (404 and
