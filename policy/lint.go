@@ -73,8 +73,9 @@ func (s Severity) String() string {
 //	  noindex                 Noindex or Nofollow line: Google stopped honouring
 //	                          them in September 2019
 //	  duplicate-rule          the same rule twice in one group
-//	  unreachable-rule        a Disallow that never decides: an Allow with the
-//	                          same path wins every tie (RFC 9309 §2.2.2)
+//	  unreachable-rule        a Disallow that never applies: an Allow with the
+//	                          same path wins every tie, or it names /robots.txt,
+//	                          which is always allowed (RFC 9309 §2.2.2)
 //	  empty-group             a last group without rules: its crawlers may fetch
 //	                          everything and no longer follow the "*" group
 //	  illegal-character       a rule path holds a character not allowed in URLs
@@ -512,6 +513,11 @@ func (l *linter) rule(ln lineInfo, allow bool, value []byte) {
 			l.add(ln.num, SeverityWarning, codeEmptyRule, "allow without a path is ignored; write \"allow: /\" to allow everything")
 		}
 		return
+	}
+	if !allow && (string(value) == "/robots.txt" || string(value) == "/robots.txt$") {
+		// RFC 9309 §2.2.2: /robots.txt is always allowed.
+		l.add(ln.num, SeverityWarning, codeUnreachableRule,
+			"disallow %s never applies: /robots.txt itself is always allowed (RFC 9309 §2.2.2)", quote(value))
 	}
 	if l.groupRules == nil {
 		l.groupRules = make(map[groupRule]int)

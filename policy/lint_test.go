@@ -153,6 +153,7 @@ func TestLint(t *testing.T) {
 		{"duplicate rule", "User-agent: *\nDisallow: /a\nAllow: /b\nDisallow: /a\nUser-agent: x\nDisallow: /a\n", []string{lintAt(4, codeDuplicateRule)}},
 		{"written two ways is no duplicate", "User-agent: *\nDisallow: /ä\nDisallow: /%C3%A4\n", nil},
 		{"disallow that never decides", "User-agent: *\nDisallow: /a\nAllow: /a\n", []string{lintAt(3, codeUnreachableRule)}},
+		{"disallow of robots.txt", "User-agent: *\nDisallow: /robots.txt\nDisallow: /robots.txt.bak\n", []string{lintAt(2, codeUnreachableRule)}},
 		{"empty last group", "User-agent: *\nDisallow: /a\n\nUser-agent: badbot\n", []string{lintAt(4, codeEmptyGroup)}},
 		{"empty last group with crawl-delay", "User-agent: *\nDisallow: /a\n\nUser-agent: slowbot\nCrawl-delay: 5\n", nil},
 		{"lone star group", "User-agent: *\n", nil},
