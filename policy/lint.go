@@ -70,6 +70,8 @@ func (s Severity) String() string {
 //	  multiple-global-groups  a second "User-agent: *" group; RFC 9309 §2.2.1
 //	                          merges them, Yandex's analyser rejects it
 //	  clean-param-name        Clean-param name Yandex's syntax does not allow
+//	  clean-param-path        Clean-param path prefix with a character Yandex's
+//	                          syntax does not allow (A-Z a-z 0-9 . - / * _)
 //	  noindex                 Noindex or Nofollow line: Google stopped honouring
 //	                          them in September 2019
 //	  duplicate-rule          the same rule twice in one group
@@ -120,6 +122,7 @@ const (
 	codeCleanParam      = "invalid-clean-param"
 	codeCrawlDelay      = "invalid-crawl-delay"
 	codeCleanParamName  = "clean-param-name"
+	codeCleanParamPath  = "clean-param-path"
 	codeNoindex         = "noindex"
 	codeDuplicateRule   = "duplicate-rule"
 	codeUnreachableRule = "unreachable-rule"
@@ -748,10 +751,27 @@ func (l *linter) cleanParam(ln lineInfo, value []byte) {
 			"clean-param %s names no parameter, so the line is ignored; %s", quote(value), syntax)
 		return
 	}
-	if len(fields) == 2 && fields[1][0] != '/' && fields[1][0] != '*' {
-		l.add(ln.num, SeverityError, codeCleanParam,
-			"clean-param path %s starts with neither '/' nor '*', so it matches no url; %s", strconv.Quote(fields[1]), syntax)
+	if len(fields) < 2 {
+		return
 	}
+	path := fields[1]
+	if path[0] != '/' && path[0] != '*' {
+		l.add(ln.num, SeverityError, codeCleanParam,
+			"clean-param path %s starts with neither '/' nor '*', so it matches no url; %s", strconv.Quote(path), syntax)
+		return
+	}
+	if i := strings.IndexFunc(path, func(r rune) bool { return !isCleanPathChar(r) }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(path[i:])
+		l.add(ln.num, SeverityWarning, codeCleanParamPath,
+			"clean-param path %s holds %s; yandex allows only letters, digits, '.', '-', '/', '*' and '_' in the prefix", strconv.Quote(path), strconv.QuoteRune(r))
+	}
+}
+
+// isCleanPathChar reports whether r may appear in a Clean-param path
+// prefix: Yandex allows A-Za-z0-9.-/*_ there.
+func isCleanPathChar(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' ||
+		r == '.' || r == '-' || r == '/' || r == '*' || r == '_'
 }
 
 // isParamChar reports whether r may appear in a Clean-param parameter

@@ -26,6 +26,7 @@ var lintSeverity = map[string]Severity{
 	codeCrawlDelay:      SeverityError,
 	codeMultipleGlobal:  SeverityWarning,
 	codeCleanParamName:  SeverityWarning,
+	codeCleanParamPath:  SeverityWarning,
 	codeNoindex:         SeverityWarning,
 	codeDuplicateRule:   SeverityWarning,
 	codeUnreachableRule: SeverityWarning,
@@ -108,6 +109,7 @@ func TestLint(t *testing.T) {
 		{"clean-param fine", "Clean-param: utm_source&utm_medium /articles/\nClean-param: ref\nClean-param: s *.php\nClean-param: panorama%5Bspan%5D&a[b] /maps/\n", nil},
 		{"clean-param with a value", "Clean-param: print=1 /news/\n", []string{lintAt(1, codeCleanParamName)}},
 		{"clean-param leading ampersand", "Clean-param: &st.cmd\n", nil}, // Yandex's own robots.txt
+		{"clean-param path outside yandex's characters", "Clean-param: s /forum/show$thread.php\nClean-param: s /a-b_c/*.php\n", []string{lintAt(1, codeCleanParamPath)}},
 		{"clean-param only ampersands", "Clean-param: && /x\n", []string{lintAt(1, codeCleanParam)}},
 		{"clean-param over 500", "Clean-param: " + strings.Repeat("a", 501) + "\n", []string{lintAt(1, codeCleanParam)}},
 		{"clean-param empty", "Clean-param:\n", []string{lintAt(1, codeCleanParam)}},
