@@ -137,9 +137,12 @@ func TestBinaryCheckUnreachable(t *testing.T) {
 		w.Write([]byte("User-agent: *\nDisallow: /no\n"))
 	}))
 	defer ok.Close()
-	code, out, _ := runBinary(t, "", "check", ok.URL+"/no", down.URL+"/a")
+	code, out, errOut := runBinary(t, "", "check", ok.URL+"/no", down.URL+"/a", down.URL+"/b")
 	if code != exitUsage || !strings.Contains(out, "DISALLOWED "+down.URL+"/a: "+down.URL+"/robots.txt is unreachable (answered 503 Service Unavailable), so everything is disallowed") {
 		t.Errorf("check with an unreachable robots.txt: exit %d, stdout %q; want %d and the RFC verdict", code, out, exitUsage)
+	}
+	if want := "robotstxt: check: 1 robots.txt could not be read; its URLs are reported DISALLOWED, as RFC 9309 §2.3.1.4 says (exit status 2)\n"; errOut != want {
+		t.Errorf("check with an unreachable robots.txt: stderr %q, want %q", errOut, want)
 	}
 	code, out, _ = runBinary(t, down.URL+"/b\n", "check", "-json")
 	res := jsonLines[CheckResult](t, out)

@@ -124,6 +124,17 @@ func (e *env) check(ctx context.Context, cr checkRun, args []string) (int, error
 		}
 	}
 	status := exitOK
+	unreachable := map[string]bool{} // robots.txt files that could not be read
+	defer func() {
+		files := fmt.Sprintf("%d robots.txt files", len(unreachable))
+		switch len(unreachable) {
+		case 0:
+			return
+		case 1:
+			files = "1 robots.txt"
+		}
+		fmt.Fprintf(e.stderr, "robotstxt: check: %s could not be read; its URLs are reported DISALLOWED, as RFC 9309 §2.3.1.4 says (exit status 2)\n", files)
+	}()
 	one := func(raw string, u *url.URL) error {
 		rt := fixed
 		if rt == nil {
@@ -136,6 +147,7 @@ func (e *env) check(ctx context.Context, cr checkRun, args []string) (int, error
 		switch {
 		case rt.err != nil:
 			status = exitUsage // the verdict is RFC 9309's, not the site's
+			unreachable[res.Robots] = true
 		case !res.Allowed && status == exitOK:
 			status = exitFail
 		}
