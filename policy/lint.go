@@ -245,15 +245,24 @@ type linter struct {
 	globalLine   int  // line of the first "User-agent: *" group, 0 for none
 	rules        int  // Allow and Disallow lines so far
 
-	agentLine  int               // first User-agent line of the current group, 0 for none
-	groupLines bool              // the current group has a Crawl-delay line
-	groupRules map[groupRule]int // rules of the current group → their line
+	agentLine  int            // first User-agent line of the current group, 0 for none
+	groupLines bool           // the current group has a Crawl-delay line
+	groupRules map[uint64]int // ruleKey of the current group's rules → their line
 }
 
-// A groupRule is a rule as the duplicate check compares it.
-type groupRule struct {
-	allow bool
-	path  string
+// ruleKey is the key of a rule in the duplicate check: a 64-bit FNV-1a
+// hash of its path as written, with the kind in the lowest bit. A
+// collision (2^-63 for two rules) would report a false duplicate.
+func ruleKey(allow bool, path []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range path {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	if allow {
+		return h | 1
+	}
+	return h &^ 1
 }
 
 // finish makes the checks that need the whole file: a last group that
@@ -523,17 +532,17 @@ func (l *linter) rule(ln lineInfo, allow bool, value []byte) {
 			"disallow %s never applies: /robots.txt itself is always allowed (RFC 9309 §2.2.2)", quote(value))
 	}
 	if l.groupRules == nil {
-		l.groupRules = make(map[groupRule]int)
+		l.groupRules = make(map[uint64]int)
 	}
 	// Compared as written: files list "/ä" and "/%C3%A4" on purpose, for
 	// crawlers that do not normalise (RFC 9309 §2.2.2).
-	norm := string(value)
-	if first, dup := l.groupRules[groupRule{allow, norm}]; dup {
+	k := ruleKey(allow, value)
+	if first, dup := l.groupRules[k]; dup {
 		l.add(ln.num, SeverityWarning, codeDuplicateRule,
 			"%s %s repeats line %d of the same group", key, quote(value), first)
 	} else {
-		l.groupRules[groupRule{allow, norm}] = ln.num
-		if first, ok := l.groupRules[groupRule{!allow, norm}]; ok {
+		l.groupRules[k] = ln.num
+		if first, ok := l.groupRules[k^1]; ok {
 			dis := ln.num
 			if !allow {
 				dis = first
