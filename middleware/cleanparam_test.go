@@ -98,3 +98,23 @@ func TestCanonSetKeepsClaim(t *testing.T) {
 		t.Errorf("check of a variant = %v, want ErrDuplicate", err)
 	}
 }
+
+// TestSeedCleanParams: on a synchronous collector, Seed counts a page
+// visited in its canonical form as visited, not queued.
+func TestSeedCleanParams(t *testing.T) {
+	s := sitemapSite(t, "Clean-param: ref\nSitemap: /sm.xml\n", map[string]string{
+		"/sm.xml": urlsetXML("/p/a?ref=1", "/p/a?ref=2", "/p/b"),
+	}, nil)
+	g := &Guard{Rate: rate.Inf, CleanParams: true}
+	c := colly.NewCollector(g.Attach)
+	st, err := g.Seed(c, s.URL)
+	if err != nil {
+		t.Fatalf("Seed: %v", err)
+	}
+	if got, want := pagesVisited(t, s), []string{"/p/a", "/p/b"}; !slices.Equal(got, want) {
+		t.Errorf("Seed visited %q, want %q", got, want)
+	}
+	if st.Queued != 2 || st.Visited != 1 {
+		t.Errorf("Seed stats: queued %d, visited %d; want 2 and 1", st.Queued, st.Visited)
+	}
+}

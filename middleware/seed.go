@@ -55,8 +55,9 @@ type SeedStats struct {
 	Queued int
 	// Visited counts the pages the collector refused because it had
 	// visited them already: reached through links while Seed ran, or
-	// seeded before. (Dropped.Duplicate counts the duplicates within the
-	// sitemaps.) With a Queue as the target it stays 0: the collector
+	// seeded before; with Guard.CleanParams, on a synchronous collector,
+	// also those visited in their canonical form. (Dropped.Duplicate counts
+	// the duplicates within the sitemaps.) With a Queue as the target it stays 0: the collector
 	// refuses visited pages later, when the queue runs.
 	Visited int
 	// Rejected counts the pages the collector refused for another reason
@@ -117,7 +118,8 @@ func (g *Guard) Seed(c *colly.Collector, site string) (SeedStats, error) {
 		switch {
 		case ferr == nil:
 			st.Queued++
-		case errors.As(ferr, &av):
+		case errors.As(ferr, &av), errors.Is(ferr, ErrDuplicate):
+			// Visited already, as such or (CleanParams) in canonical form.
 			st.Visited++
 		case notSent(ferr) || errors.Is(ferr, errQueue):
 			st.Rejected++
