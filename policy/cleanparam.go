@@ -53,8 +53,9 @@ func (cp CleanParam) Applies(path string) bool {
 
 // Canonical returns the canonical form of u under the file's Clean-param
 // lines (Yandex): u without the query parameters that a line applying to
-// u's path names. Names are compared as written, case-sensitively, with
-// the parameter names of the query as they appear in it (not decoded).
+// u's path names. Names are compared case-sensitively, percent-escapes
+// decoded on both sides: the line's "panorama%5Bspan%5D" (Yandex's own
+// robots.txt) names the query's "panorama[span]" and "panorama%5Bspan%5D".
 // The other parameters keep their order and spelling; a query left empty
 // is removed with its '?'. The fragment is kept. Every line that applies
 // is used, wherever it stands and whichever group the crawler follows.
@@ -73,7 +74,9 @@ func (r *Robots) Canonical(u *url.URL) *url.URL {
 	var names []string
 	for _, cp := range r.cleanParams {
 		if cp.Applies(path) {
-			names = append(names, cp.Params...)
+			for _, p := range cp.Params {
+				names = append(names, unescapeName(p))
+			}
 		}
 	}
 	if len(names) == 0 {
@@ -83,7 +86,7 @@ func (r *Robots) Canonical(u *url.URL) *url.URL {
 	removed := false
 	for _, pair := range strings.Split(u.RawQuery, "&") {
 		name, _, _ := strings.Cut(pair, "=")
-		if pair != "" && containsString(names, name) {
+		if pair != "" && containsString(names, unescapeName(name)) {
 			removed = true
 			continue
 		}
@@ -99,6 +102,18 @@ func (r *Robots) Canonical(u *url.URL) *url.URL {
 		c.RawQuery = ""
 	}
 	return &c
+}
+
+// unescapeName decodes the percent-escapes of a parameter name ('+' is
+// a space in a query); a name with a bad escape stays as written.
+func unescapeName(s string) string {
+	if !strings.ContainsAny(s, "%+") {
+		return s
+	}
+	if d, err := url.QueryUnescape(s); err == nil {
+		return d
+	}
+	return s
 }
 
 func containsString(list []string, s string) bool {

@@ -13,6 +13,7 @@ func TestCanonical(t *testing.T) {
 		"Clean-param: sid&sort /forum/*.php\n" +
 		"Clean-param: &utm_source&utm_medium\n" + // every path; leading '&' skipped
 		"Clean-param: Case /c\n" +
+		"Clean-param: panorama%5Bspan%5D /maps/\n" +
 		"Clean-param: x " + "/" + strings.Repeat("a", 500) + "\n" // over 500 characters: ignored
 	r := Parse([]byte(body))
 	for _, tc := range []struct{ in, want string }{
@@ -32,6 +33,10 @@ func TestCanonical(t *testing.T) {
 		// Names are case-sensitive and compared whole.
 		{"https://x.test/c?case=1&Case=2&Cases=3", "https://x.test/c?case=1&Cases=3"},
 		{"https://x.test/a?utm_source_x=1", "https://x.test/a?utm_source_x=1"},
+		// Escapes decoded on both sides.
+		{"https://x.test/maps/?panorama[span]=1&z=2", "https://x.test/maps/?z=2"},
+		{"https://x.test/maps/?panorama%5Bspan%5D=1&z=2", "https://x.test/maps/?z=2"},
+		{"https://x.test/maps/?panorama%5Bspan%5=1", "https://x.test/maps/?panorama%5Bspan%5=1"},
 		// A name without a value, and a repeated one.
 		{"https://x.test/a?utm_source&utm_source=2&k", "https://x.test/a?k"},
 		{"https://x.test/a", "https://x.test/a"},
