@@ -215,7 +215,16 @@
 // back-pressure: a window of requests in flight on an async collector, one
 // page at a time on a synchronous one, or a colly queue as the target
 // ([Seeding]). The walk's counts come back in [SeedStats]; sitemaps that
-// failed, in a *sitemap.WalkError, after the others were walked.
+// failed, in a *sitemap.WalkError, after the others were walked. Seeding
+// can start from given sitemaps, follow chosen index children, tag pages
+// by rules (the tag is in the request's Ctx under [SitemapTagKey]) and seed
+// hreflang alternates, as Scrapy's SitemapSpider does.
+//
+// # Clean-param
+//
+// With [Guard.CleanParams], URLs that differ only in query parameters a
+// Clean-param line of their robots.txt names (Yandex) are fetched once;
+// later ones end with a *[DuplicateError].
 //
 // # Page directives and links
 //

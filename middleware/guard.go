@@ -91,6 +91,17 @@ type Guard struct {
 	// requests are reported with ErrCrawlDelayTooLong.
 	ClampCrawlDelay bool
 
+	// CleanParams, if set, fetches URLs that differ only in query
+	// parameters a Clean-param line of their robots.txt names (Yandex;
+	// policy.Robots.Canonical) once: a request whose canonical form was
+	// requested before under another URL is not sent and ends with a
+	// *DuplicateError (ErrDuplicate). colly's visited check compares
+	// whole URLs before the Guard sees a request, so the Guard keeps the
+	// canonical forms itself: 16 bytes for each URL a Clean-param line
+	// applies to, for the Guard's lifetime (like colly's own visited
+	// set), none for other URLs. Each Guard of a fleet keeps its own.
+	CleanParams bool
+
 	// Cache holds the robots.txt policies. If nil, the Guard makes its own,
 	// whose robots.txt requests go through the transport of the collector
 	// that makes the first request (as it was before Attach: its proxy and
@@ -128,7 +139,8 @@ type Guard struct {
 
 	// ErrorHandler, if non-nil, is called once for every request with a
 	// final outcome the Guard decided: an error wrapping ErrDisallowed,
-	// ErrCrawlDelayTooLong, ErrRobotsUnreachable or ErrGaveUp; and, with
+	// ErrCrawlDelayTooLong, ErrRobotsUnreachable, ErrGaveUp or (with
+	// CleanParams) ErrDuplicate; and, with
 	// FollowLinks, once for every link not followed, with a
 	// *NotFollowedError (ErrNotFollowed) and a request that was never sent. It is not
 	// called for deferrals and retries (colly's OnError sees those, with a
@@ -159,13 +171,14 @@ type Guard struct {
 	ownOnce sync.Once
 	own     *policy.Cache
 
-	pacer    pacerState   // what the Guard keeps about its Pacer
-	hosts    hostTable    // per-host pacing and back-off
-	totals   totals       // counters over all hosts
-	tickets  ticketBox    // verdicts on their way to the transport
-	attempts attemptTable // failed attempts per request
-	later    laterQueue   // deferred requests
-	seeds    seedTable    // Seed's requests in flight
+	pacer     pacerState   // what the Guard keeps about its Pacer
+	hosts     hostTable    // per-host pacing and back-off
+	totals    totals       // counters over all hosts
+	tickets   ticketBox    // verdicts on their way to the transport
+	attempts  attemptTable // failed attempts per request
+	later     laterQueue   // deferred requests
+	seeds     seedTable    // Seed's requests in flight
+	canonical canonSet     // CleanParams: canonical forms requested
 
 	seedValidators sitemap.Validators // Seed's sitemaps' ETag and Last-Modified
 
@@ -244,6 +257,9 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	ctx := withCrawl(collectorContext(c), c)
 	reserved := g.attempts.reserved(r.Method, r.URL)
 	err := g.admit(ctx, g.cacheFor(c, nil), r.URL, g.agent(c), g.maxWait(), reserved, false)
+	if err == nil && g.CleanParams {
+		err = g.canonical.check(g.cacheFor(c, nil), r.Method, r.URL)
+	}
 	if t == nil || t.g != g {
 		// No transport of this Guard will see r: decide here.
 		if err != nil {
@@ -372,7 +388,8 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, err error) {
 		g.deferRequest(c, r, de)
 		return
 	case errors.Is(err, ErrDisallowed), errors.Is(err, ErrGaveUp),
-		errors.Is(err, ErrRobotsUnreachable), errors.Is(err, ErrCrawlDelayTooLong):
+		errors.Is(err, ErrRobotsUnreachable), errors.Is(err, ErrCrawlDelayTooLong),
+		errors.Is(err, ErrDuplicate):
 		g.report(r, err)
 	case crawl != nil:
 		// The crawl is over: colly failed the request before the Guard's
@@ -391,7 +408,7 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, err error) {
 func (g *Guard) report(r *colly.Request, err error) {
 	g.attempts.clear(r.Method, r.URL)
 	g.seeds.done(r)
-	if !errors.Is(err, ErrDisallowed) && !errors.Is(err, ErrCrawlDelayTooLong) {
+	if !errors.Is(err, ErrDisallowed) && !errors.Is(err, ErrCrawlDelayTooLong) && !errors.Is(err, ErrDuplicate) {
 		g.count(g.host(r.URL), cGaveUp)
 	}
 	if g.ErrorHandler != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -17,9 +18,11 @@ import (
 // sitemaps robots.txt lists (else /sitemap.xml), in the protocol's scope,
 // every page once, fed to the collector as fast as it takes them.
 type Seeding struct {
-	// Options are the walk's scope, filters (lastmod since, include and
-	// exclude patterns, URLs per site), fallback and depth; see
-	// sitemap.Options.
+	// Options are the walk's start (the sitemaps of robots.txt, or given
+	// Sitemaps), scope, filters (lastmod since, include and exclude
+	// patterns, URLs per site), index children to Follow, Rules that tag
+	// pages (the tag goes to the request's Ctx under SitemapTagKey),
+	// hreflang Alternates, fallback and depth; see sitemap.Options.
 	sitemap.Options
 
 	// Queue, if set, receives the pages (Queue.AddURL) instead of the
@@ -52,8 +55,9 @@ type SeedStats struct {
 	Queued int
 	// Visited counts the pages the collector refused because it had
 	// visited them already: reached through links while Seed ran, or
-	// seeded before. (Dropped.Duplicate counts the duplicates within the
-	// sitemaps.) With a Queue as the target it stays 0: the collector
+	// seeded before; with Guard.CleanParams, on a synchronous collector,
+	// also those visited in their canonical form. (Dropped.Duplicate counts
+	// the duplicates within the sitemaps.) With a Queue as the target it stays 0: the collector
 	// refuses visited pages later, when the queue runs.
 	Visited int
 	// Rejected counts the pages the collector refused for another reason
@@ -106,24 +110,25 @@ func (g *Guard) Seed(c *colly.Collector, site string) (SeedStats, error) {
 	w := g.seedWalker(c, t.next)
 	ctx := collectorContext(c)
 	var st SeedStats
-	var feed func(loc string) error
+	var feed func(e sitemap.Entry) error
 	switch {
 	case g.Seeding.Queue != nil:
-		feed = func(loc string) error { return addToQueue(ctx, g.Seeding.Queue, loc) }
+		feed = func(e sitemap.Entry) error { return addToQueue(ctx, g.Seeding.Queue, e) }
 	case c.Async:
 		g.seeds.watch(c)
 		run := g.seeds.open(g.seedWindow())
-		feed = func(loc string) error { return g.seeds.request(ctx, run, c, loc) }
+		feed = func(e sitemap.Entry) error { return g.seeds.request(ctx, run, c, e) }
 	default:
-		feed = c.Visit
+		feed = func(e sitemap.Entry) error { return c.Request("GET", e.Loc, nil, seedContext(nil, e), nil) }
 	}
 	ws, err := w.Walk(ctx, site, func(e sitemap.Entry) error {
-		ferr := feed(e.Loc)
+		ferr := feed(e)
 		var av *colly.AlreadyVisitedError
 		switch {
 		case ferr == nil:
 			st.Queued++
-		case errors.As(ferr, &av):
+		case errors.As(ferr, &av), errors.Is(ferr, ErrDuplicate):
+			// Visited already, as such or (CleanParams) in canonical form.
 			st.Visited++
 		case notSent(ferr) || errors.Is(ferr, errQueue):
 			st.Rejected++
@@ -184,12 +189,20 @@ func (g *Guard) seedWindow() int {
 // errQueue marks a URL the queue refused.
 var errQueue = errors.New("robotsmw: queue refused the URL")
 
-// addToQueue adds loc to q, waiting while q is full: from 10 ms, doubling
-// to 1 s, until ctx ends.
-func addToQueue(ctx context.Context, q *queue.Queue, loc string) error {
+// addToQueue adds the page e to q, waiting while q is full: from 10 ms,
+// doubling to 1 s, until ctx ends.
+func addToQueue(ctx context.Context, q *queue.Queue, e sitemap.Entry) error {
 	wait := 10 * time.Millisecond
+	add := func() error { return q.AddURL(e.Loc) }
+	if e.Tag != "" || e.AlternateOf != "" {
+		u, err := url.Parse(e.Loc)
+		if err != nil {
+			return errors.Join(errQueue, err)
+		}
+		add = func() error { return q.AddRequest(&colly.Request{URL: u, Method: "GET", Ctx: seedContext(nil, e)}) }
+	}
 	for {
-		err := q.AddURL(loc)
+		err := add()
 		if !errors.Is(err, colly.ErrQueueFull) {
 			if err != nil {
 				return errors.Join(errQueue, err)

@@ -8,6 +8,8 @@ import (
 	"weak"
 
 	"github.com/gocolly/colly/v2"
+
+	"github.com/robotsmw/robotsmw/sitemap"
 )
 
 // Seed bounds the requests it starts on an asynchronous collector, which
@@ -62,11 +64,11 @@ func (s *seedTable) open(window int) *seedRun {
 
 // request visits loc through c with a context of its own, once the run
 // has a free slot, and tracks it until it ends.
-func (s *seedTable) request(ctx context.Context, run *seedRun, c *colly.Collector, loc string) error {
+func (s *seedTable) request(ctx context.Context, run *seedRun, c *colly.Collector, e sitemap.Entry) error {
 	if err := s.acquire(ctx, run); err != nil {
 		return err
 	}
-	cctx := colly.NewContext()
+	cctx := seedContext(colly.NewContext(), e)
 	key := weak.Make(cctx)
 	s.mu.Lock()
 	if s.m == nil {
@@ -75,7 +77,7 @@ func (s *seedTable) request(ctx context.Context, run *seedRun, c *colly.Collecto
 	s.m[key] = run
 	s.active.Add(1)
 	s.mu.Unlock()
-	err := c.Request("GET", loc, nil, cctx, nil)
+	err := c.Request("GET", e.Loc, nil, cctx, nil)
 	if err != nil {
 		s.release(key)
 	}

@@ -34,7 +34,8 @@
 //   - The agent passed to Allowed is a product token, compared whole;
 //     [ProductToken] extracts it from a User-Agent header.
 //   - Crawl-delay and Yandex's Clean-param are read ([Robots.CrawlDelay],
-//     [Robots.CleanParams]); Google ignores both.
+//     [Robots.CleanParams]); Google ignores both. [Robots.Canonical]
+//     applies Clean-param: a URL without the parameters it names.
 //
 // Google-specific behaviour that is kept: only the first [MaxSize] bytes
 // are read; a partial BOM is skipped; lines are cut at 16,663 bytes; a NUL

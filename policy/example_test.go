@@ -99,3 +99,19 @@ func ExampleRobots_Sitemaps() {
 	// https://example.com/sitemap.xml
 	// https://example.com/news/sitemap.xml
 }
+
+func ExampleRobots_Canonical() {
+	r := policy.Parse([]byte("User-agent: *\nDisallow:\nClean-param: ref&utm_source /shop/\n"))
+	for _, raw := range []string{
+		"https://example.com/shop/item?id=7&ref=mail",
+		"https://example.com/shop/item?utm_source=ad&id=7",
+		"https://example.com/blog/?ref=mail", // another path: kept
+	} {
+		u, _ := url.Parse(raw)
+		fmt.Println(r.Canonical(u))
+	}
+	// Output:
+	// https://example.com/shop/item?id=7
+	// https://example.com/shop/item?id=7
+	// https://example.com/blog/?ref=mail
+}

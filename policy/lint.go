@@ -23,11 +23,12 @@ const (
 type Severity uint8
 
 const (
-	// SeverityError: the line does not do what its author meant; crawlers
-	// ignore it or read it differently (ROBOTS.md §11, "Errors").
+	// SeverityError: crawlers ignore the line (or the file) or read it
+	// differently from what it says: it cannot do what its author meant.
 	SeverityError Severity = iota + 1
-	// SeverityWarning: the line works for Google and this library but is
-	// fragile or ignored by other crawlers (ROBOTS.md §11, "Warnings").
+	// SeverityWarning: a likely mistake. The line is read, by Google and
+	// this library at least, but probably does not do what its author
+	// meant, or other crawlers read it differently.
 	SeverityWarning
 )
 
@@ -54,9 +55,9 @@ func (s Severity) String() string {
 //	  rule-bad-start          rule path starts with neither '/' nor '*'
 //	  rule-too-long           rule path longer than 1024 characters (Yandex)
 //	  too-many-rules          more than 2048 rules in the file (Yandex)
-//	  multiple-global-groups  a second "User-agent: *" group
 //	  invalid-sitemap         Sitemap value is not an absolute http(s) URL
-//	  invalid-clean-param     Clean-param value does not follow Yandex's syntax
+//	  invalid-clean-param     Clean-param line Yandex ignores: no name, over 500
+//	                          characters, more than two fields, a bad path prefix
 //	  invalid-crawl-delay     Crawl-delay is not a non-negative number
 //	warnings:
 //	  line-too-long           line cut at Google's line length limit
@@ -64,7 +65,21 @@ func (s Severity) String() string {
 //	  invalid-utf8            a directive holds bytes that are not UTF-8
 //	  accepted-typo           misspelt or over-long key that Google accepts
 //	  missing-colon           whitespace instead of ':' after the key
-//	  empty-rule              Allow or Disallow without a path
+//	  empty-rule              Allow without a path (a bare Disallow is the
+//	                          1994 standard's allow-all idiom: no diagnostic)
+//	  multiple-global-groups  a second "User-agent: *" group; RFC 9309 §2.2.1
+//	                          merges them, Yandex's analyser rejects it
+//	  clean-param-name        Clean-param name Yandex's syntax does not allow
+//	  clean-param-path        Clean-param path prefix with a character Yandex's
+//	                          syntax does not allow (A-Z a-z 0-9 . - / * _)
+//	  noindex                 Noindex or Nofollow line: Google stopped honouring
+//	                          them in September 2019
+//	  duplicate-rule          the same rule twice in one group
+//	  unreachable-rule        a Disallow that never applies: an Allow with the
+//	                          same path wins every tie, or it names /robots.txt,
+//	                          which is always allowed (RFC 9309 §2.2.2)
+//	  empty-group             a last group without rules: its crawlers may fetch
+//	                          everything and no longer follow the "*" group
 //	  illegal-character       a rule path holds a character not allowed in URLs
 //	  literal-dollar          '$' before the end of a rule path
 //	  hash-in-value           a '#' right after a value starts a comment
@@ -106,6 +121,12 @@ const (
 	codeSitemap         = "invalid-sitemap"
 	codeCleanParam      = "invalid-clean-param"
 	codeCrawlDelay      = "invalid-crawl-delay"
+	codeCleanParamName  = "clean-param-name"
+	codeCleanParamPath  = "clean-param-path"
+	codeNoindex         = "noindex"
+	codeDuplicateRule   = "duplicate-rule"
+	codeUnreachableRule = "unreachable-rule"
+	codeEmptyGroup      = "empty-group"
 	codeLineTooLong     = "line-too-long"
 	codeNUL             = "nul-byte"
 	codeUTF8            = "invalid-utf8"
@@ -144,6 +165,7 @@ func Lint(body []byte) []Diagnostic {
 	scanned := l.diags
 	l.diags = nil
 	parse(body, &l)
+	l.finish()
 	lines := mergeDiagnostics(scanned, l.diags)
 
 	// Whole-file checks.
@@ -160,7 +182,12 @@ func Lint(body []byte) []Diagnostic {
 			l.htmlTag, l.htmlLine))
 	}
 	if len(body) > MaxSize {
-		// The cut line is the last one read, so this sorts last.
+		// The cut line is the last one read, so this sorts last; what the
+		// other checks say about its remains ("Di" of a cut "Disallow")
+		// is noise.
+		if cut := read[len(read)-1]; cut != '\n' && cut != '\r' {
+			lines = slices.DeleteFunc(lines, func(d Diagnostic) bool { return d.Line == l.lines })
+		}
 		tail = append(tail, newDiagnostic(l.lines, SeverityError, codeTooLarge,
 			"file is %d bytes; only the first %d bytes (500 KiB) are read, so line %d is cut and everything after it is ignored",
 			len(body), MaxSize, l.lines))
@@ -169,7 +196,11 @@ func Lint(body []byte) []Diagnostic {
 		n := len(lines)
 		lines = slices.DeleteFunc(lines, func(d Diagnostic) bool { return slices.Contains(quiet, d.Code) })
 		if hidden := n - len(lines); hidden > 0 {
-			head[0].Message += fmt.Sprintf(" (%d diagnostics about lines that are not directives left out)", hidden)
+			if hidden == 1 {
+				head[0].Message += " (1 diagnostic about a line that is not a directive left out)"
+			} else {
+				head[0].Message += fmt.Sprintf(" (%d diagnostics about lines that are not directives left out)", hidden)
+			}
 		}
 	}
 	if len(head)+len(lines)+len(tail) == 0 {
@@ -213,6 +244,38 @@ type linter struct {
 	recordGlobal bool // the current record names '*'
 	globalLine   int  // line of the first "User-agent: *" group, 0 for none
 	rules        int  // Allow and Disallow lines so far
+
+	agentLine  int            // first User-agent line of the current group, 0 for none
+	groupLines bool           // the current group has a Crawl-delay line
+	groupRules map[uint64]int // ruleKey of the current group's rules → their line
+}
+
+// ruleKey is the key of a rule in the duplicate check: a 64-bit FNV-1a
+// hash of its path as written, with the kind in the lowest bit. A
+// collision (2^-63 for two rules) would report a false duplicate.
+func ruleKey(allow bool, path []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range path {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	if allow {
+		return h | 1
+	}
+	return h &^ 1
+}
+
+// finish makes the checks that need the whole file: a last group that
+// names crawlers other than '*' but has no rules, in a file with a '*'
+// group, takes them out of the '*' group's rules.
+func (l *linter) finish() {
+	if l.agentLine == 0 || l.inRules || l.groupLines || l.recordGlobal || l.globalLine == 0 {
+		return
+	}
+	d := newDiagnostic(l.agentLine, SeverityWarning, codeEmptyGroup,
+		"the last group has no allow or disallow line, so its crawlers may fetch everything and no longer follow the \"*\" group of line %d (RFC 9309 §2.2.1)", l.globalLine)
+	i, _ := slices.BinarySearchFunc(l.diags, d.Line+1, func(e Diagnostic, line int) int { return e.Line - line })
+	l.diags = slices.Insert(l.diags, i, d)
 }
 
 func (l *linter) add(line int, sev Severity, code, format string, args ...any) {
@@ -378,8 +441,10 @@ func (l *linter) lineChecks(ln lineInfo, canonical string, value []byte) {
 func (l *linter) userAgent(ln lineInfo, value []byte) {
 	l.lineChecks(ln, keyName(keyUserAgent), value)
 	// RFC 9309 §2.1: a user-agent line after a rule starts a new group.
-	if l.inRules {
+	if l.inRules || l.agentLine == 0 {
 		l.inRules, l.recordGlobal = false, false
+		l.agentLine, l.groupLines = ln.num, false
+		clear(l.groupRules)
 	}
 	l.seenAgent = true
 	if isGlobalAgent(value) {
@@ -391,10 +456,11 @@ func (l *linter) userAgent(ln lineInfo, value []byte) {
 			l.globalLine = ln.num
 			return
 		}
-		// ROBOTS.md §11: only one '*' group is allowed (Yandex); Google
-		// merges them (RFC 9309 §2.2.1).
-		l.add(ln.num, SeverityError, codeMultipleGlobal,
-			"another \"user-agent: *\" group; the first one starts on line %d; google merges them, other crawlers may use only one", l.globalLine)
+		// RFC 9309 §2.2.1 merges them, so this is no error; Yandex's
+		// analyser rejects it (ROBOTS.md §11), and a second group is often
+		// one forgotten about.
+		l.add(ln.num, SeverityWarning, codeMultipleGlobal,
+			"another \"user-agent: *\" group; the first one starts on line %d; crawlers following RFC 9309 merge them, yandex's analyser reports it", l.globalLine)
 		return
 	}
 	token := tokenPrefix(string(value))
@@ -407,12 +473,30 @@ func (l *linter) userAgent(ln lineInfo, value []byte) {
 	case len(token) < len(value):
 		// ROBOTS.md §12: "googlebot/1.2" and "googlebot*" name googlebot,
 		// which is meant; anything else after the token probably is not.
-		rest := value[len(token):]
-		if string(rest) != "*" && !(rest[0] == '/' && !bytes.ContainsAny(rest, " \t")) {
+		// A crawler cuts its own name the same way, so "MJ12bot" and
+		// "SuperBot/3.1 (Win32)" still name MJ12bot and SuperBot: no
+		// mistake. A list of names ("Googlebot, Bingbot") names only its
+		// first, and a browser's User-Agent header names "Mozilla".
+		if isNameList(value[len(token):]) || equalFold([]byte(token), "mozilla") {
 			l.add(ln.num, SeverityWarning, codeAgentTruncated,
 				"user-agent %s is read as %q: a product token is only the leading letters, '-' and '_' (RFC 9309 §2.2.1)", quote(value), token)
 		}
 	}
+}
+
+// isNameList reports whether rest, what follows the product token of a
+// User-agent value, starts a list of further names: an optional /version,
+// then a ',' or ';'.
+func isNameList(rest []byte) bool {
+	if len(rest) > 0 && rest[0] == '/' {
+		i := bytes.IndexAny(rest, " \t,;")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i:]
+	}
+	rest = bytes.TrimLeft(rest, " \t")
+	return len(rest) > 0 && (rest[0] == ',' || rest[0] == ';')
 }
 
 func (l *linter) rule(ln lineInfo, allow bool, value []byte) {
@@ -434,14 +518,38 @@ func (l *linter) rule(ln lineInfo, allow bool, value []byte) {
 	}
 	l.inRules = true
 	if len(value) == 0 {
-		// RFC 9309 §2.2.2: a rule without a path is ignored.
+		// RFC 9309 §2.2.2: a rule without a path is ignored. A bare
+		// Disallow is the 1994 standard's way to allow everything, and a
+		// group whose only rule it is does allow everything: no mistake.
 		if allow {
-			l.add(ln.num, SeverityWarning, codeEmptyRule, "allow without a path is ignored")
-		} else {
-			l.add(ln.num, SeverityWarning, codeEmptyRule,
-				"disallow without a path disallows nothing; the line has no effect")
+			l.add(ln.num, SeverityWarning, codeEmptyRule, "allow without a path is ignored; write \"allow: /\" to allow everything")
 		}
 		return
+	}
+	if !allow && (string(value) == "/robots.txt" || string(value) == "/robots.txt$") {
+		// RFC 9309 §2.2.2: /robots.txt is always allowed.
+		l.add(ln.num, SeverityWarning, codeUnreachableRule,
+			"disallow %s never applies: /robots.txt itself is always allowed (RFC 9309 §2.2.2)", quote(value))
+	}
+	if l.groupRules == nil {
+		l.groupRules = make(map[uint64]int)
+	}
+	// Compared as written: files list "/ä" and "/%C3%A4" on purpose, for
+	// crawlers that do not normalise (RFC 9309 §2.2.2).
+	k := ruleKey(allow, value)
+	if first, dup := l.groupRules[k]; dup {
+		l.add(ln.num, SeverityWarning, codeDuplicateRule,
+			"%s %s repeats line %d of the same group", key, quote(value), first)
+	} else {
+		l.groupRules[k] = ln.num
+		if first, ok := l.groupRules[k^1]; ok {
+			dis := ln.num
+			if !allow {
+				dis = first
+			}
+			l.add(ln.num, SeverityWarning, codeUnreachableRule,
+				"allow and disallow %s in one group (lines %d and %d): allow wins the tie, so the disallow on line %d never applies", quote(value), first, ln.num, dis)
+		}
 	}
 	if value[0] != '/' && value[0] != '*' {
 		// ROBOTS.md §12: such a path never matches; this library ignores it.
@@ -573,6 +681,10 @@ func (l *linter) other(ln lineInfo, key, value []byte) {
 		l.lineChecks(ln, "", nil)
 		l.add(ln.num, SeverityWarning, codeUnknown,
 			"line %s is a bare url, which crawlers ignore; did you forget \"sitemap:\"?", quote(append(append(key[:len(key):len(key)], ':'), value...)))
+	case equalFold(key, "noindex") || equalFold(key, "nofollow"):
+		l.lineChecks(ln, string(key), value)
+		l.add(ln.num, SeverityWarning, codeNoindex,
+			"%s in robots.txt is not a rule: google stopped honouring it in september 2019, and other crawlers ignore it; use a robots meta tag or an x-robots-tag header", quote(key))
 	case isUnusedKey(key):
 		l.lineChecks(ln, string(key), value)
 	default:
@@ -595,53 +707,80 @@ func (l *linter) crawlDelay(ln lineInfo, value []byte) {
 			"crawl-delay %s is not a non-negative number of seconds; it is ignored", quote(value))
 		return
 	}
+	l.groupLines = true
 	if !l.seenAgent {
 		l.add(ln.num, SeverityWarning, codeDelayNoGroup,
 			"crawl-delay before any user-agent line belongs to no group and is ignored")
 	}
 }
 
-// cleanParam checks Yandex's "Clean-param: p1&p2 [/prefix]" syntax. Values
-// that parseCleanParam drops, and values Yandex rejects, are errors.
+// cleanParam checks Yandex's "Clean-param: p0[&p1&..&pn] [path]" syntax.
+// What parseCleanParam drops, and a path prefix that can match no path,
+// are errors: the line does nothing. Empty names ("&utm_source", which
+// Yandex's own robots.txt writes) are skipped by Yandex and by
+// parseCleanParam alike: no diagnostic. A name Yandex's syntax does not
+// allow is a warning: it is kept, but most likely matches no parameter.
 func (l *linter) cleanParam(ln lineInfo, value []byte) {
 	const syntax = "the syntax is \"clean-param: p1&p2 /path-prefix\""
 	fields := strings.Fields(string(value))
 	switch {
 	case len(fields) == 0:
-		l.add(ln.num, SeverityError, codeCleanParam, "clean-param has no parameters; %s", syntax)
+		l.add(ln.num, SeverityError, codeCleanParam, "clean-param has no parameters, so the line is ignored; %s", syntax)
 		return
 	case len(fields) > 2:
 		l.add(ln.num, SeverityError, codeCleanParam,
-			"clean-param %s has %d space-separated parts, not 1 or 2; %s", quote(value), len(fields), syntax)
+			"clean-param %s has %d space-separated parts, not 1 or 2, so the line is ignored; %s", quote(value), len(fields), syntax)
 		return
 	}
 	if n := utf8.RuneCount(value); n > maxCleanParamLen {
 		l.add(ln.num, SeverityError, codeCleanParam,
-			"clean-param is %d characters long; the limit is %d (yandex)", n, maxCleanParamLen)
+			"clean-param is %d characters long; yandex ignores lines over %d", n, maxCleanParamLen)
+		return
 	}
+	names := 0
 	for _, p := range strings.Split(fields[0], "&") {
 		if p == "" {
-			l.add(ln.num, SeverityError, codeCleanParam,
-				"clean-param %s has an empty parameter name, so the line is ignored; separate names with a single '&'", quote(value))
-			return
+			continue
 		}
-		if i := strings.IndexByte(p, '='); i >= 0 {
-			l.add(ln.num, SeverityError, codeCleanParam,
-				"clean-param parameter %s holds '='; list parameter names only, without values", strconv.Quote(p))
-			return
+		names++
+		if strings.IndexByte(p, '=') >= 0 {
+			l.add(ln.num, SeverityWarning, codeCleanParamName,
+				"clean-param name %s holds '='; list parameter names only, without values: as written it matches no parameter", strconv.Quote(p))
+			continue
 		}
 		if i := strings.IndexFunc(p, func(r rune) bool { return !isParamChar(r) }); i >= 0 {
 			r, _ := utf8.DecodeRuneInString(p[i:])
-			l.add(ln.num, SeverityError, codeCleanParam,
-				"clean-param parameter %s holds %s; names are made of letters, digits, '.', '_', '-' and %%XX escapes",
+			l.add(ln.num, SeverityWarning, codeCleanParamName,
+				"clean-param name %s holds %s; names are made of letters, digits, '.', '_', '-' and %%XX escapes",
 				strconv.Quote(p), strconv.QuoteRune(r))
-			return
 		}
 	}
-	if len(fields) == 2 && fields[1][0] != '/' && fields[1][0] != '*' {
+	if names == 0 {
 		l.add(ln.num, SeverityError, codeCleanParam,
-			"clean-param path %s starts with neither '/' nor '*'; %s", strconv.Quote(fields[1]), syntax)
+			"clean-param %s names no parameter, so the line is ignored; %s", quote(value), syntax)
+		return
 	}
+	if len(fields) < 2 {
+		return
+	}
+	path := fields[1]
+	if path[0] != '/' && path[0] != '*' {
+		l.add(ln.num, SeverityError, codeCleanParam,
+			"clean-param path %s starts with neither '/' nor '*', so it matches no url; %s", strconv.Quote(path), syntax)
+		return
+	}
+	if i := strings.IndexFunc(path, func(r rune) bool { return !isCleanPathChar(r) }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(path[i:])
+		l.add(ln.num, SeverityWarning, codeCleanParamPath,
+			"clean-param path %s holds %s; yandex allows only letters, digits, '.', '-', '/', '*' and '_' in the prefix", strconv.Quote(path), strconv.QuoteRune(r))
+	}
+}
+
+// isCleanPathChar reports whether r may appear in a Clean-param path
+// prefix: Yandex allows A-Za-z0-9.-/*_ there.
+func isCleanPathChar(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' ||
+		r == '.' || r == '-' || r == '/' || r == '*' || r == '_'
 }
 
 // isParamChar reports whether r may appear in a Clean-param parameter

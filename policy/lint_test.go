@@ -21,10 +21,16 @@ var lintSeverity = map[string]Severity{
 	codeRuleBadStart:    SeverityError,
 	codeRuleTooLong:     SeverityError,
 	codeTooManyRules:    SeverityError,
-	codeMultipleGlobal:  SeverityError,
 	codeSitemap:         SeverityError,
 	codeCleanParam:      SeverityError,
 	codeCrawlDelay:      SeverityError,
+	codeMultipleGlobal:  SeverityWarning,
+	codeCleanParamName:  SeverityWarning,
+	codeCleanParamPath:  SeverityWarning,
+	codeNoindex:         SeverityWarning,
+	codeDuplicateRule:   SeverityWarning,
+	codeUnreachableRule: SeverityWarning,
+	codeEmptyGroup:      SeverityWarning,
 	codeLineTooLong:     SeverityWarning,
 	codeNUL:             SeverityWarning,
 	codeUTF8:            SeverityWarning,
@@ -101,12 +107,15 @@ func TestLint(t *testing.T) {
 		// ROBOTS.md §10: non-ASCII sitemap URLs need not be encoded.
 		{"non-ascii sitemap", "Sitemap: https://ja.example.org/テスト-サイトマップ.xml\n", nil},
 		{"clean-param fine", "Clean-param: utm_source&utm_medium /articles/\nClean-param: ref\nClean-param: s *.php\nClean-param: panorama%5Bspan%5D&a[b] /maps/\n", nil},
-		{"clean-param with a value", "Clean-param: print=1 /news/\n", []string{lintAt(1, codeCleanParam)}},
-		{"clean-param leading ampersand", "Clean-param: &st.cmd\n", []string{lintAt(1, codeCleanParam)}},
+		{"clean-param with a value", "Clean-param: print=1 /news/\n", []string{lintAt(1, codeCleanParamName)}},
+		{"clean-param leading ampersand", "Clean-param: &st.cmd\n", nil}, // Yandex's own robots.txt
+		{"clean-param path outside yandex's characters", "Clean-param: s /forum/show$thread.php\nClean-param: s /a-b_c/*.php\n", []string{lintAt(1, codeCleanParamPath)}},
+		{"clean-param only ampersands", "Clean-param: && /x\n", []string{lintAt(1, codeCleanParam)}},
+		{"clean-param over 500", "Clean-param: " + strings.Repeat("a", 501) + "\n", []string{lintAt(1, codeCleanParam)}},
 		{"clean-param empty", "Clean-param:\n", []string{lintAt(1, codeCleanParam)}},
-		{"clean-param empty name", "Clean-param: a&&b /\n", []string{lintAt(1, codeCleanParam)}},
+		{"clean-param empty name", "Clean-param: a&&b /\n", nil},
 		{"clean-param three parts", "Clean-param: a /b /c\n", []string{lintAt(1, codeCleanParam)}},
-		{"clean-param bad name", "Clean-param: a$b /\n", []string{lintAt(1, codeCleanParam)}},
+		{"clean-param bad name", "Clean-param: a$b /\n", []string{lintAt(1, codeCleanParamName)}},
 		{"clean-param bad path", "Clean-param: ref articles/\n", []string{lintAt(1, codeCleanParam)}},
 		{"clean-param too long", "Clean-param: " + strings.Repeat("a", 501) + "\n", []string{lintAt(1, codeCleanParam)}},
 		{"crawl-delay fine", "User-agent: *\nCrawl-delay: 0.5\n", nil},
@@ -141,7 +150,19 @@ func TestLint(t *testing.T) {
 		{"unknown directive after a byte order mark", "\xEF\xBB\xBFFoo: bar\nUser-agent: *\n", []string{lintAt(1, codeUnknown)}},
 		{"bare url", "https://x.test/sitemap.xml\nhttp://x.test/s.xml\n", []string{lintAt(1, codeUnknown), lintAt(2, codeUnknown)}},
 		{"unknown two words", "random line\n", []string{lintAt(1, codeUnknown)}},
-		{"known but unused", "Host: example.com\nNoindex: /x\nrequest-rate: 1/5\ncontent-signal: search=yes\n", nil},
+		{"known but unused", "Host: example.com\nrequest-rate: 1/5\ncontent-signal: search=yes\n", nil},
+		{"noindex and nofollow", "User-agent: *\nNoindex: /x\nnofollow: /y\nDisallow: /z\n", []string{lintAt(2, codeNoindex), lintAt(3, codeNoindex)}},
+		{"duplicate rule", "User-agent: *\nDisallow: /a\nAllow: /b\nDisallow: /a\nUser-agent: x\nDisallow: /a\n", []string{lintAt(4, codeDuplicateRule)}},
+		{"written two ways is no duplicate", "User-agent: *\nDisallow: /ä\nDisallow: /%C3%A4\n", nil},
+		{"disallow that never decides", "User-agent: *\nDisallow: /a\nAllow: /a\n", []string{lintAt(3, codeUnreachableRule)}},
+		{"disallow of robots.txt", "User-agent: *\nDisallow: /robots.txt\nDisallow: /robots.txt.bak\n", []string{lintAt(2, codeUnreachableRule)}},
+		{"empty last group", "User-agent: *\nDisallow: /a\n\nUser-agent: badbot\n", []string{lintAt(4, codeEmptyGroup)}},
+		{"empty last group with crawl-delay", "User-agent: *\nDisallow: /a\n\nUser-agent: slowbot\nCrawl-delay: 5\n", nil},
+		{"lone star group", "User-agent: *\n", nil},
+		{"bare disallow is allow-all", "User-agent: *\nDisallow:\n", nil},
+		{"second star group merged", "User-agent: *\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n", []string{lintAt(4, codeMultipleGlobal)}},
+		{"agent list", "User-agent: Googlebot, Bingbot\nDisallow: /\n", []string{lintAt(1, codeAgentTruncated)}},
+		{"agent with digits and version", "User-agent: MJ12bot\nUser-agent: SuperBot/3.1 (Win32)\nDisallow: /\n", nil},
 		{"syntax errors", "absolutely random line\n: /a\nfoo\n",
 			[]string{lintAt(1, codeSyntax), lintAt(2, codeSyntax), lintAt(3, codeSyntax)}},
 
@@ -159,7 +180,7 @@ func TestLint(t *testing.T) {
 			[]string{lintAt(2, codeUnknown), lintAt(3, codeUnknown)}},
 		{"hash inside a value", "User-agent: *\nDisallow: /page#top\nDisallow: /a # fine\n#Disallow: /b\nSitemap: https://x&#xFC;.test/s.xml\n",
 			[]string{lintAt(2, codeHashInValue), lintAt(5, codeHashInValue), lintAt(5, codeSitemapNotFile)}},
-		{"missing path", "User-agent: *\nDisallow:\nAllow:\n", []string{lintAt(2, codeEmptyRule), lintAt(3, codeEmptyRule)}},
+		{"missing path", "User-agent: *\nDisallow:\nAllow:\n", []string{lintAt(3, codeEmptyRule)}},
 		{"invalid utf-8", "User-agent: *\nDisallow: /caf\xe9\n# caf\xe9\nDisallow: /a # caf\xe9\n",
 			[]string{lintAt(2, codeUTF8)}},
 		{"nul byte", "User-agent: *\nDisallow: /a\x00/b\n\x00Disallow: /c\nDisallow: /d # \x00x\nDisallow: /e\x00\x00\n",
@@ -167,7 +188,7 @@ func TestLint(t *testing.T) {
 		{"line too long", "User-agent: *\nDisallow: /" + strings.Repeat("a", maxLineLen) + "\nAllow: /b\n",
 			[]string{lintAt(2, codeLineTooLong), lintAt(2, codeRuleTooLong)}},
 		{"user-agent values", "User-agent:\nUser-agent: *foo\nUser-agent: Foo Bar\nUser-agent: Mozilla/5.0 (compatible; Foo)\nUser-agent: Googlebot/2.1\nUser-agent: googlebot*\nUser-agent: * everyone\nDisallow: /\n",
-			[]string{lintAt(1, codeEmptyAgent), lintAt(2, codeEmptyAgent), lintAt(3, codeAgentTruncated), lintAt(4, codeAgentTruncated)}},
+			[]string{lintAt(1, codeEmptyAgent), lintAt(2, codeEmptyAgent), lintAt(4, codeAgentTruncated)}},
 		{"html page", "<!DOCTYPE html>\n<html>\n<head><title>Not found</title></head>\n<body>\nUser-agent: *\nDisallow: /x\n</body></html>\n",
 			[]string{lintAt(0, codeHTML)}},
 		{"html without doctype", "\xEF\xBB\xBF  <HTML lang=en><body>hello</body></HTML>\n", []string{lintAt(0, codeHTML)}},
@@ -281,14 +302,14 @@ func TestLintMessages(t *testing.T) {
 		{"User-agent: *\nDisallowed: /a\n", "key \"Disallowed\" is read as \"disallow\""},
 		{"User-agent: *\nDisallow: fish/\n", "\"fish/\" starts with neither '/' nor '*'"},
 		{"User-agent: *\nDisallow: /a b\n", "holds ' ' at column 3, which urls carry percent-encoded; write \"%20\""},
-		{"User-agent: *\nDisallow:\n", "disallows nothing"},
+		{"User-agent: *\nAllow:\n", "allow without a path"},
 		{"User-agent: *\nCrawl-delay: soon\n", "crawl-delay \"soon\" is not a non-negative number"},
 		{"Disallow: /x\n", "line 1: error: disallow before any user-agent line"},
 		{"User-agent: *\nDisallow: /caf\xe9\n", "byte 0xE9 at column 15"},
 		{"\xEF\xBB\xBFUser-agent: *\n\xEF\xBB\xBFDisallow: /a\n", "line 2: warning: unknown directive \"\\ufeffDisallow\" is ignored; it starts with a byte order mark"},
 		{"User-agent: *\nSitemap https://x.test/s.xml\n", "missing ':' after \"sitemap\", so the line splits at a later ':' and the key reads \"Sitemap https\""},
 		{"Sitemap: https://x&#xFC;.test/s.xml\n", "line 1: warning: '#' starts a comment even inside a value, so the sitemap value is read as \"https://x&\""},
-		{"User-agent: MJ12bot\nDisallow: /\n", "user-agent \"MJ12bot\" is read as \"MJ\""},
+		{"User-agent: Googlebot, Bingbot\nDisallow: /\n", "user-agent \"Googlebot, Bingbot\" is read as \"Googlebot\""},
 	}
 	for _, tt := range tests {
 		diags := Lint([]byte(tt.body))
@@ -310,6 +331,27 @@ func TestLintTooLarge(t *testing.T) {
 		t.Errorf("Lint(%d bytes) message = %q, want the limit and line 3 named", len(body), msg)
 	}
 	checkDiagnostics(t, body, diags)
+}
+
+func TestLintCutInsideADirective(t *testing.T) {
+	// A file of rules whose 500 KiB cut falls inside "Disallow": the
+	// remains ("Di") are not reported as a line that is no directive.
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for i := 0; b.Len() < MaxSize-2; i++ {
+		fmt.Fprintf(&b, "Disallow: /p%07d\n", i)
+	}
+	body := []byte(b.String())
+	body = append(body[:MaxSize-2], "Disallow: /last\n"...)
+	if string(body[MaxSize-2:MaxSize]) != "Di" {
+		t.Fatalf("test body cut at %q, want \"Di\"", body[MaxSize-2:MaxSize])
+	}
+	diags := Lint(body)
+	for _, d := range diags {
+		if d.Code != codeTooLarge && d.Code != codeTooManyRules {
+			t.Errorf("Lint(cut inside a directive) = %v, want only %s (and %s)", d, codeTooLarge, codeTooManyRules)
+		}
+	}
 }
 
 func TestLintClean(t *testing.T) {

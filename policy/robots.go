@@ -54,15 +54,6 @@ type pendingRule struct {
 	allow    bool
 }
 
-// A CleanParam is a Yandex Clean-param line: URL query parameters that do
-// not change a page's content, optionally limited to paths starting with
-// Path. Clean-param lines belong to no group.
-type CleanParam struct {
-	Params []string // parameter names, as written between '&'
-	Path   string   // path prefix as written; "" means every path
-	Line   int      // 1-based line number
-}
-
 // Parse parses and compiles a robots.txt body. It never fails: lines that
 // are not valid directives are ignored (RFC 9309 §2.2), and bytes past
 // [MaxSize] are not read. Use [Lint] to learn what was ignored.
@@ -349,25 +340,6 @@ func parseDelay(value []byte) (time.Duration, bool) {
 		return time.Duration(math.MaxInt64), true
 	}
 	return time.Duration(f * float64(time.Second)), true
-}
-
-// parseCleanParam reads "p1&p2 [/prefix]" (Yandex).
-func parseCleanParam(value []byte) (CleanParam, bool) {
-	fields := strings.Fields(string(value))
-	if len(fields) == 0 || len(fields) > 2 {
-		return CleanParam{}, false
-	}
-	var cp CleanParam
-	for _, p := range strings.Split(fields[0], "&") {
-		if p == "" {
-			return CleanParam{}, false
-		}
-		cp.Params = append(cp.Params, p)
-	}
-	if len(fields) == 2 {
-		cp.Path = fields[1]
-	}
-	return cp, true
 }
 
 // compile turns the group's pending rules into its lookup index.

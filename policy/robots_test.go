@@ -833,7 +833,7 @@ func TestCleanParams(t *testing.T) {
 		"Clean-param: sid&sort /forum/*.php\n" + // line 4
 		"Clean-param: utm_source&utm_medium&utm_campaign\n" + // line 5
 		"Clean-param:\n" + // line 6: no parameters, left out
-		"Clean-param: a&&b /x\n" + // line 7: empty parameter, left out
+		"Clean-param: a&&b /x\n" + // line 7: the empty name is skipped
 		"clean-param: s /a /b\n" + // line 8: three fields, left out
 		"CLEAN-PARAM: abc # comment\n" // line 9
 	r := Parse([]byte(body))
@@ -841,6 +841,7 @@ func TestCleanParams(t *testing.T) {
 		{Params: []string{"ref"}, Path: "/some_dir/get_book.pl", Line: 3},
 		{Params: []string{"sid", "sort"}, Path: "/forum/*.php", Line: 4},
 		{Params: []string{"utm_source", "utm_medium", "utm_campaign"}, Line: 5},
+		{Params: []string{"a", "b"}, Path: "/x", Line: 7},
 		{Params: []string{"abc"}, Line: 9},
 	}
 	got := r.CleanParams()

@@ -51,6 +51,12 @@ type Entry struct {
 
 	// News holds the entry's <news:news> element, nil if none (#66).
 	News *News
+
+	// Tag and AlternateOf are set by a Walker only. Tag is the Tag of the
+	// Options.Rules rule that matched the page, "" without Rules.
+	// AlternateOf is, for an hreflang alternate passed on as a page of its
+	// own (Options.Alternates), the Loc of the entry that listed it.
+	Tag, AlternateOf string
 }
 
 // An Alternate is one hreflang alternate of a page.

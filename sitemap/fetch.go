@@ -141,26 +141,18 @@ func (wk *walk) read(res *result, resp *http.Response) {
 				res.skipped.Scope++
 				continue
 			}
+			if !wk.follows(u) {
+				res.skipped.Filter++
+				continue
+			}
 			res.children = append(res.children, u.String())
 			continue
 		}
-		if !sc.inScope(res.job.chain, u) {
-			res.dropped.Scope++
-			continue
+		wk.page(res, sc, u, e)
+		if wk.w.Alternates {
+			// Each alternate on its own merits, whether the page passed or not.
+			wk.alternates(res, sc, final, u.String(), e)
 		}
-		if !wk.keep(u, e) {
-			res.dropped.Filter++
-			continue
-		}
-		if ok, err := wk.allowed(wk.ctx, u); err == nil && !ok {
-			res.dropped.Robots++
-			continue
-		}
-		e.Loc = u.String()
-		if res.pages == nil {
-			res.pages = wk.pageBuffer()
-		}
-		res.pages = append(res.pages, e)
 	}
 	res.index = !leaf
 	if leaf {
@@ -168,6 +160,56 @@ func (wk *walk) read(res *result, resp *http.Response) {
 		res.validators = resp.Header
 	} else {
 		wk.w.validators().forget(j.url)
+	}
+}
+
+// page passes the page e, at u, on if it is in scope, kept by the
+// filters and rules, and allowed by robots.txt, and counts it otherwise;
+// it reports whether it was passed on.
+func (wk *walk) page(res *result, sc *scope, u *url.URL, e Entry) bool {
+	if !sc.inScope(res.job.chain, u) {
+		res.dropped.Scope++
+		return false
+	}
+	if !wk.keep(u, e) {
+		res.dropped.Filter++
+		return false
+	}
+	tag, ok := wk.route(u)
+	if !ok {
+		res.dropped.Filter++
+		return false
+	}
+	if ok, err := wk.allowed(wk.ctx, u); err == nil && !ok {
+		res.dropped.Robots++
+		return false
+	}
+	e.Loc, e.Tag = u.String(), tag
+	if res.pages == nil {
+		res.pages = wk.pageBuffer()
+	}
+	res.pages = append(res.pages, e)
+	return true
+}
+
+// alternates passes on the hreflang alternates of the page parent, at
+// loc.
+func (wk *walk) alternates(res *result, sc *scope, final *url.URL, loc string, parent Entry) {
+	for _, a := range parent.Alternates {
+		ref, err := url.Parse(a.Href)
+		if err != nil {
+			res.dropped.Invalid++
+			continue
+		}
+		u := final.ResolveReference(ref)
+		if !normalize(u) {
+			res.dropped.Invalid++
+			continue
+		}
+		if u.String() == loc {
+			continue // the page lists itself among its alternates
+		}
+		wk.page(res, sc, u, Entry{Loc: a.Href, LastMod: parent.LastMod, Priority: -1, AlternateOf: loc})
 	}
 }
 

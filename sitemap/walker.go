@@ -75,6 +75,32 @@ type Options struct {
 	// negative value means no bound, for a site that is trusted: the
 	// duplicate check holds up to 15 bytes for each URL passed on.
 	MaxURLs int
+	// Sitemaps, if set, are the sitemaps the walk starts from instead of
+	// the Sitemap lines of robots.txt (Scrapy's sitemap_urls, Crawlee's
+	// Sitemap.load): URLs of sitemaps or sitemap indexes, relative ones
+	// resolved against the site given to Walk. There is no fallback, and
+	// robots.txt is still read to check each sitemap and page URL. A
+	// given sitemap's scope is its own host, as if that host's robots.txt
+	// listed it.
+	Sitemaps []string
+	// Follow, if set, keeps only the index children (sitemaps listed by a
+	// sitemap index) whose path and query match one of its patterns
+	// (Scrapy's sitemap_follow); the others are not fetched and are
+	// counted in Stats.Skipped.Filter. The sitemaps the walk starts from
+	// are always fetched. Patterns are written like Include's.
+	Follow []string
+	// Rules, if set, route the pages (Scrapy's sitemap_rules): the first
+	// rule whose Pattern matches a page's path and query gives the page
+	// its Tag (Entry.Tag), which Guard.Seed of the middleware package puts
+	// in the request's Ctx; a page no rule matches is dropped and counted
+	// in Stats.Dropped.Filter. Rules apply after Include and Exclude.
+	Rules []Rule
+	// Alternates also passes on the hreflang alternates of each page
+	// (<xhtml:link rel="alternate">, Scrapy's sitemap_alternate_links), as
+	// pages of their own with Entry.AlternateOf set, under the same scope,
+	// filters, rules, robots.txt check and duplicate check, each on its
+	// own merits (whether or not the page that lists it passed).
+	Alternates bool
 	// NoFallback turns off the fetch of /sitemap.xml when robots.txt lists
 	// no sitemap (or there is none). A fallback that is missing (404 and
 	// the like) is not an error.
@@ -180,7 +206,9 @@ type Walker struct {
 // The walk starts from robots.txt (fetched once through Robots): its
 // Sitemap lines resolved against the robots.txt URL after its redirects,
 // duplicates and junk removed (FromRobots), or /sitemap.xml if there are
-// none. An index's children are walked up to MaxDepth; each sitemap URL,
+// none; or, with Options.Sitemaps, from those sitemaps only (resolved
+// against site). An index's children are walked up to MaxDepth (those
+// Options.Follow lets through); each sitemap URL,
 // and each URL a redirect went through, is fetched at most once a walk, so
 // self-listing indexes and cycles end.
 //
@@ -438,8 +466,13 @@ func (wk *walk) recycle(b []Entry) {
 	}
 }
 
-// start finds the walk's first sitemaps from robots.txt.
+// start finds the walk's first sitemaps: Options.Sitemaps, or the
+// Sitemap lines of robots.txt.
 func (wk *walk) start(base *url.URL) error {
+	if len(wk.w.Sitemaps) > 0 {
+		wk.startFrom(base)
+		return nil
+	}
 	robotsURL := &url.URL{Scheme: base.Scheme, Host: base.Host, Path: "/robots.txt"}
 	e, err := wk.robots.Get(wk.ctx, robotsURL)
 	if err != nil {

@@ -16,22 +16,38 @@ import (
 func checkCommand() command {
 	return command{
 		name:     "check",
-		synopsis: "[-agent A] [-timeout D] [-robots ROBOTS | ROBOTS] URL...",
+		synopsis: "[-agent A] [-json] [-timeout D] [-robots ROBOTS | ROBOTS] [URL...]",
 		summary:  "say whether robots.txt allows each URL, and which rule decided",
 		help: `check prints one line per URL: ALLOWED or DISALLOWED, the URL, and why: the
 deciding rule with its line and group, or that no rule of the group matched,
 or why robots.txt gave no rules (it answered 404, is an html page or is
-empty; or it could not be fetched, which disallows everything).
+empty; or it could not be fetched, which disallows everything: RFC 9309
+§2.3.1.4). When a Clean-param line of robots.txt (Yandex) names parameters
+of the URL, the line ends with the URL's canonical form, without them.
 
 Without a ROBOTS, each URL's own robots.txt is fetched. A first argument
 that is "-" or an existing file is the ROBOTS, as is -robots.
 URLs are absolute http or https URLs with a host: https://example.com/a.
+Without URL arguments, the URLs are read from standard input, one a line
+(blank lines and lines starting with '#' are skipped), and each verdict is
+printed as soon as it is known; a line that is no such URL is reported on
+standard error and the others are checked.
+
+With -json, each verdict is one JSON object on a line of its own (JSON
+Lines), with the fields url, verdict ("allowed" or "disallowed"), agent,
+robots, state, group, rule, line, canonical, reason and error (see
+CheckResult in the source).
 
 ` + robotsHelp + `
+When a robots.txt cannot be fetched (a network error, a timeout, 429 or a
+5xx answer), its URLs are reported DISALLOWED, as RFC 9309 says a crawler
+must treat them, and the exit status is 2: the verdict is not the site's.
+
 examples:
   robotstxt check -agent Googlebot robots.txt https://example.com/private/x
   curl -s https://example.com/robots.txt | robotstxt check - https://example.com/a
   robotstxt check https://example.com/a https://example.org/b
+  robotstxt check -json -robots https://example.com < urls.txt | jq .verdict
 `,
 		setup: checkFlags,
 	}
@@ -42,25 +58,40 @@ func checkFlags(fs *flag.FlagSet) action {
 		"the crawler's product token or User-Agent `A`; the group naming it applies, else the \"*\" group")
 	robots := fs.String("robots", "",
 		"use `ROBOTS` (a file, - or a URL of a site) for every URL instead of each URL's own robots.txt")
+	asJSON := fs.Bool("json", false, "print one JSON object a line instead of text")
 	timeout := new(time.Duration)
 	timeoutVar(fs, timeout)
 	return func(ctx context.Context, e *env, args []string) (int, error) {
 		if err := checkTimeout(*timeout); err != nil {
 			return 0, err
 		}
-		return e.check(ctx, *agent, *robots, *timeout, args)
+		return e.check(ctx, checkRun{agent: *agent, robots: *robots, timeout: *timeout, json: *asJSON}, args)
 	}
 }
 
-func (e *env) check(ctx context.Context, agent, robotsArg string, timeout time.Duration, args []string) (int, error) {
+// checkRun is what the flags of one check say.
+type checkRun struct {
+	agent, robots string
+	timeout       time.Duration
+	json          bool
+}
+
+func (e *env) check(ctx context.Context, cr checkRun, args []string) (int, error) {
+	robotsArg := cr.robots
 	if robotsArg == "" && len(args) > 0 && isFile(args[0]) {
 		robotsArg, args = args[0], args[1:]
 	}
-	if len(args) == 0 {
-		if robotsArg != "" {
-			return 0, usagef("missing URL to check against %q", robotsArg)
+	fromStdin := len(args) == 0
+	if fromStdin {
+		switch {
+		case robotsArg == "-":
+			return 0, usagef("missing URL to check against standard input; standard input holds either ROBOTS or the URLs")
+		case e.stdinIsTerminal():
+			if robotsArg != "" {
+				return 0, usagef("missing URL to check against %q", robotsArg)
+			}
+			return 0, usagef("missing URL")
 		}
-		return 0, usagef("missing URL")
 	}
 	// Every argument is checked before any is, so that a mistake is not
 	// reported after verdicts that it makes look complete.
@@ -72,8 +103,8 @@ func (e *env) check(ctx context.Context, agent, robotsArg string, timeout time.D
 		}
 		urls[i] = u
 	}
-	token := policy.ProductToken(agent)
-	f := e.newFetcher(agent, timeout)
+	token := policy.ProductToken(cr.agent)
+	f := e.newFetcher(cr.agent, cr.timeout)
 	var fixed *robotsTxt
 	switch {
 	case robotsArg == "":
@@ -93,53 +124,105 @@ func (e *env) check(ctx context.Context, agent, robotsArg string, timeout time.D
 		}
 	}
 	status := exitOK
-	for i, u := range urls {
+	unreachable := map[string]bool{} // robots.txt files that could not be read
+	defer func() {
+		files := fmt.Sprintf("%d robots.txt files", len(unreachable))
+		switch len(unreachable) {
+		case 0:
+			return
+		case 1:
+			files = "1 robots.txt"
+		}
+		fmt.Fprintf(e.stderr, "robotstxt: check: %s could not be read; its URLs are reported DISALLOWED, as RFC 9309 §2.3.1.4 says (exit status 2)\n", files)
+	}()
+	one := func(raw string, u *url.URL) error {
 		rt := fixed
 		if rt == nil {
 			var err error
 			if rt, err = f.get(ctx, u); err != nil {
-				return 0, err
+				return err
 			}
 		}
-		allowed, why := rt.explain(token, u, timeout)
-		verdict := "ALLOWED"
-		if !allowed {
-			verdict, status = "DISALLOWED", exitFail
+		res := rt.result(token, raw, u, cr.timeout)
+		switch {
+		case rt.err != nil:
+			status = exitUsage // the verdict is RFC 9309's, not the site's
+			unreachable[res.Robots] = true
+		case !res.Allowed && status == exitOK:
+			status = exitFail
 		}
-		fmt.Fprintf(e.stdout, "%-10s %s: %s\n", verdict, args[i], why)
+		if cr.json {
+			return writeJSON(e.stdout, res)
+		}
+		line := fmt.Sprintf("%-10s %s: %s", strings.ToUpper(res.Verdict), raw, res.Reason)
+		if res.Canonical != "" && res.Canonical != u.String() {
+			line += "; canonical (clean-param): " + res.Canonical
+		}
+		_, err := fmt.Fprintln(e.stdout, line)
+		return err
+	}
+	if !fromStdin {
+		for i, u := range urls {
+			if err := one(args[i], u); err != nil {
+				return status, err
+			}
+		}
+		return status, nil
+	}
+	n, bad := 0, 0
+	err := eachLine(ctx, e.stdin, func(num int, raw string) error {
+		u, err := crawlURL(raw, robotsArg != "")
+		if err != nil {
+			bad++
+			fmt.Fprintf(e.stderr, "robotstxt: check: %s line %d: %v\n", stdinName, num, err)
+			return nil
+		}
+		n++
+		return one(raw, u)
+	})
+	switch {
+	case err != nil:
+		return status, err
+	case n == 0 && bad == 0 && robotsArg != "":
+		return 0, usagef("missing URL to check against %q, as arguments or on standard input", robotsArg)
+	case n == 0 && bad == 0:
+		return 0, usagef("missing URL, as arguments or on standard input")
+	case bad > 0:
+		status = exitUsage
 	}
 	return status, nil
 }
 
-// explain returns the verdict rt gives for agent and u, and why.
-func (rt *robotsTxt) explain(agent string, u *url.URL, timeout time.Duration) (bool, string) {
+// reason returns the verdict rt gives for agent and u, why, and the
+// decision when the rules of a robots.txt decided it.
+func (rt *robotsTxt) reason(agent string, u *url.URL, timeout time.Duration) (bool, string, *policy.Decision) {
 	switch {
 	case rt.err != nil:
 		// RFC 9309 §2.3.1.4: unreachable means disallowed for now.
-		return false, fmt.Sprintf("%s is unreachable (%s), so everything is disallowed",
-			robotsName(rt, rt.err), describe(rt.err, timeout))
+		return false, fmt.Sprintf("%s is unreachable (%s), so everything is disallowed (RFC 9309 §2.3.1.4)",
+			robotsName(rt, rt.err), describe(rt.err, timeout)), nil
 	case rt.state == policy.StateUnavailable:
 		// RFC 9309 §2.3.1.3.
 		why := "answered " + statusText(rt.status)
 		if errors.Is(rt.whyAll, policy.ErrTooManyRedirects) {
 			why = "redirected more than 5 times or in a loop"
 		}
-		return true, fmt.Sprintf("%s %s, so everything is allowed", rt.name, why)
+		return true, fmt.Sprintf("%s %s, so everything is allowed", rt.name, why), nil
 	}
 	d := rt.robots.Explain(agent, u)
 	switch {
 	case d.Exempt:
-		return true, "/robots.txt itself is always allowed"
+		return true, "/robots.txt itself is always allowed", &d
 	case d.Group == policy.GroupNone:
 		why := noRules(rt.name, rt.body)
 		if why == "" {
 			why = fmt.Sprintf("no group names %q and there is no \"*\" group", agent)
 		}
-		return true, why + ", so everything is allowed"
+		return true, why + ", so everything is allowed", &d
 	case d.Rule == nil:
-		return d.Allowed, fmt.Sprintf("no rule matched in group %q", d.Agent)
+		return d.Allowed, fmt.Sprintf("no rule matched in group %q", d.Agent), &d
 	}
-	return d.Allowed, fmt.Sprintf("by %s (group %q)", d.Rule, d.Agent)
+	return d.Allowed, fmt.Sprintf("by %s (group %q)", d.Rule, d.Agent), &d
 }
 
 // robotsName names the robots.txt an unreachable error is about.

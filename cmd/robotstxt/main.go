@@ -7,9 +7,9 @@
 //
 // Usage:
 //
-//	robotstxt check [-agent A] [-timeout D] [-robots ROBOTS | ROBOTS] URL...
-//	robotstxt lint [-timeout D] ROBOTS
-//	robotstxt sitemaps [-base URL] [-walk [-urls]] [-agent A] [-timeout D] SITE|ROBOTS
+//	robotstxt check [-agent A] [-json] [-timeout D] [-robots ROBOTS | ROBOTS] [URL...]
+//	robotstxt lint [-strict] [-json] [-timeout D] ROBOTS...
+//	robotstxt sitemaps [-base URL] [-walk [-urls] [-follow P]... [-rule P=TAG]... [-alternates]] [-agent A] [-timeout D] SITE|ROBOTS|SITEMAP
 //	robotstxt help [COMMAND]
 //
 // ROBOTS is a robots.txt file, "-" for standard input, or an http or https
@@ -24,22 +24,30 @@
 // or is empty; it could not be fetched, which disallows everything).
 // Without a ROBOTS, each URL's own robots.txt is fetched. A first argument
 // that is "-" or an existing file is the ROBOTS. URLs must be absolute http
-// or https URLs with a host.
+// or https URLs with a host; without URL arguments they are read from
+// standard input, one a line. A robots.txt that cannot be fetched gives RFC
+// 9309's verdict, DISALLOWED, and exit status 2. A URL with parameters a
+// Clean-param line names is shown with its canonical form. -json prints one
+// JSON object a URL (JSON Lines): url, verdict, agent, robots, state,
+// group, rule, line, canonical, reason, error.
 //
 //	$ robotstxt check -agent Googlebot robots.txt https://example.com/private/x https://example.com/
 //	DISALLOWED https://example.com/private/x: by line 2: disallow: /private (group "*")
 //	ALLOWED    https://example.com/: no rule matched in group "*"
 //
-// lint prints what crawlers ignore or may misread, sorted by line, as
-// "FILE:LINE: error: message [code]" or "FILE:LINE: warning: message
-// [code]" (FILE: error: … for the whole file), and a one-line summary on
-// standard error. FILE is the file name, <stdin>, or the robots.txt URL
-// after redirects.
+// lint prints what crawlers ignore or may misread in one or more files,
+// sorted by line, as "FILE:LINE: error: message [code]" or "FILE:LINE:
+// warning: message [code]" (FILE: error: … for the whole file), and a
+// summary on standard error. An error is a line crawlers ignore or read
+// differently from what it says; a warning a likely mistake. FILE is the
+// file name, <stdin>, or the robots.txt URL after redirects. -strict fails
+// on warnings too; -json prints one JSON object a file.
 //
 // sitemaps prints the sitemap URLs of the Sitemap lines, one per line;
 // relative ones resolve against the robots.txt URL, or -base for a file.
 // With -walk it walks the sitemaps (indexes, scope, robots.txt checks of
-// each sitemap and page) and prints a summary: sitemap files read, page
+// each sitemap and page), or only the SITEMAP given (a URL with a path
+// other than / and /robots.txt), and prints a summary: sitemap files read, page
 // URLs, failed sitemaps, dropped URLs and skipped sitemaps by reason; with
 // -urls it prints every page URL too, and the summary goes to standard
 // error. While walking, a progress line is redrawn on standard error when
@@ -49,8 +57,9 @@
 // (default 30s); Ctrl-C ends the command at once.
 //
 // Exit status: 0 success (every URL allowed, no lint error); 1 a URL is
-// disallowed, lint found an error, or a sitemap of a walk failed; 2 bad
-// usage or an error reading ROBOTS; 130 interrupted. "-h", "--help" and
+// disallowed, lint found an error (with -strict, a warning), or a sitemap
+// of a walk failed; 2 bad usage, or a robots.txt could not be read; 130
+// interrupted (Ctrl-C), after what was found so far was printed. "-h", "--help" and
 // "help" print the usage, "robotstxt help COMMAND" and "robotstxt COMMAND
 // -h" a command's own.
 package main

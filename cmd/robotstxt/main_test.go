@@ -218,7 +218,7 @@ func TestCheck(t *testing.T) {
 			contains: []string{"ALLOWED    HTML/a: HTML/robots.txt is an html page, not a robots.txt, so everything is allowed"}},
 		{args: []string{"check", "EMPTY/a"}, code: 0,
 			contains: []string{"ALLOWED    EMPTY/a: EMPTY/robots.txt is empty, so everything is allowed"}},
-		{args: []string{"check", "DOWN/a", "SERVER/public"}, code: 1,
+		{args: []string{"check", "DOWN/a", "SERVER/public"}, code: 2, // the verdict is RFC 9309's, not the site's
 			contains: []string{"DISALLOWED DOWN/a: DOWN/robots.txt is unreachable (answered 503 Service Unavailable), so everything is disallowed",
 				"ALLOWED    SERVER/public"}},
 		{args: []string{"check", "REDIR/private/x"}, code: 1,
@@ -427,9 +427,9 @@ func TestIsTerminal(t *testing.T) {
 // answers: each gives up after -timeout.
 func TestTimeout(t *testing.T) {
 	for _, tt := range []runCase{
-		{args: []string{"check", "-timeout", "50ms", "HANG/a"}, code: 1,
+		{args: []string{"check", "-timeout", "50ms", "HANG/a"}, code: 2,
 			contains: []string{"DISALLOWED HANG/a: HANG/robots.txt is unreachable (no answer within 50ms (-timeout)), so everything is disallowed"}},
-		{args: []string{"check", "-timeout", "50ms", "-robots", "HANG", "https://example.com/a"}, code: 1,
+		{args: []string{"check", "-timeout", "50ms", "-robots", "HANG", "https://example.com/a"}, code: 2,
 			contains: []string{"DISALLOWED https://example.com/a: HANG/robots.txt is unreachable (no answer within 50ms"}},
 		{args: []string{"lint", "-timeout", "50ms", "HANG"}, code: 2,
 			stderr: []string{"robotstxt: lint: HANG/robots.txt: no answer within 50ms (-timeout)"}},
@@ -452,18 +452,7 @@ func TestInterrupt(t *testing.T) {
 		{"sitemaps", "SRV"},
 		{"sitemaps", "-walk", "SRV"},
 	} {
-		arrived := make(chan struct{}, 1)
-		release := make(chan struct{})
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case arrived <- struct{}{}:
-			default:
-			}
-			select {
-			case <-r.Context().Done():
-			case <-release:
-			}
-		}))
+		srv, arrived := hangingServer(t)
 		args := slices.Clone(args)
 		for i := range args {
 			args[i] = strings.ReplaceAll(args[i], "SRV", srv.URL)
@@ -476,8 +465,6 @@ func TestInterrupt(t *testing.T) {
 		var out, errOut bytes.Buffer
 		code := run(ctx, args, strings.NewReader(""), &out, &errOut, srv.Client())
 		cancel()
-		close(release)
-		srv.Close()
 		if code != exitInterrupted || !strings.Contains(errOut.String(), "interrupted") {
 			t.Errorf("run(%q) interrupted: exit = %d, stderr %q; want %d and \"interrupted\"", args, code, errOut.String(), exitInterrupted)
 		}
@@ -494,12 +481,12 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"frobnicate"}, `robotstxt: unknown command "frobnicate"`},
 		{[]string{"-x"}, `robotstxt: unknown flag "-x"`},
 		{[]string{"help", "frobnicate"}, `robotstxt: unknown command "frobnicate"`},
-		{[]string{"check"}, "robotstxt: check: missing URL\n"},
+		{[]string{"check"}, "robotstxt: check: missing URL, as arguments or on standard input\n"},
 		{[]string{"check", "-nope"}, "robotstxt: check: flag provided but not defined: -nope"},
 		{[]string{"check", "-timeout", "0s", "https://example.com/"}, "robotstxt: check: -timeout must be positive, got 0s"},
 		{[]string{"check", "-timeout", "soon", "https://example.com/"}, `robotstxt: check: invalid value "soon" for flag -timeout`},
 		{[]string{"lint"}, "robotstxt: lint: missing ROBOTS\n"},
-		{[]string{"lint", file, file}, "robotstxt: lint: takes one ROBOTS argument, got 2\n"},
+		{[]string{"lint", "-", "-"}, "robotstxt: lint: standard input (-) can be given once, got 2\n"},
 		{[]string{"lint", "-agent", "x", file}, "robotstxt: lint: flag provided but not defined: -agent"},
 		{[]string{"lint", "-robots", file}, "robotstxt: lint: flag provided but not defined: -robots"},
 		{[]string{"lint", "https://"}, `robotstxt: lint: "https://" has no host`},

@@ -62,7 +62,7 @@ func (p *progress) draw(current string) {
 	if p.w == nil {
 		return
 	}
-	line := fmt.Sprintf("walking: %d sitemaps, %d URLs, %d failed", p.sitemaps, p.urls, p.failed)
+	line := fmt.Sprintf("walking: %s, %s, %d failed", plural(p.sitemaps, "sitemap"), plural(p.urls, "URL"), p.failed)
 	if current != "" {
 		line += " " + current
 	}

@@ -17,7 +17,7 @@ import (
 func sitemapsCommand() command {
 	return command{
 		name:     "sitemaps",
-		synopsis: "[-base URL] [-walk [-urls]] [-agent A] [-timeout D] SITE|ROBOTS",
+		synopsis: "[-base URL] [-walk [-urls] [-follow P]... [-rule P=TAG]... [-alternates]] [-agent A] [-timeout D] SITE|ROBOTS|SITEMAP",
 		summary:  "list the Sitemap lines of a robots.txt, or walk the sitemaps",
 		help: `sitemaps prints the sitemap URLs a robots.txt lists, one a line. SITE is an
 http or https URL of a site, whose robots.txt is fetched; relative Sitemap
@@ -33,10 +33,20 @@ for. With -urls, every page URL is printed and the summary goes to standard
 error. While walking, a progress line is redrawn on standard error when that
 is a terminal.
 
+With -walk, a URL whose path is neither "/" nor "/robots.txt" is a SITEMAP:
+the walk starts from that sitemap (or index) only, not from the Sitemap
+lines of the site's robots.txt, which still decides what may be fetched.
+-follow keeps only the index children whose path matches one of its
+patterns; -rule P=TAG keeps only the pages whose path matches a rule's
+pattern P (the first that matches gives its TAG, printed after the URL
+with -urls); -alternates adds the pages' hreflang alternates. Patterns are
+written as robots.txt paths: "/blog/", "/*.pdf$".
+
 examples:
   robotstxt sitemaps https://example.com
   robotstxt sitemaps -base https://example.com robots.txt
   robotstxt sitemaps -walk -urls https://example.com > urls.txt
+  robotstxt sitemaps -walk -urls -rule /product/=product https://example.com/sitemap_index.xml
 `,
 		setup: sitemapsFlags,
 	}
@@ -48,6 +58,7 @@ type sitemapsOptions struct {
 	urls    bool
 	agent   string
 	timeout time.Duration
+	walkOptions
 }
 
 func sitemapsFlags(fs *flag.FlagSet) action {
@@ -57,9 +68,13 @@ func sitemapsFlags(fs *flag.FlagSet) action {
 	fs.BoolVar(&o.urls, "urls", false, "with -walk, print every page URL; the summary goes to standard error")
 	fs.StringVar(&o.agent, "agent", "robotstxt", "the crawler's product token or User-Agent `A`, sent and checked against robots.txt")
 	timeoutVar(fs, &o.timeout)
+	o.walkOptions.define(fs)
 	return func(ctx context.Context, e *env, args []string) (int, error) {
 		if err := checkTimeout(o.timeout); err != nil {
 			return 0, err
+		}
+		if !o.walk && o.walkOptions.set() {
+			return 0, usagef("-follow, -rule and -alternates need -walk")
 		}
 		switch len(args) {
 		case 0:
@@ -112,6 +127,9 @@ func (e *env) sitemaps(ctx context.Context, arg string, o sitemapsOptions) (int,
 			return 0, err
 		}
 		site = u
+		if o.walk && isSitemapURL(arg, u) {
+			o.start = arg
+		}
 		if !o.walk {
 			rt, err := f.get(ctx, site)
 			if err != nil {
@@ -163,9 +181,14 @@ func (e *env) walk(ctx context.Context, f *fetcher, site *url.URL, o sitemapsOpt
 			OnSitemap: p.sitemap,
 		},
 	}
+	o.walkOptions.apply(&w.Options)
 	stats, err := w.Walk(ctx, site.String(), func(en sitemap.Entry) error {
 		if o.urls {
-			if _, err := fmt.Fprintln(e.stdout, en.Loc); err != nil {
+			line := en.Loc
+			if len(o.rules) > 0 {
+				line += "\t" + en.Tag
+			}
+			if _, err := fmt.Fprintln(e.stdout, line); err != nil {
 				return err // such as a closed pipe: stop walking
 			}
 		}

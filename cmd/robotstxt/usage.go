@@ -44,8 +44,9 @@ https://example.com, https://example.com/robots.txt and
 https://example.com/any/page all read https://example.com/robots.txt.
 `
 
-const exitHelp = `exit status: 0 ok; 1 a URL is disallowed, lint found an error or a sitemap
-failed; 2 bad usage or ROBOTS could not be read; 130 interrupted.
+const exitHelp = `exit status: 0 ok; 1 a URL is disallowed, lint found an error (or, with
+-strict, a warning) or a sitemap failed; 2 bad usage, or a robots.txt could not
+be read (check still prints RFC 9309's verdict); 130 interrupted.
 `
 
 // printUsage writes the main usage.

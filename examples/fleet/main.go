@@ -24,7 +24,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
@@ -39,6 +38,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/time/rate"
 
+	"github.com/robotsmw/robotsmw/examples/internal/cmdline"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/netguard"
 	"github.com/robotsmw/robotsmw/redisstore"
@@ -53,23 +53,11 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: fleet [flags] START_URL
-
-Crawls the site of START_URL (links on its host) as one member of a fleet
-sharing one Redis. Run it several times at once; each exits when the
-shared queue is drained.
-
-flags:
-`
-
 // run is the whole program; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flags := flag.NewFlagSet("fleet", flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	flags.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		flags.PrintDefaults()
-	}
+	flags := cmdline.New("fleet", "[flags] START_URL", `Crawls the site of START_URL (links on its host) as one member of a fleet
+sharing one Redis. Run it several times at once; each exits when the
+shared queue is drained.`)
 	addr := flags.String("redis", "127.0.0.1:6379", "Redis address (host:port)")
 	perHost := flags.Float64("rate", 1, "requests per second per host, for the whole fleet")
 	agent := flags.String("agent", "FleetBot", "user agent product token, matched against robots.txt")
@@ -79,15 +67,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	clear := flags.Bool("clear", false, "remove the shared state of an earlier crawl under the prefix first")
 	verbose := flags.Bool("v", false, "print every page fetched")
 	allowPrivate := flags.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code := flags.Parse(args, 1, stdout, stderr); code >= 0 {
+		return code
 	}
 	if flags.NArg() != 1 {
-		flags.Usage()
-		return 2
+		return flags.UsageError(stderr, errors.New("missing START_URL"))
 	}
 	start, err := url.Parse(flags.Arg(0))
 	if err != nil || (start.Scheme != "http" && start.Scheme != "https") || start.Host == "" {
@@ -156,7 +140,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			case errors.Is(err, robotsmw.ErrNotFollowed):
 				// rel="nofollow" and nofollow pages: counted in Stats.
 			default:
-				out.stamp("failed   %s: %v", r.URL, err)
+				out.stamp("failed   %s: %s", r.URL, cmdline.ErrorText(err, r.URL))
 			}
 		},
 	}
@@ -238,7 +222,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 	out.stamp("member %s crawling %s at %g/s per host for the fleet (prefix %s)", fleet.ID(), start.Host, *perHost, fleet.Prefix)
-	if err := fleet.Run(ctx, q, c); err != nil {
+	if err := fleet.Run(ctx, q, c); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "fleet: %v\n", err)
 		return 1
 	}
@@ -247,12 +231,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	mu.Lock()
 	n := pages
 	mu.Unlock()
-	out.stamp("drained: this member fetched %d pages; robots.txt and pages sent %d, blocked %d, deferred %d, retried %d, back-offs %d, gave up %d, links not followed %d",
-		n, t.Fetched, t.Blocked, t.Deferred, t.Retried, t.Backoffs, t.GaveUp, t.NotFollowed)
+	end := "drained"
+	if ctx.Err() != nil {
+		end = "interrupted"
+	}
+	out.stamp("%s: this member fetched %d pages; robots.txt and pages sent %d, blocked %d, deferred %d, retried %d, back-offs %d, gave up %d, links not followed %d",
+		end, n, t.Fetched, t.Blocked, t.Deferred, t.Retried, t.Backoffs, t.GaveUp, t.NotFollowed)
 	if n == 0 && seen > 0 {
 		out.stamp("nothing was fetched: %d URLs were already visited under the prefix %q when this member started (run one member with -clear to crawl again)", seen, fleet.Prefix)
 	}
-	return 0
+	return flags.Finish(ctx, stderr, cmdline.ExitOK)
 }
 
 // A printer writes lines stamped with the time since the start; it may be

@@ -109,7 +109,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "usage: fleet"},
+		{nil, "fleet: missing START_URL\nusage: fleet [flags] START_URL\n"},
 		{[]string{"ftp://example.com/"}, "not an http or https URL"},
 		{[]string{"-rate", "0", "http://example.com/"}, "must be positive"},
 		{[]string{"-redis", "127.0.0.1:1", "http://example.com/"}, "does not answer"},

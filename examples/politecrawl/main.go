@@ -18,14 +18,17 @@
 // outcome, every blocked URL with the rule and line that blocked it, every
 // back-off with its reason and pause, and the sitemaps read.
 //
-// Exit status: 0 when the crawl ran; 2 for bad usage or a site that cannot
-// be reached.
+// Ctrl-C stops the crawl: what was not sent is counted as cancelled, the
+// report is printed and the command exits 130.
+//
+// Exit status: 0 when the crawl ran; 1 when no page could be fetched and
+// some gave up (robots.txt unreachable, say); 2 for bad usage or a site
+// that cannot be reached; 130 interrupted, after the report.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -33,12 +36,12 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"strings"
 	"time"
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
 
+	"github.com/robotsmw/robotsmw/examples/internal/cmdline"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/netguard"
 )
@@ -66,10 +69,11 @@ type options struct {
 	private  bool
 }
 
-func parseFlags(args []string, stderr io.Writer) (options, int) {
-	var o options
-	fs := flag.NewFlagSet("politecrawl", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// command returns the command's flags, bound to o.
+func command(o *options) *cmdline.Command {
+	fs := cmdline.New("politecrawl", "", `Crawls the embedded demo site, offline, or the site of -url, through
+robotsmw: seeded from its sitemaps, following links, and reports what
+happened to every URL and why.`)
 	fs.StringVar(&o.url, "url", "", "crawl this site instead of the embedded demo site")
 	fs.StringVar(&o.agent, "agent", "PoliteCrawl/1.0 (+https://github.com/robotsmw/robotsmw)", "User-Agent; its product token is matched against robots.txt")
 	fs.Float64Var(&o.rate, "rate", 0, "requests per second per host (default: 10 on the demo site, 1 elsewhere); Crawl-delay may lower it")
@@ -77,31 +81,25 @@ func parseFlags(args []string, stderr io.Writer) (options, int) {
 	fs.BoolVar(&o.sitemaps, "sitemaps", true, "seed the crawl from the site's sitemaps")
 	fs.BoolVar(&o.verbose, "v", false, "print every outcome as a line, even on a terminal")
 	fs.BoolVar(&o.private, "allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: politecrawl [flags]\n\nCrawls the embedded demo site (or -url) through robotsmw and reports every outcome.\n\nflags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, 0
-		}
-		return o, 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "politecrawl: unexpected argument %q (the site is given with -url)\n", fs.Arg(0))
-		return o, 2
+	return fs
+}
+
+func parseFlags(args []string, stdout, stderr io.Writer) (options, *cmdline.Command, int) {
+	var o options
+	cmd := command(&o)
+	if code := cmd.Parse(args, 0, stdout, stderr); code >= 0 {
+		return o, cmd, code
 	}
 	if o.rate < 0 || o.max < 0 {
-		fmt.Fprintln(stderr, "politecrawl: -rate and -max must not be negative")
-		return o, 2
+		return o, cmd, cmd.UsageError(stderr, errors.New("-rate and -max must not be negative"))
 	}
-	return o, -1
+	return o, cmd, -1
 }
 
 // run is the command with its environment passed in, so that the test can
 // drive it. tty says whether stdout is a terminal.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool) int {
-	o, code := parseFlags(args, stderr)
+	o, cmd, code := parseFlags(args, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
@@ -119,7 +117,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 		}
 	} else if err := checkSite(ctx, site); err != nil {
 		fmt.Fprintf(stderr, "politecrawl: %v\n", err)
-		return 2
+		return cmdline.ExitUsage
 	}
 
 	rep := &report{base: base, start: time.Now()}
@@ -178,10 +176,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 		prog.stop()
 	}
 	rep.write(stdout, g)
-	if ctx.Err() != nil {
-		fmt.Fprintln(stderr, "politecrawl: interrupted")
+	code = cmdline.ExitOK
+	if fetched, gaveUp := rep.outcome(); fetched == 0 && gaveUp > 0 && ctx.Err() == nil {
+		// An unreachable site: say so in the exit status, not only in the report.
+		fmt.Fprintf(stderr, "politecrawl: no page fetched; %s gave up (see the report)\n", plural(gaveUp, "URL"))
+		code = cmdline.ExitFail
 	}
-	return 0
+	return cmd.Finish(ctx, stderr, code)
 }
 
 func isAlreadyVisited(err error) bool {
@@ -192,9 +193,9 @@ func isAlreadyVisited(err error) bool {
 // checkSite makes sure site is an http(s) URL whose host answers, so that
 // a typo gets one clear line instead of a report of failures.
 func checkSite(ctx context.Context, site string) error {
-	u, err := url.Parse(site)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("-url %q is not an http or https URL with a host (try https://%s)", site, strings.TrimPrefix(site, "//"))
+	u, err := cmdline.SiteURL("url", site)
+	if err != nil {
+		return err
 	}
 	port := u.Port()
 	if port == "" {
@@ -204,6 +205,15 @@ func checkSite(ctx context.Context, site string) error {
 	defer cancel()
 	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
 	if err != nil {
+		// The cause alone: "lookup x: no such host" would name it twice.
+		var dns *net.DNSError
+		var op *net.OpError
+		switch {
+		case errors.As(err, &dns):
+			err = errors.New(dns.Err)
+		case errors.As(err, &op):
+			err = op.Err
+		}
 		return fmt.Errorf("%s cannot be reached: %v", u.Host, err)
 	}
 	conn.Close()

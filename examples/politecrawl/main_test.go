@@ -3,7 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -50,7 +54,8 @@ func TestUsage(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"-h"}, 0, "usage: politecrawl"},
+		{[]string{"-h"}, 0, "usage: politecrawl [flags]\n\nCrawls"},
+		{[]string{"-url", "ftp://x/"}, 2, `-url "ftp://x/" is not an http or https URL with a host` + "\n"},
 		{[]string{"-url", "example.com"}, 2, `-url "example.com" is not an http or https URL`},
 		{[]string{"-url", "http://127.0.0.1:1"}, 2, "cannot be reached"},
 		{[]string{"stray"}, 2, `unexpected argument "stray"`},
@@ -58,8 +63,62 @@ func TestUsage(t *testing.T) {
 	} {
 		var out, errOut bytes.Buffer
 		code := run(context.Background(), tc.args, &out, &errOut, false)
-		if code != tc.code || !strings.Contains(errOut.String(), tc.msg) {
+		if code != tc.code || !strings.Contains(out.String()+errOut.String(), tc.msg) {
 			t.Errorf("run(%q) = %d, stderr %q; want %d and %q", tc.args, code, errOut.String(), tc.code, tc.msg)
 		}
+	}
+}
+
+// cancelOnWrite cancels a context at the first write that holds a word.
+type cancelOnWrite struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	word   string
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if bytes.Contains(p, []byte(w.word)) {
+		w.cancel()
+	}
+	return w.buf.Write(p)
+}
+
+// TestInterrupt: Ctrl-C during the crawl prints the report, counts what was
+// not sent as cancelled (not "gave up") and exits 130.
+func TestInterrupt(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOnWrite{word: "fetched   /", cancel: cancel}
+	var errOut bytes.Buffer
+	code := run(ctx, []string{"-v"}, out, &errOut, false)
+	report := out.buf.String()
+	if code != 130 || errOut.String() != "politecrawl: interrupted\n" {
+		t.Errorf("run after Ctrl-C = %d, stderr %q; want 130 and \"politecrawl: interrupted\"", code, errOut.String())
+	}
+	if !strings.Contains(report, "\noutcomes\n") {
+		t.Errorf("run after Ctrl-C printed no report:\n%s", report)
+	}
+	if strings.Contains(report, "context canceled") || !regexp.MustCompile(`gave up +0\n`).MatchString(report) {
+		t.Errorf("run after Ctrl-C counted cancelled requests as failures:\n%s", report)
+	}
+}
+
+// TestUnreachable: a site whose robots.txt answers 503 (here with a short
+// Retry-After, so that the Guard's three tries take seconds, not minutes)
+// ends with a report, a line on stderr and exit status 1.
+func TestUnreachable(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"-url", srv.URL, "-sitemaps=false"}, &out, &errOut, false)
+	if code != 1 || !strings.Contains(errOut.String(), "politecrawl: no page fetched; 1 URL gave up") ||
+		!strings.Contains(out.String(), "robots.txt unreachable") {
+		t.Errorf("run against an unreachable site = %d, stderr %q, report:\n%s\nwant 1, the line on stderr and the reason in the report", code, errOut.String(), out.String())
 	}
 }

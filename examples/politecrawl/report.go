@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/robotsmw/robotsmw/examples/internal/cmdline"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/sitemap"
 )
@@ -33,6 +35,7 @@ type report struct {
 	backoffs  []string // URL: the reason and the pause
 	deferred  int
 	gaveUp    []string
+	cancelled int      // not sent: Ctrl-C ended the crawl first
 	failed    []string // colly's own errors: 404 and the like
 	sitemaps  []string
 	seed      robotsmw.SeedStats
@@ -136,15 +139,35 @@ func (r *report) onError(resp *colly.Response, err error) {
 		}
 		r.blocked = append(r.blocked, line)
 		r.log("blocked   %s", line)
+	case errors.Is(err, context.Canceled):
+		// Ctrl-C: the Guard ends what waited; nothing went wrong with it.
+		r.cancelled++
 	case errors.Is(err, robotsmw.ErrGaveUp), errors.Is(err, robotsmw.ErrRobotsUnreachable),
 		errors.Is(err, robotsmw.ErrCrawlDelayTooLong):
-		r.gaveUp = append(r.gaveUp, fmt.Sprintf("%s: %v", u, err))
-		r.log("gave up   %s: %v", u, err)
+		line := fmt.Sprintf("%s: %s", u, cmdline.ErrorText(err, resp.Request.URL))
+		r.gaveUp = append(r.gaveUp, line)
+		r.log("gave up   %s", line)
 	default:
-		r.failed = append(r.failed, fmt.Sprintf("%s: %v", u, err))
-		r.log("failed    %s: %v", u, err)
+		line := fmt.Sprintf("%s: %s", u, cmdline.ErrorText(err, resp.Request.URL))
+		r.failed = append(r.failed, line)
+		r.log("failed    %s", line)
 	}
 	r.inFlight--
+}
+
+// outcome returns the number of pages fetched and of URLs given up.
+func (r *report) outcome() (fetched, gaveUp int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.fetched), len(r.gaveUp)
+}
+
+// plural returns "1 page", "2 pages".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func (r *report) onSitemap(s sitemap.SitemapReport) {
@@ -161,9 +184,9 @@ func (r *report) onSitemap(s sitemap.SitemapReport) {
 	case s.NotModified:
 		line = u + ": not modified"
 	case s.Index:
-		line = fmt.Sprintf("%s: index of %d sitemaps", u, s.Children)
+		line = fmt.Sprintf("%s: index of %s", u, plural(s.Children, "sitemap"))
 	default:
-		line = fmt.Sprintf("%s: %d pages", u, s.Pages)
+		line = fmt.Sprintf("%s: %s", u, plural(s.Pages, "page"))
 	}
 	if s.Err != nil {
 		line += fmt.Sprintf(" (error: %v)", s.Err)
@@ -192,6 +215,9 @@ func (r *report) write(w io.Writer, g *robotsmw.Guard) {
 	fmt.Fprintf(w, "  %-44s %4d\n", "back-offs (429/503, retried later)", len(r.backoffs))
 	fmt.Fprintf(w, "  %-44s %4d\n", "deferrals in all (sent again)", r.deferred)
 	fmt.Fprintf(w, "  %-44s %4d\n", "gave up", len(r.gaveUp))
+	if r.cancelled > 0 {
+		fmt.Fprintf(w, "  %-44s %4d\n", "not sent: crawl interrupted (Ctrl-C)", r.cancelled)
+	}
 	fmt.Fprintf(w, "  %-44s %4d\n", "other errors (404 and the like)", len(r.failed))
 	fmt.Fprintf(w, "  %-44s %4d\n", "requests sent (pages, robots.txt, sitemaps)", t.Fetched)
 
@@ -217,14 +243,17 @@ func (r *report) write(w io.Writer, g *robotsmw.Guard) {
 		section("sitemaps read", r.sitemaps)
 		s := r.seed
 		d := s.Dropped
-		fmt.Fprintf(w, "  %d page URLs listed: %d handed to the crawl (%d queued, %d reached through links first); left out: %d duplicate, %d disallowed, %d out of scope, %d filtered, %d over -max\n",
-			s.URLs+d.Total(), s.Queued+s.Visited, s.Queued, s.Visited,
+		fmt.Fprintf(w, "  %s listed: %d handed to the crawl (%d queued, %d reached through links first); left out: %d duplicate, %d disallowed, %d out of scope, %d filtered, %d over -max\n",
+			plural(s.URLs+d.Total(), "page URL"), s.Queued+s.Visited, s.Queued, s.Visited,
 			d.Duplicate, d.Robots, d.Scope+d.Invalid, d.Filter, d.Limit+s.Rejected)
 		if sk := s.Skipped; sk.Total() > 0 {
 			fmt.Fprintf(w, "  sitemaps not fetched: %d disallowed, %d seen already, %d out of scope, %d over limits\n",
 				sk.Robots, sk.Duplicate, sk.Scope, sk.Limit)
 		}
-		if r.seedErr != nil {
+		switch {
+		case errors.Is(r.seedErr, context.Canceled):
+			fmt.Fprintf(w, "  sitemap walk interrupted (Ctrl-C)\n")
+		case r.seedErr != nil:
 			fmt.Fprintf(w, "  sitemap errors: %v\n", r.seedErr)
 		}
 	}

@@ -26,7 +26,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -43,6 +42,7 @@ import (
 	"github.com/gocolly/colly/v2/queue"
 	"golang.org/x/time/rate"
 
+	"github.com/robotsmw/robotsmw/examples/internal/cmdline"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/netguard"
 )
@@ -55,19 +55,14 @@ func main() {
 
 // run is the whole program; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flags := flag.NewFlagSet("queue", flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	siteFlag := flags.String("url", "", "crawl this site instead of the demo site")
-	allowPrivate := flags.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if flags.NArg() > 0 {
-		fmt.Fprintf(stderr, "queue: unexpected argument %q\n", flags.Arg(0))
-		return 2
+	cmd := cmdline.New("queue", "", `Crawls the embedded demo sites, offline, or the site of -url, with colly's
+queue (several threads), a collector and a clone of it, all made polite by
+one robotsmw Guard, and prints every final outcome and the Guard's
+statistics.`)
+	siteFlag := cmd.String("url", "", "crawl this site instead of the demo site")
+	allowPrivate := cmd.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
+	if code := cmd.Parse(args, 0, stdout, stderr); code >= 0 {
+		return code
 	}
 
 	out := &printer{w: stdout, start: time.Now(), names: map[string]string{}}
@@ -86,16 +81,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			case errors.As(err, &dis):
 				out.stamp("blocked  %s: %s", out.name(dis.URL), dis.Decision)
 			case errors.Is(err, robotsmw.ErrGaveUp):
-				out.stamp("gave up  %s: %v", out.name(r.URL), err)
+				out.stamp("gave up  %s: %s", out.name(r.URL), cmdline.ErrorText(err, r.URL))
 			default: // robots.txt unreachable, Crawl-delay too long
-				out.stamp("failed   %s: %v", out.name(r.URL), err)
+				out.stamp("failed   %s: %s", out.name(r.URL), cmdline.ErrorText(err, r.URL))
 			}
 		},
 	}
 	limit := 0 // requests per collector; 0 means no limit
 	var start *url.URL
 	if *siteFlag != "" {
-		u, err := parseSite(*siteFlag)
+		u, err := cmdline.SiteURL("url", *siteFlag)
 		if err != nil {
 			fmt.Fprintf(stderr, "queue: %v\n", err)
 			return 2
@@ -155,7 +150,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		// The queue takes duplicates; colly skips the pages it visited.
 		if err := q.AddURL(link.String()); err != nil {
-			out.stamp("error    %s: %v", out.name(link), err)
+			out.stamp("error    %s: %s", out.name(link), cmdline.ErrorText(err, link))
 		}
 	})
 	for _, col := range []*colly.Collector{c, links} {
@@ -171,7 +166,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			case !decidedByGuard(err):
 				// colly's own errors (a 404 …); the ErrorHandler has the
 				// Guard's.
-				out.stamp("error    %s: %v", out.name(r.Request.URL), err)
+				out.stamp("error    %s: %s", out.name(r.Request.URL), cmdline.ErrorText(err, r.Request.URL))
 			}
 		})
 	}
@@ -208,7 +203,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		out.printf("  %-12s fetched %2d, blocked %d, retried %d, gave up %d; interval now %v",
 			h.Host, h.Fetched, h.Blocked, h.Retried, h.GaveUp, h.Interval.Round(time.Millisecond))
 	}
-	return 0
+	return cmd.Finish(ctx, stderr, cmdline.ExitOK)
 }
 
 // decidedByGuard reports whether err is a final outcome the Guard decided,
@@ -216,18 +211,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func decidedByGuard(err error) bool {
 	return errors.Is(err, robotsmw.ErrDisallowed) || errors.Is(err, robotsmw.ErrGaveUp) ||
 		errors.Is(err, robotsmw.ErrRobotsUnreachable) || errors.Is(err, robotsmw.ErrCrawlDelayTooLong)
-}
-
-// parseSite checks the -url flag: an http or https URL with a host.
-func parseSite(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
-	if err != nil {
-		return nil, fmt.Errorf("bad -url %q: %v", s, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("bad -url %q: want an http or https URL such as https://example.com", s)
-	}
-	return u, nil
 }
 
 // A printer writes lines from concurrent colly callbacks one at a time.

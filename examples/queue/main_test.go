@@ -23,7 +23,7 @@ func TestDemo(t *testing.T) {
 		// run dry: the links of a retried page are crawled too.
 		"fetched  shop/catalog/3 (200)",
 		"fetched  partner/widget/4 (200)",
-		"gave up  partner/widget/5: robotsmw: gave up: GET http://localhost:",
+		"gave up  partner/widget/5: robotsmw: gave up: GET after 2 retries",
 		"after 2 retries: robotsmw: status 500 Internal Server Error",
 		"totals: fetched 16 (robots.txt included), blocked 2,",
 		"retried 3,",
@@ -52,8 +52,8 @@ func TestUsage(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"-url", "example.com"}, 2, `bad -url "example.com"`},
-		{[]string{"-url", "http://"}, 2, `bad -url "http://"`},
+		{[]string{"-url", "example.com"}, 2, `-url "example.com" is not an http or https URL with a host (try "https://example.com")`},
+		{[]string{"-url", "http://"}, 2, `-url "http://" is not an http or https URL with a host`},
 		{[]string{"stray"}, 2, `unexpected argument "stray"`},
 	} {
 		var out, errOut bytes.Buffer

@@ -23,12 +23,10 @@ import (
 	"context"
 	"embed"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/signal"
 	"slices"
@@ -39,6 +37,7 @@ import (
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
 
+	"github.com/robotsmw/robotsmw/examples/internal/cmdline"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/netguard"
 	"github.com/robotsmw/robotsmw/sitemap"
@@ -52,19 +51,13 @@ func main() {
 
 // run is the whole program; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flags := flag.NewFlagSet("sitemapseed", flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	siteFlag := flags.String("url", "", "seed from this site's sitemaps instead of the demo site")
-	allowPrivate := flags.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if flags.NArg() > 0 {
-		fmt.Fprintf(stderr, "sitemapseed: unexpected argument %q\n", flags.Arg(0))
-		return 2
+	cmd := cmdline.New("sitemapseed", "", `Seeds a colly crawl from the embedded demo site's sitemaps, offline, or
+from those of the site of -url, with robotsmw's Guard.Seed, and prints what
+the walk found, what it dropped and why, and the pages fetched.`)
+	siteFlag := cmd.String("url", "", "seed from this site's sitemaps instead of the demo site")
+	allowPrivate := cmd.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
+	if code := cmd.Parse(args, 0, stdout, stderr); code >= 0 {
+		return code
 	}
 
 	g := &robotsmw.Guard{
@@ -77,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var site string
 	var demo *demoSite
 	if *siteFlag != "" {
-		u, err := parseSite(*siteFlag)
+		u, err := cmdline.SiteURL("url", *siteFlag)
 		if err != nil {
 			fmt.Fprintf(stderr, "sitemapseed: %v\n", err)
 			return 2
@@ -125,9 +118,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	})
 	c.OnError(func(r *colly.Response, err error) {
 		if robotsmw.IsFinal(err) {
-			out.stamp("failed  %s: %v", r.Request.URL, err)
+			out.stamp("failed  %s: %s", r.Request.URL, cmdline.ErrorText(err, r.Request.URL))
 		} else {
-			out.stamp("retry   %s: %v", r.Request.URL, err)
+			out.stamp("retry   %s: %s", r.Request.URL, cmdline.ErrorText(err, r.Request.URL))
 		}
 	})
 
@@ -139,6 +132,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c.Wait()
 	var walkErr *sitemap.WalkError
 	switch {
+	case ctx.Err() != nil:
+		// Ctrl-C: report what was done.
 	case errors.As(err, &walkErr) && st.Sitemaps > 0:
 		// Some sitemaps failed; the others were walked: report them.
 		fmt.Fprintf(stderr, "sitemapseed: %v\n", err)
@@ -168,19 +163,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if demo != nil {
 		out.printf("never requested:    %s", strings.Join(demo.notRequested(), ", "))
 	}
-	return 0
-}
-
-// parseSite checks the -url flag: an http or https URL with a host.
-func parseSite(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
-	if err != nil {
-		return nil, fmt.Errorf("bad -url %q: %v", s, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("bad -url %q: want an http or https URL such as https://example.com", s)
-	}
-	return u, nil
+	return cmd.Finish(ctx, stderr, cmdline.ExitOK)
 }
 
 // A printer writes lines from concurrent colly callbacks one at a time.

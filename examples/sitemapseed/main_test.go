@@ -41,10 +41,10 @@ func TestUsage(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"-url", "example.com"}, 2, `bad -url "example.com"`},
-		{[]string{"-url", "ftp://example.com"}, 2, `bad -url "ftp://example.com"`},
+		{[]string{"-url", "example.com"}, 2, `-url "example.com" is not an http or https URL with a host (try "https://example.com")`},
+		{[]string{"-url", "ftp://example.com"}, 2, `-url "ftp://example.com" is not an http or https URL with a host`},
 		{[]string{"stray"}, 2, `unexpected argument "stray"`},
-		{[]string{"-nosuchflag"}, 2, "flag provided but not defined"},
+		{[]string{"-nosuchflag"}, 2, "flag provided but not defined: -nosuchflag\nusage: sitemapseed [flags]"},
 	} {
 		var out, errOut bytes.Buffer
 		code := run(context.Background(), tc.args, &out, &errOut)

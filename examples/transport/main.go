@@ -25,7 +25,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -40,6 +39,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/time/rate"
 
+	"github.com/robotsmw/robotsmw/examples/internal/cmdline"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/netguard"
 )
@@ -54,19 +54,13 @@ func main() {
 
 // run is the whole program; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flags := flag.NewFlagSet("transport", flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	pageFlag := flags.String("url", "", "check the links of this page instead of the demo site's")
-	allowPrivate := flags.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if flags.NArg() > 0 {
-		fmt.Fprintf(stderr, "transport: unexpected argument %q\n", flags.Arg(0))
-		return 2
+	cmd := cmdline.New("transport", "", `Checks the links of the embedded demo site's home page, offline, or of
+the page of -url, with a plain net/http client that robotsmw's
+Guard.Transport makes polite, and prints the outcome of every link.`)
+	pageFlag := cmd.String("url", "", "check the links of this page instead of the demo site's")
+	allowPrivate := cmd.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
+	if code := cmd.Parse(args, 0, stdout, stderr); code >= 0 {
+		return code
 	}
 
 	g := &robotsmw.Guard{
@@ -81,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var page *url.URL
 	var site *demoSite
 	if *pageFlag != "" {
-		u, err := parseURL(*pageFlag)
+		u, err := cmdline.SiteURL("url", *pageFlag)
 		if err != nil {
 			fmt.Fprintf(stderr, "transport: %v\n", err)
 			return 2
@@ -111,9 +105,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	start := time.Now()
 	links, err := fetchLinks(ctx, client, page)
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "transport: %v\n", err)
-		return 1
+		return cmdline.ExitFail
 	}
 	if len(links) > 20 {
 		links = links[:20]
@@ -165,7 +159,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  +%.3fs %s %-16s %d\n", e.gap.Seconds(), e.method, e.path, e.status)
 		}
 	}
-	return 0
+	return cmd.Finish(ctx, stderr, cmdline.ExitOK)
 }
 
 // fetchLinks fetches the page and returns the http and https links on it,
@@ -227,18 +221,6 @@ func check(ctx context.Context, client *http.Client, link *url.URL) (int, error)
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // so the connection is reused
 	resp.Body.Close()
 	return resp.StatusCode, nil
-}
-
-// parseURL checks the -url flag: an http or https URL with a host.
-func parseURL(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
-	if err != nil {
-		return nil, fmt.Errorf("bad -url %q: %v", s, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("bad -url %q: want an http or https URL such as https://example.com", s)
-	}
-	return u, nil
 }
 
 // The demo site.

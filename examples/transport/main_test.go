@@ -50,8 +50,8 @@ func TestUsage(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"-url", "example.com/docs"}, 2, `bad -url "example.com/docs"`},
-		{[]string{"-url", "mailto:me@example.com"}, 2, `bad -url "mailto:me@example.com"`},
+		{[]string{"-url", "example.com/docs"}, 2, "-url \"example.com/docs\" is not an http or https URL with a host (try \"https://example.com/docs\")"},
+		{[]string{"-url", "mailto:me@example.com"}, 2, "-url \"mailto:me@example.com\" is not an http or https URL with a host\n"},
 		{[]string{"stray"}, 2, `unexpected argument "stray"`},
 		{[]string{"-url", "http://127.0.0.1:1/"}, 1, "robots.txt unreachable"},
 	} {
