@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -135,6 +136,26 @@ type Guard struct {
 	// same errors.
 	ErrorHandler func(r *colly.Request, err error)
 
+	// Logger, if set, receives the Guard's events, one record each with a
+	// fixed message and attributes:
+	//
+	//	Info   "request blocked"    host url agent group rule line (robots.txt),
+	//	                            or host url origin crawl_delay (Crawl-delay
+	//	                            above MaxCrawlDelay)
+	//	Debug  "request deferred"   host url until cause (it would wait over MaxWait)
+	//	Info   "request retried"    host url until attempt cause (a failed attempt)
+	//	Warn   "host paused"        host url status|error until pause [retry_after]
+	//	Warn   "request gave up"    host url error (ErrGaveUp, ErrRobotsUnreachable)
+	//	Debug  "link not followed"  url page reason (FollowLinks)
+	//
+	// The Guard's own robots.txt cache logs to it too (policy.Cache.Logger:
+	// "robots.txt fetched", "robots.txt unreachable"), and so does Seed's
+	// walker (sitemap.Walker.Logger: "sitemap read", "sitemap failed").
+	// Times are on the Guard's clock. If nil, nothing is logged; an event
+	// whose level the Logger does not enable costs a level check and
+	// allocates nothing.
+	Logger *slog.Logger
+
 	// Seeding configures Seed: the sitemap walk's scope, filters, fallback
 	// and depth, a colly queue as the target, the requests in flight.
 	// Its zero value does the right thing. It is read at each Seed, and
@@ -158,6 +179,7 @@ type Guard struct {
 	pacer    pacerState   // what the Guard keeps about its Pacer
 	hosts    hostTable    // per-host pacing and back-off
 	totals   totals       // counters over all hosts
+	waits    waitHistogram
 	tickets  ticketBox    // verdicts on their way to the transport
 	attempts attemptTable // failed attempts per request
 	later    laterQueue   // deferred requests
@@ -237,6 +259,7 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		// reads it in Visit, which may run concurrently with this callback.
 		c.IgnoreRobotsTxt = true
 	}
+	admitted := g.clock().UnixNano()
 	ctx := withCrawl(collectorContext(c), c)
 	reserved := g.attempts.reserved(r.Method, r.URL)
 	err := g.admit(ctx, g.cacheFor(c, nil), r.URL, g.agent(c), g.maxWait(), reserved, false)
@@ -250,6 +273,7 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	}
 	tk := newTicket(r, err)
 	tk.slot = reserved && g.Pacer != nil
+	tk.admitted = admitted
 	g.tickets.put(r.URL, tk)
 	if err != nil && c.CacheDir != "" {
 		// colly's cache must not answer a request the Guard fails.
@@ -276,7 +300,9 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 		return
 	}
 	tk.gated = true
-	g.markSent(r, g.clock())
+	now := g.clock()
+	g.waits.observe(time.Duration(now.UnixNano() - tk.admitted))
+	g.markSent(r, now)
 }
 
 // redirectHandler returns the handler that checks each redirect hop before
@@ -363,6 +389,7 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, err error) {
 			h := hop.header
 			r.URL, r.Method, r.Headers = hop.url, hop.method, &h
 		}
+		g.logDeferred(r, de)
 		g.deferRequest(c, r, de)
 		return
 	case errors.Is(err, ErrDisallowed), errors.Is(err, ErrGaveUp),
@@ -385,8 +412,9 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, err error) {
 func (g *Guard) report(r *colly.Request, err error) {
 	g.attempts.clear(r.Method, r.URL)
 	g.seeds.done(r)
-	if !errors.Is(err, ErrDisallowed) && !errors.Is(err, ErrCrawlDelayTooLong) {
+	if finalFailure(err) {
 		g.count(g.host(r.URL), cGaveUp)
+		g.logGaveUp(r, err)
 	}
 	if g.ErrorHandler != nil {
 		g.ErrorHandler(r, err)
@@ -441,6 +469,7 @@ func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cac
 			MaxFetches: fetches,
 			Store:      g.RobotsStore,
 			Now:        g.clock,
+			Logger:     g.Logger,
 		}
 	})
 	return g.own

@@ -86,7 +86,7 @@ func TestWaitPaces(t *testing.T) {
 		if gap := minGap(at); gap != tt.want {
 			t.Errorf("%s: wait spacing = %v, want %v", tt.name, gap, tt.want)
 		}
-		if got := h.snapshot().Fetched; got != 20 {
+		if got := h.snapshot().Sent; got != 20 {
 			t.Errorf("%s: Fetched = %d, want 20", tt.name, got)
 		}
 	}

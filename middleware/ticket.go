@@ -46,6 +46,9 @@ type ticket struct {
 	gated  bool                        // the request passed the host's gate
 	slot   bool                        // the request holds a slot of its host's shared schedule (Pacer)
 	seq    uint64                      // when the ticket was issued, in tickets issued before it
+	// admitted is when OnRequest began to admit the request, in Unix
+	// nanoseconds on the Guard's clock, for the waits in Stats.
+	admitted int64
 }
 
 // newTicket returns the ticket of colly request r with verdict err.

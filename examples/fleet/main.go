@@ -233,8 +233,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	mu.Lock()
 	n := pages
 	mu.Unlock()
-	out.stamp("drained: this member fetched %d pages; robots.txt and pages sent %d, blocked %d, deferred %d, retried %d, back-offs %d, gave up %d, links not followed %d",
-		n, t.Fetched, t.Blocked, t.Deferred, t.Retried, t.Backoffs, t.GaveUp, t.NotFollowed)
+	out.stamp("drained: this member fetched %d pages; requests sent %d (robots.txt included), blocked %d, deferred %d, retried %d, back-offs %d, gave up %d, links not followed %d",
+		n, t.Sent, t.Blocked, t.Deferred, t.Retried, t.Backoffs, t.GaveUp, t.NotFollowed)
 	if n == 0 && seen > 0 {
 		out.stamp("nothing was fetched: %d URLs were already visited under the prefix %q when this member started (run one member with -clear to crawl again)", seen, fleet.Prefix)
 	}

@@ -187,12 +187,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	st := g.Stats()
 	t := st.Total
 	out.printf("")
-	out.printf("totals: fetched %d (robots.txt included), blocked %d, deferred %d, retried %d, back-offs %d, gave up %d",
-		t.Fetched, t.Blocked, t.Deferred, t.Retried, t.Backoffs, t.GaveUp)
+	out.printf("totals: requests sent %d (robots.txt included), pages fetched %d, blocked %d, deferred %d, retried %d, back-offs %d, gave up %d",
+		t.Sent, t.Pages, t.Blocked, t.Deferred, t.Retried, t.Backoffs, t.GaveUp)
 	out.printf("busiest hosts:")
 	for _, h := range st.Busiest {
-		out.printf("  %-12s fetched %2d, blocked %d, retried %d, gave up %d; interval now %v",
-			h.Host, h.Fetched, h.Blocked, h.Retried, h.GaveUp, h.Interval.Round(time.Millisecond))
+		out.printf("  %-12s sent %2d, pages %2d, blocked %d, retried %d, gave up %d; interval now %v",
+			h.Host, h.Sent, h.Pages, h.Blocked, h.Retried, h.GaveUp, h.Interval.Round(time.Millisecond))
 	}
 	return 0
 }

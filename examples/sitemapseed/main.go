@@ -150,7 +150,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else {
 		out.printf("pages fetched:      0")
 	}
-	out.printf("requests sent:      %d (robots.txt and sitemaps included)", g.Stats().Total.Fetched)
+	out.printf("requests sent:      %d (robots.txt and sitemaps included)", g.Stats().Total.Sent)
 	if demo != nil {
 		out.printf("never requested:    %s", strings.Join(demo.notRequested(), ", "))
 	}

@@ -145,7 +145,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	st := g.Stats().Total
 	fmt.Fprintf(stdout, "\nGuard: %d requests sent (robots.txt included), %d blocked, %d retried\n",
-		st.Fetched, st.Blocked, st.Retried)
+		st.Sent, st.Blocked, st.Retried)
 	if site != nil {
 		fmt.Fprintln(stdout, "what the site saw:")
 		for _, e := range site.requests() {
