@@ -179,11 +179,12 @@ type Guard struct {
 	pacer    pacerState   // what the Guard keeps about its Pacer
 	hosts    hostTable    // per-host pacing and back-off
 	totals   totals       // counters over all hosts
-	waits    waitHistogram
 	tickets  ticketBox    // verdicts on their way to the transport
 	attempts attemptTable // failed attempts per request
 	later    laterQueue   // deferred requests
 	seeds    seedTable    // Seed's requests in flight
+
+	waits waitHistogram // Stats.Waits
 
 	seedValidators sitemap.Validators // Seed's sitemaps' ETag and Last-Modified
 

@@ -78,3 +78,5 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 }
+
+var _ prometheus.Collector = (*Collector)(nil)
