@@ -13,10 +13,16 @@
 //	go run ./examples/politecrawl
 //	go run ./examples/politecrawl -url https://example.com -max 50 -rate 0.5
 //
-// On a terminal a progress line is redrawn in place; otherwise (or with -v)
-// each outcome is printed as a line. The final report lists the counts per
-// outcome, every blocked URL with the rule and line that blocked it, every
-// back-off with its reason and pause, and the sitemaps read.
+// On a terminal a progress line is redrawn in place; otherwise each
+// outcome is printed as a line. -v prints the Guard's structured log
+// (log/slog) on stderr instead of the progress line, -v=debug with the
+// deferrals; -metrics ADDR serves the Guard's Stats for Prometheus on
+// http://ADDR/metrics while the crawl runs. The final report lists the
+// counts per outcome, every blocked URL with the rule and line that
+// blocked it, every back-off with its reason and pause, and the sitemaps
+// read.
+//
+//	go run ./examples/politecrawl -v -metrics 127.0.0.1:9100
 //
 // Exit status: 0 when the crawl ran; 2 for bad usage or a site that cannot
 // be reached.
@@ -61,7 +67,8 @@ type options struct {
 	rate     float64
 	max      int
 	sitemaps bool
-	verbose  bool
+	verbose  logLevel
+	metrics  string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, int) {
@@ -73,7 +80,8 @@ func parseFlags(args []string, stderr io.Writer) (options, int) {
 	fs.Float64Var(&o.rate, "rate", 0, "requests per second per host (default: 10 on the demo site, 1 elsewhere); Crawl-delay may lower it")
 	fs.IntVar(&o.max, "max", 0, "stop after this many requests (0: no limit)")
 	fs.BoolVar(&o.sitemaps, "sitemaps", true, "seed the crawl from the site's sitemaps")
-	fs.BoolVar(&o.verbose, "v", false, "print every outcome as a line, even on a terminal")
+	fs.Var(&o.verbose, "v", "print the Guard's log on stderr (-v=debug: with deferrals) instead of the progress line")
+	fs.StringVar(&o.metrics, "metrics", "", "serve the Guard's Stats for Prometheus on `ADDR`/metrics (e.g. 127.0.0.1:9100) while crawling")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: politecrawl [flags]\n\nCrawls the embedded demo site (or -url) through robotsmw and reports every outcome.\n\nflags:\n")
 		fs.PrintDefaults()
@@ -122,13 +130,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 	rep := &report{base: base, start: time.Now()}
 	var prog *progress
 	switch {
-	case o.verbose || !tty:
+	case !tty:
 		rep.event = func(line string) { fmt.Fprintln(stdout, line) }
-	default:
+	case !o.verbose.on:
 		prog = &progress{w: stdout}
 	}
 
-	g := &robotsmw.Guard{Rate: limit, Backoff: 2 * time.Second}
+	g := &robotsmw.Guard{Rate: limit, Backoff: 2 * time.Second, Logger: o.verbose.logger(stderr)}
+	if o.metrics != "" {
+		url, stop, err := serveMetrics(o.metrics, g)
+		if err != nil {
+			fmt.Fprintf(stderr, "politecrawl: %v\n", err)
+			return 2
+		}
+		defer stop()
+		fmt.Fprintf(stderr, "politecrawl: metrics on %s\n", url)
+	}
 	g.ErrorHandler = rep.onFinal // links not followed; the rest is read in OnError
 	g.Seeding.OnSitemap = rep.onSitemap
 	opts := []colly.CollectorOption{colly.UserAgent(o.agent), g.Attach, colly.Async(), colly.StdlibContext(ctx)}

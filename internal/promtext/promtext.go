@@ -13,6 +13,7 @@ import (
 	"bufio"
 	"io"
 	"math"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -151,4 +152,13 @@ func escape(s string, quote bool) string {
 		r = append(r, `"`, `\"`)
 	}
 	return strings.NewReplacer(r...).Replace(s)
+}
+
+// Handler serves the metrics of stats() on every request, for the
+// examples' /metrics.
+func Handler(stats func() robotsmw.Stats) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", ContentType)
+		_ = Write(w, stats()) // a failed write is the scraper's to see
+	})
 }
