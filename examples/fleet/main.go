@@ -27,6 +27,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"os/signal"
@@ -76,7 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	threads := flags.Int("threads", 4, "queue threads of this member")
 	slow := flags.Bool("slow", false, "while Redis is down, go on alone at the rate divided by the members (default: pause)")
 	clear := flags.Bool("clear", false, "remove the shared state of an earlier crawl under the prefix first")
-	verbose := flags.Bool("v", false, "print every page fetched")
+	verbose := flags.Bool("v", false, "print every page fetched, and the Guard's and the fleet's log (log/slog) on stderr")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -108,7 +109,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	var logger *slog.Logger
+	if *verbose {
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
 	fleet := redisstore.New(rdb)
+	fleet.Logger = logger
 	fleet.Prefix = *prefix
 	if fleet.Prefix == "" {
 		fleet.Prefix = "fleet:" + start.Host
@@ -146,6 +152,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// is deferred and frees the thread.
 		MaxWait: 5 * time.Second,
 		Links:   robotsmw.Links{Queue: fleet.Queue()},
+		Logger:  logger,
 		ErrorHandler: func(r *colly.Request, err error) {
 			var dis *robotsmw.DisallowedError
 			switch {
