@@ -193,8 +193,7 @@ func (r *report) write(w io.Writer, g *robotsmw.Guard) {
 	fmt.Fprintf(w, "  %-44s %4d\n", "deferrals in all (sent again)", r.deferred)
 	fmt.Fprintf(w, "  %-44s %4d\n", "gave up", len(r.gaveUp))
 	fmt.Fprintf(w, "  %-44s %4d\n", "other errors (404 and the like)", len(r.failed))
-	fmt.Fprintf(w, "  %-44s %4d\n", "requests sent (pages, retries, redirects,", t.Sent)
-	fmt.Fprintf(w, "  %-44s\n", "  robots.txt, sitemaps)")
+	fmt.Fprintf(w, "  %-44s %4d\n", "requests sent (incl. robots.txt, sitemaps)", t.Sent)
 
 	section := func(title string, lines []string) {
 		if len(lines) == 0 {
