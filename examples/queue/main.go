@@ -29,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -57,6 +58,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("queue", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	siteFlag := flags.String("url", "", "crawl this site instead of the demo site")
+	verbose := flags.Bool("v", false, "print the Guard's log (log/slog) on stderr")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -89,6 +91,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				out.stamp("failed   %s: %v", out.name(r.URL), err)
 			}
 		},
+	}
+	if *verbose {
+		g.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	limit := 0 // requests per collector; 0 means no limit
 	var start *url.URL

@@ -26,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -54,6 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("sitemapseed", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	siteFlag := flags.String("url", "", "seed from this site's sitemaps instead of the demo site")
+	verbose := flags.Bool("v", false, "print the Guard's log (log/slog) on stderr")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -71,6 +73,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Seeding: robotsmw.Seeding{Options: sitemap.Options{
 			Exclude: []string{"/*.pdf$"}, // written like a robots.txt path
 		}},
+	}
+	if *verbose {
+		g.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	var site string
 	var demo *demoSite

@@ -28,6 +28,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -56,6 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("transport", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	pageFlag := flags.String("url", "", "check the links of this page instead of the demo site's")
+	verbose := flags.Bool("v", false, "print the Guard's log (log/slog) on stderr")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -75,6 +77,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// to a host that cannot be reached fails at once with
 		// ErrRobotsUnreachable: its robots.txt could not be read.)
 		MaxRetries: 1,
+	}
+	if *verbose {
+		g.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	var page *url.URL
 	var site *demoSite
