@@ -95,7 +95,7 @@ robotsmw_outcomes_total{outcome="retried"} 2
 # HELP robotsmw_pages_fetched_total Pages fetched: colly requests whose final response was read.
 # TYPE robotsmw_pages_fetched_total counter
 robotsmw_pages_fetched_total 3
-# HELP robotsmw_requests_in_flight Requests sent whose response has not arrived.
+# HELP robotsmw_requests_in_flight Colly requests sent whose response has not arrived.
 # TYPE robotsmw_requests_in_flight gauge
 robotsmw_requests_in_flight 0
 # HELP robotsmw_requests_sent_total Requests sent to hosts: pages, retries, redirect hops, robots.txt and sitemaps.

@@ -90,7 +90,7 @@ func Metrics(s robotsmw.Stats) []Metric {
 		{Name: "robotsmw_hosts_paused", Kind: Gauge, Samples: one(int64(s.PausedHosts)),
 			Help: "Hosts paused now after 429, 5xx or network errors."},
 		{Name: "robotsmw_requests_in_flight", Kind: Gauge, Samples: one(int64(s.InFlight)),
-			Help: "Requests sent whose response has not arrived."},
+			Help: "Colly requests sent whose response has not arrived."},
 		{Name: "robotsmw_requests_waiting", Kind: Gauge, Samples: one(int64(s.Waiting)),
 			Help: "Deferred requests waiting in the Guard to be sent again."},
 		{Name: "robotsmw_wait_seconds", Kind: Histogram, Waits: s.Waits,
