@@ -87,7 +87,7 @@ func TestWaitPaces(t *testing.T) {
 			t.Errorf("%s: wait spacing = %v, want %v", tt.name, gap, tt.want)
 		}
 		if got := h.snapshot().Sent; got != 20 {
-			t.Errorf("%s: Fetched = %d, want 20", tt.name, got)
+			t.Errorf("%s: Sent = %d, want 20", tt.name, got)
 		}
 	}
 }

@@ -72,7 +72,7 @@ func TestIdleHostsEvicted(t *testing.T) {
 	// A forgotten host comes back with fresh state.
 	c.Visit("http://h00.test/page")
 	if hs, ok := g.Host("h00.test"); !ok || hs.Sent != 1 {
-		t.Errorf("Host(h00.test) after a new visit = %+v, %v; want Fetched 1", hs, ok)
+		t.Errorf("Host(h00.test) after a new visit = %+v, %v; want Sent 1", hs, ok)
 	}
 }
 

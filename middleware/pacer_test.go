@@ -166,7 +166,7 @@ func TestPacerDownDefers(t *testing.T) {
 		t.Errorf("deferrals while the Pacer is down = %v, want %v", until, want)
 	}
 	if got := hostStats(g, "example.com").Sent; got != 0 {
-		t.Errorf("Fetched = %d with the Pacer down, want 0", got)
+		t.Errorf("Sent = %d with the Pacer down, want 0", got)
 	}
 }
 

@@ -42,6 +42,6 @@ func TestRedirectHopWaitBoundedByTimeout(t *testing.T) {
 	}
 	hs := hostStats(g, "127.0.0.1")
 	if hs.Backoffs != 0 || hs.Sent != 3 {
-		t.Errorf("Stats = %+v, want Backoffs 0, Fetched 3 (robots.txt, /a, /b)", hs)
+		t.Errorf("Stats = %+v, want Backoffs 0, Sent 3 (robots.txt, /a, /b)", hs)
 	}
 }
