@@ -149,8 +149,9 @@ type Guard struct {
 	//	Debug  "link not followed"  url page reason (FollowLinks)
 	//
 	// The Guard's own robots.txt cache logs to it too (policy.Cache.Logger:
-	// "robots.txt fetched", "robots.txt unreachable"), and so does Seed's
-	// walker (sitemap.Walker.Logger: "sitemap read", "sitemap failed").
+	// "robots.txt fetched", "robots.txt unreachable"; a Cache of your own
+	// logs to its own Logger), and so does Seed's walker
+	// (sitemap.Walker.Logger: "sitemap read", "sitemap failed").
 	// Times are on the Guard's clock. If nil, nothing is logged; an event
 	// whose level the Logger does not enable costs a level check and
 	// allocates nothing.
