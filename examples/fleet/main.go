@@ -18,7 +18,9 @@
 // the state of an earlier crawl under the same -prefix (use it on one
 // member only, before the others start). If Redis stops answering, the
 // members pause (-slow: go on alone, each at a fraction of the rate) and
-// resume when it is back.
+// resume when it is back. -v prints each page and the Guard's and the
+// fleet's log (log/slog) on stderr; -metrics ADDR serves this member's
+// Guard Stats for Prometheus on http://ADDR/metrics.
 package main
 
 import (
@@ -40,6 +42,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/time/rate"
 
+	"github.com/robotsmw/robotsmw/internal/promtext"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/redisstore"
 )
@@ -78,6 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	slow := flags.Bool("slow", false, "while Redis is down, go on alone at the rate divided by the members (default: pause)")
 	clear := flags.Bool("clear", false, "remove the shared state of an earlier crawl under the prefix first")
 	verbose := flags.Bool("v", false, "print every page fetched, and the Guard's and the fleet's log (log/slog) on stderr")
+	metrics := flags.String("metrics", "", "serve this member's Guard Stats for Prometheus on `ADDR`/metrics (e.g. 127.0.0.1:9100)")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -166,6 +170,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		},
 	}
 	fleet.Attach(g) // shared robots.txt records and per-host pacing
+	if *metrics != "" {
+		url, stop, err := promtext.Serve(*metrics, g.Stats)
+		if err != nil {
+			fmt.Fprintf(stderr, "fleet: %v\n", err)
+			return 2
+		}
+		defer stop()
+		out.stamp("metrics on %s", url)
+	}
 
 	c := colly.NewCollector(
 		colly.UserAgent(*agent+"/1.0"),

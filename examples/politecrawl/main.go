@@ -45,6 +45,7 @@ import (
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
 
+	"github.com/robotsmw/robotsmw/internal/promtext"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
@@ -138,7 +139,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 
 	g := &robotsmw.Guard{Rate: limit, Backoff: 2 * time.Second, Logger: o.verbose.logger(stderr)}
 	if o.metrics != "" {
-		url, stop, err := serveMetrics(o.metrics, g)
+		// Written by package promtext, which names the same series as
+		// the robotsprom module's Collector, without client_golang.
+		url, stop, err := promtext.Serve(o.metrics, g.Stats)
 		if err != nil {
 			fmt.Fprintf(stderr, "politecrawl: %v\n", err)
 			return 2

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/robotsmw/robotsmw/internal/promtext"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
@@ -120,9 +121,9 @@ func TestMetrics(t *testing.T) {
 	}
 
 	g := &robotsmw.Guard{}
-	url, stop, err := serveMetrics("127.0.0.1:0", g)
+	url, stop, err := promtext.Serve("127.0.0.1:0", g.Stats)
 	if err != nil {
-		t.Fatalf("serveMetrics: %v", err)
+		t.Fatalf("promtext.Serve: %v", err)
 	}
 	defer stop()
 	resp, err := http.Get(url)

@@ -11,12 +11,15 @@ package promtext
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
@@ -152,6 +155,20 @@ func escape(s string, quote bool) string {
 		r = append(r, `"`, `\"`)
 	}
 	return strings.NewReplacer(r...).Replace(s)
+}
+
+// Serve serves the metrics of stats() on http://addr/metrics until stop
+// is called, for the examples' -metrics flag. It returns the URL.
+func Serve(addr string, stats func() robotsmw.Stats) (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, fmt.Errorf("-metrics %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", Handler(stats))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String() + "/metrics", func() { srv.Close() }, nil
 }
 
 // Handler serves the metrics of stats() on every request, for the
