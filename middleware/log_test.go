@@ -299,3 +299,32 @@ func TestStatsGauges(t *testing.T) {
 		}
 	}
 }
+
+// TestLogUnreachable: a site that refuses connections is not silent: its
+// robots.txt is logged unreachable with the network error, the host
+// paused with it, and the page given up.
+func TestLogUnreachable(t *testing.T) {
+	s := newSite(t, robots("", nil))
+	s.Close() // connections are refused from now on
+	rec := newRecorder(slog.LevelInfo)
+	g := &Guard{Rate: rate.Inf, MaxRetries: -1, Logger: slog.New(rec)}
+	c := colly.NewCollector(g.Attach)
+	c.Visit(s.URL + "/page")
+	waitOrFail(t, "Wait", c.Wait)
+	for _, tc := range []struct {
+		level slog.Level
+		msg   string
+		attrs map[string]string
+	}{
+		{slog.LevelWarn, "robots.txt unreachable", map[string]string{"origin": s.URL, "failures": "1",
+			"error": "policy: robots.txt " + s.URL + "/robots.txt: *"}},
+		{slog.LevelWarn, "host paused", map[string]string{"host": "127.0.0.1", "url": s.URL + "/robots.txt",
+			"error": "dial tcp *"}},
+		{slog.LevelWarn, "request gave up", map[string]string{"url": s.URL + "/page",
+			"error": "robotsmw: robots.txt unreachable: *"}},
+	} {
+		if got := rec.find(tc.level, tc.msg, tc.attrs); len(got) != 1 {
+			t.Errorf("log has %d %v %q records with %v, want 1; log:\n%s", len(got), tc.level, tc.msg, tc.attrs, dump(rec.records()))
+		}
+	}
+}
