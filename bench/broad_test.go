@@ -471,8 +471,8 @@ func TestBroadCrawl(t *testing.T) {
 	if r.robots != n {
 		t.Errorf("guarded crawl fetched robots.txt %d times, want %d", r.robots, n)
 	}
-	if r.stats.Total.Fetched != 2*n {
-		t.Errorf("Stats().Total.Fetched = %d, want %d (robots.txt and page of each host)", r.stats.Total.Fetched, 2*n)
+	if r.stats.Total.Sent != 2*n {
+		t.Errorf("Stats().Total.Sent = %d, want %d (robots.txt and page of each host)", r.stats.Total.Sent, 2*n)
 	}
 	// With an IdleTimeout of 100 ms, a host on a loaded machine may go
 	// quiet for that long between its robots.txt and its page and be

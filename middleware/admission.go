@@ -117,12 +117,15 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 		}
 		if !e.Robots.Allowed(agent, u) {
 			g.count(h, cBlocked)
-			return &DisallowedError{URL: u, Agent: agent, Decision: e.Robots.Explain(agent, u)}
+			de := &DisallowedError{URL: u, Agent: agent, Decision: e.Robots.Explain(agent, u)}
+			g.logBlocked(h, u, agent, de.Decision)
+			return de
 		}
 		d, _ := e.Robots.CrawlDelay(agent)
 		if d > MaxCrawlDelay {
 			if !g.ClampCrawlDelay {
 				g.count(h, cBlocked)
+				g.logCrawlDelay(h, u, e.Origin, d)
 				return fmt.Errorf("%w: %s asks for %v, more than %v", ErrCrawlDelayTooLong, e.Origin, d, MaxCrawlDelay)
 			}
 			d = MaxCrawlDelay
@@ -266,7 +269,7 @@ func (h *host) changes() chan struct{} {
 // requests without holding colly's LimitRule slots; the gate keeps requests
 // that bunched up behind a slot, or drifted while being scheduled, from
 // reaching the host closer together than the interval. A wait longer than
-// limit defers the request. It counts the request as fetched.
+// limit defers the request. It counts the request as sent.
 func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration) error {
 	if g.Pacer != nil {
 		return g.sharedGate(ctx, g.Pacer, h, u, limit, false)
@@ -295,9 +298,9 @@ func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Durati
 				continue
 			}
 		}
-		h.fetched++
+		h.sent++
 		h.mu.Unlock()
-		g.totals[cFetched].Add(1)
+		g.totals[cSent].Add(1)
 		g.passed(h, time.Unix(0, at))
 		return nil
 	}

@@ -3,8 +3,10 @@ package robotsmw
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"testing"
 	"time"
@@ -40,6 +42,40 @@ func BenchmarkHooks(b *testing.B) {
 			b.Fatalf("ticket %+v", tk)
 		}
 		g.onResponseHeaders(resp)
+	}
+}
+
+// BenchmarkLogOff measures BenchmarkHooks' callbacks for a request that
+// robots.txt blocks, a path that logs ("request blocked"), with no Logger,
+// with a Logger whose level is off, and with one that writes (to
+// io.Discard): the first two must cost the same allocations.
+func BenchmarkLogOff(b *testing.B) {
+	s := newSite(b, robots("User-agent: *\nDisallow: /private\n", nil))
+	for _, tc := range []struct {
+		name string
+		l    *slog.Logger
+	}{
+		{"nil", nil},
+		{"level-off", slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelError}))},
+		{"on", slog.New(slog.NewTextHandler(io.Discard, nil))},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			g := &Guard{Rate: rate.Inf, Logger: tc.l}
+			c := colly.NewCollector(g.Attach)
+			u := mustURL(b, s.URL+"/private/page?q=1")
+			if err := g.admit(context.Background(), g.cacheFor(c, nil), u, g.agent(c), DefaultMaxWait, false, false); !errors.Is(err, ErrDisallowed) {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				req := &colly.Request{URL: u, Method: "GET"}
+				g.onRequest(c, req)
+				if tk := g.tickets.take(u); tk == nil || !errors.Is(tk.err, ErrDisallowed) {
+					b.Fatalf("ticket %+v", tk)
+				}
+			}
+		})
 	}
 }
 

@@ -81,7 +81,7 @@ func (t *clientTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		h := g.host(req.URL)
 		if err != nil {
 			if !ended(req, err) {
-				g.strike(h, g.clock(), soft, nil)
+				g.strikeFor(h, g.clock(), soft, req.URL, nil, 0, err)
 			}
 			return nil, err
 		}

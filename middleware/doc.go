@@ -17,7 +17,7 @@
 // and each attempt on the way is reported where colly reports things:
 //
 //	outcome      OnError error              sync Visit returns    ErrorHandler  Stats
-//	fetched      — (OnResponse as usual)    nil                   —             Fetched
+//	fetched      — (OnResponse as usual)    nil                   —             Pages (Sent)
 //	blocked      *DisallowedError           the same error        yes           Blocked
 //	             (ErrDisallowed; also
 //	             ErrCrawlDelayTooLong)
@@ -289,6 +289,25 @@
 // [MemoryPacer] shares pacing among the Guards of one process; package
 // redisstore shares both over Redis.
 //
-// The Guard reports through OnError, [Guard.ErrorHandler] and
-// [Guard.Stats] only; it never logs.
+// # Seeing what the crawl does
+//
+// The Guard reports through OnError, [Guard.ErrorHandler], [Guard.Stats]
+// and, if [Guard.Logger] is set, a log/slog Logger; it never writes to
+// stderr. Stats counts requests sent (Sent: every request through the
+// gate, robots.txt and sitemaps included) apart from pages fetched
+// (Pages), and has the hosts paused, the requests in flight and a
+// histogram of waits. [GuardOf] finds the Guard of a collector made with
+// the one-liner:
+//
+//	c := colly.NewCollector(robotsmw.Attach())
+//	...
+//	st := robotsmw.GuardOf(c).Stats()
+//
+// The log's events and their levels are listed on [Guard.Logger]: Debug
+// for waits, Info for outcomes (blocked with the rule and its line,
+// retried, robots.txt fetched, sitemap read), Warn for failures (host
+// paused with its cause and end, gave up, robots.txt unreachable). A nil
+// Logger, or a level it does not enable, costs a check and no allocation.
+// The module github.com/robotsmw/robotsmw/robotsprom exports Stats to
+// Prometheus.
 package robotsmw

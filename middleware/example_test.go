@@ -52,13 +52,13 @@ func ExampleGuard() {
 	c.Visit(site.URL + "/old") // redirects into /drafts: the hop is not requested
 
 	st := g.Stats().Total
-	fmt.Printf("fetched %d (robots.txt included), blocked %d\n", st.Fetched, st.Blocked)
+	fmt.Printf("requests sent %d (robots.txt and the redirect included), pages fetched %d, blocked %d\n", st.Sent, st.Pages, st.Blocked)
 	// Output:
 	// fetched /
 	// fetched /private
 	// blocked /drafts/2: disallowed by line 5: disallow: /drafts (group "examplebot")
 	// blocked /drafts/1: disallowed by line 5: disallow: /drafts (group "examplebot")
-	// fetched 4 (robots.txt included), blocked 2
+	// requests sent 4 (robots.txt and the redirect included), pages fetched 2, blocked 2
 }
 
 // Every outcome reaches colly's OnError: a *DeferredError says the Guard

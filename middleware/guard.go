@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -149,6 +150,27 @@ type Guard struct {
 	// same errors.
 	ErrorHandler func(r *colly.Request, err error)
 
+	// Logger, if set, receives the Guard's events, one record each with a
+	// fixed message and attributes:
+	//
+	//	Info   "request blocked"    host url agent group rule line (robots.txt),
+	//	                            or host url origin crawl_delay (Crawl-delay
+	//	                            above MaxCrawlDelay)
+	//	Debug  "request deferred"   host url until cause (it would wait over MaxWait)
+	//	Info   "request retried"    host url until attempt cause (a failed attempt)
+	//	Warn   "host paused"        host url status|error until pause [retry_after]
+	//	Warn   "request gave up"    host url error (ErrGaveUp, ErrRobotsUnreachable)
+	//	Debug  "link not followed"  url page reason (FollowLinks)
+	//
+	// The Guard's own robots.txt cache logs to it too (policy.Cache.Logger:
+	// "robots.txt fetched", "robots.txt unreachable"; a Cache of your own
+	// logs to its own Logger), and so does Seed's walker
+	// (sitemap.Walker.Logger: "sitemap read", "sitemap failed").
+	// Times are on the Guard's clock. If nil, nothing is logged; an event
+	// whose level the Logger does not enable costs a level check and
+	// allocates nothing.
+	Logger *slog.Logger
+
 	// Seeding configures Seed: the sitemap walk's scope, filters, fallback
 	// and depth, a colly queue as the target, the requests in flight.
 	// Its zero value does the right thing. It is read at each Seed, and
@@ -179,6 +201,8 @@ type Guard struct {
 	later     laterQueue   // deferred requests
 	seeds     seedTable    // Seed's requests in flight
 	canonical canonSet     // CleanParams: canonical forms requested
+
+	waits waitHistogram // Stats.Waits
 
 	seedValidators sitemap.Validators // Seed's sitemaps' ETag and Last-Modified
 
@@ -254,6 +278,7 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		// reads it in Visit, which may run concurrently with this callback.
 		c.IgnoreRobotsTxt = true
 	}
+	admitted := g.clock().UnixNano()
 	ctx := withCrawl(collectorContext(c), c)
 	reserved := g.attempts.reserved(r.Method, r.URL)
 	err := g.admit(ctx, g.cacheFor(c, nil), r.URL, g.agent(c), g.maxWait(), reserved, false)
@@ -271,6 +296,7 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	tk := newTicket(r, err)
 	tk.crawl, tk.parseErrors = collectorContext(c), c.ParseHTTPErrorResponse
 	tk.slot = reserved && g.Pacer != nil
+	tk.admitted = admitted
 	g.tickets.put(r.URL, tk)
 	if err != nil && c.CacheDir != "" {
 		// colly's cache must not answer a request the Guard fails.
@@ -297,7 +323,9 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 		return
 	}
 	tk.gated = true
-	g.markSent(r, g.clock())
+	now := g.clock()
+	g.waits.observe(time.Duration(now.UnixNano() - tk.admitted))
+	g.markSent(r, now)
 }
 
 // redirectHandler returns the handler that checks each redirect hop before
@@ -385,6 +413,7 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, err error) {
 			h := hop.header
 			r.URL, r.Method, r.Headers = hop.url, hop.method, &h
 		}
+		g.logDeferred(r, de)
 		g.deferRequest(c, r, de)
 		return
 	case errors.Is(err, ErrDisallowed), errors.Is(err, ErrGaveUp),
@@ -408,8 +437,9 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, err error) {
 func (g *Guard) report(r *colly.Request, err error) {
 	g.attempts.clear(r.Method, r.URL)
 	g.seeds.done(r)
-	if !errors.Is(err, ErrDisallowed) && !errors.Is(err, ErrCrawlDelayTooLong) && !errors.Is(err, ErrDuplicate) {
+	if finalFailure(err) {
 		g.count(g.host(r.URL), cGaveUp)
+		g.logGaveUp(r, err)
 	}
 	if g.ErrorHandler != nil {
 		g.ErrorHandler(r, err)
@@ -464,6 +494,7 @@ func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cac
 			MaxFetches: fetches,
 			Store:      g.RobotsStore,
 			Now:        g.clock,
+			Logger:     g.Logger,
 		}
 	})
 	return g.own

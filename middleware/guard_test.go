@@ -609,7 +609,7 @@ func TestClonesShareState(t *testing.T) {
 		t.Errorf("clone's ErrorHandler(/private/d) = %v, want ErrDisallowed", errs)
 	}
 	st := g.Stats()
-	if st.Hosts != 1 || st.Total.Fetched != 11 {
+	if st.Hosts != 1 || st.Total.Sent != 11 {
 		t.Errorf("Stats() = %+v, want one host with 11 fetched", st)
 	}
 }

@@ -95,7 +95,7 @@ type host struct {
 	// t holds the rarely needed state: strikes, cuts, Crawl-delays.
 	t *trouble
 	// counters, read by Stats.
-	fetched, blocked, deferred, retried, backoffs, gaveUp, notFollowed uint32
+	sent, pages, blocked, deferred, retried, backoffs, gaveUp, notFollowed uint32
 }
 
 // trouble is the part of a host's state that only hosts that failed, were
@@ -339,7 +339,8 @@ func (h *host) snapshot() HostStats {
 	defer h.mu.Unlock()
 	s := HostStats{
 		Host:        h.name,
-		Fetched:     int64(h.fetched),
+		Sent:        int64(h.sent),
+		Pages:       int64(h.pages),
 		Blocked:     int64(h.blocked),
 		Deferred:    int64(h.deferred),
 		Retried:     int64(h.retried),

@@ -86,8 +86,8 @@ func TestWaitPaces(t *testing.T) {
 		if gap := minGap(at); gap != tt.want {
 			t.Errorf("%s: wait spacing = %v, want %v", tt.name, gap, tt.want)
 		}
-		if got := h.snapshot().Fetched; got != 20 {
-			t.Errorf("%s: Fetched = %d, want 20", tt.name, got)
+		if got := h.snapshot().Sent; got != 20 {
+			t.Errorf("%s: Sent = %d, want 20", tt.name, got)
 		}
 	}
 }

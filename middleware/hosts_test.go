@@ -66,13 +66,13 @@ func TestIdleHostsEvicted(t *testing.T) {
 			t.Errorf("Host(%q) forgotten; want kept (Crawl-delay, pause)", name)
 		}
 	}
-	if want := int64(2*n + 2 + 2); st.Total.Fetched != want {
-		t.Errorf("Total.Fetched = %d, want %d (robots.txt and page of every host)", st.Total.Fetched, want)
+	if want := int64(2*n + 2 + 2); st.Total.Sent != want {
+		t.Errorf("Total.Sent = %d, want %d (robots.txt and page of every host)", st.Total.Sent, want)
 	}
 	// A forgotten host comes back with fresh state.
 	c.Visit("http://h00.test/page")
-	if hs, ok := g.Host("h00.test"); !ok || hs.Fetched != 1 {
-		t.Errorf("Host(h00.test) after a new visit = %+v, %v; want Fetched 1", hs, ok)
+	if hs, ok := g.Host("h00.test"); !ok || hs.Sent != 1 {
+		t.Errorf("Host(h00.test) after a new visit = %+v, %v; want Sent 1", hs, ok)
 	}
 }
 

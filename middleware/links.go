@@ -144,6 +144,7 @@ func (g *Guard) followLinks(c *colly.Collector, e *colly.HTMLElement) {
 			reason = "queue refused it: " + err.Error()
 		}
 		g.count(g.host(page), cNotFollowed)
+		g.logNotFollowed(u, page, reason)
 		if g.ErrorHandler != nil {
 			// The request that was not made: never sent, it carries the
 			// page request's headers for handlers that read them.

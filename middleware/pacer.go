@@ -259,9 +259,9 @@ const sharedHorizon = 10
 // sharedPass counts a request that passes h's gate in the slot at; h.mu
 // must be held, and is released.
 func (g *Guard) sharedPass(h *host, at int64) error {
-	h.fetched++
+	h.sent++
 	h.mu.Unlock()
-	g.totals[cFetched].Add(1)
+	g.totals[cSent].Add(1)
 	g.passed(h, time.Unix(0, at))
 	return nil
 }

@@ -165,8 +165,8 @@ func TestPacerDownDefers(t *testing.T) {
 	if want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}; fmt.Sprint(until) != fmt.Sprint(want) {
 		t.Errorf("deferrals while the Pacer is down = %v, want %v", until, want)
 	}
-	if got := hostStats(g, "example.com").Fetched; got != 0 {
-		t.Errorf("Fetched = %d with the Pacer down, want 0", got)
+	if got := hostStats(g, "example.com").Sent; got != 0 {
+		t.Errorf("Sent = %d with the Pacer down, want 0", got)
 	}
 }
 

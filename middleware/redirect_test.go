@@ -41,7 +41,7 @@ func TestRedirectHopWaitBoundedByTimeout(t *testing.T) {
 		t.Errorf("ErrorHandler got %v, want nothing", rep.errs)
 	}
 	hs := hostStats(g, "127.0.0.1")
-	if hs.Backoffs != 0 || hs.Fetched != 3 {
-		t.Errorf("Stats = %+v, want Backoffs 0, Fetched 3 (robots.txt, /a, /b)", hs)
+	if hs.Backoffs != 0 || hs.Sent != 3 {
+		t.Errorf("Stats = %+v, want Backoffs 0, Sent 3 (robots.txt, /a, /b)", hs)
 	}
 }

@@ -163,6 +163,7 @@ func (g *Guard) seedWalker(c *colly.Collector, next http.RoundTripper) *sitemap.
 		Agent:      g.agent(c),
 		Validators: &g.seedValidators,
 		Options:    opts,
+		Logger:     g.Logger,
 	}
 }
 

@@ -13,9 +13,17 @@ const busiest = 10
 type HostStats struct {
 	// Host is the host name (without scheme or port); empty in totals.
 	Host string
-	// Fetched counts requests the Guard let through to the host: pages,
-	// redirect hops, retries and the Guard's own robots.txt fetches.
-	Fetched int64
+	// Sent counts the requests sent to the host: every request the Guard
+	// let through its gate, whatever it was for: pages, redirect hops,
+	// retries, the Guard's own robots.txt fetches and the sitemaps of Seed
+	// (and any request through Guard.Transport).
+	Sent int64
+	// Pages counts the pages fetched: colly requests whose final response
+	// (after redirects, any status colly does not retry) was read, to its
+	// end or as far as colly wanted (MaxBodySize). Not robots.txt, nor
+	// sitemaps, nor attempts that are retried, nor responses colly's
+	// CacheDir replays.
+	Pages int64
 	// Blocked counts requests and redirect hops that robots.txt disallows,
 	// or that a too long Crawl-delay excludes.
 	Blocked int64
@@ -59,7 +67,16 @@ type Stats struct {
 	// Waiting is the number of requests deferred now, waiting to be sent
 	// again.
 	Waiting int
-	// Busiest lists up to 10 of the kept hosts, most Fetched first.
+	// PausedHosts is the number of kept hosts paused now (429, 5xx,
+	// network errors; see HostStats.PausedUntil).
+	PausedHosts int
+	// InFlight is the number of colly requests sent whose response (its
+	// headers) or error has not arrived yet.
+	InFlight int
+	// Waits is how long requests waited inside colly's callbacks before
+	// they were sent (see WaitStats).
+	Waits WaitStats
+	// Busiest lists up to 10 of the kept hosts, most Sent first.
 	Busiest []HostStats
 }
 
@@ -67,7 +84,8 @@ type Stats struct {
 type counter uint8
 
 const (
-	cFetched counter = iota
+	cSent counter = iota
+	cPages
 	cBlocked
 	cDeferred
 	cRetried
@@ -91,8 +109,10 @@ func (g *Guard) count(h *host, k counter) {
 // add adds one to counter k; h.mu must be held.
 func (h *host) add(k counter) {
 	switch k {
-	case cFetched:
-		h.fetched++
+	case cSent:
+		h.sent++
+	case cPages:
+		h.pages++
 	case cBlocked:
 		h.blocked++
 	case cDeferred:
@@ -119,7 +139,8 @@ func (g *Guard) Stats() Stats {
 	g.hosts.sweep(now, g.idleTimeout())
 	s := Stats{
 		Total: HostStats{
-			Fetched:     g.totals[cFetched].Load(),
+			Sent:        g.totals[cSent].Load(),
+			Pages:       g.totals[cPages].Load(),
 			Blocked:     g.totals[cBlocked].Load(),
 			Deferred:    g.totals[cDeferred].Load(),
 			Retried:     g.totals[cRetried].Load(),
@@ -127,26 +148,31 @@ func (g *Guard) Stats() Stats {
 			GaveUp:      g.totals[cGaveUp].Load(),
 			NotFollowed: g.totals[cNotFollowed].Load(),
 		},
-		Evicted: g.hosts.evicted.Load(),
-		Waiting: g.later.len(),
+		Evicted:  g.hosts.evicted.Load(),
+		Waiting:  g.later.len(),
+		InFlight: g.inFlight(),
+		Waits:    g.waits.snapshot(),
 	}
 	// The busiest hosts: one pass, keeping the top few, no copy of the
 	// table.
 	type entry struct {
-		h       *host
-		fetched uint32
+		h    *host
+		sent uint32
 	}
 	var top []entry
 	g.hosts.mu.RLock()
 	s.Hosts = len(g.hosts.m)
 	for _, h := range g.hosts.m {
 		h.mu.Lock()
-		f := h.fetched
+		f := h.sent
+		if h.pauseUntil > now {
+			s.PausedHosts++
+		}
 		h.mu.Unlock()
-		if len(top) == busiest && f <= top[busiest-1].fetched {
+		if len(top) == busiest && f <= top[busiest-1].sent {
 			continue
 		}
-		i := sort.Search(len(top), func(i int) bool { return top[i].fetched < f })
+		i := sort.Search(len(top), func(i int) bool { return top[i].sent < f })
 		if len(top) < busiest {
 			top = append(top, entry{})
 		}

@@ -46,12 +46,18 @@ type ticket struct {
 	err    error                       // nil: admitted; else the outcome the transport returns
 	gated  bool                        // the request passed the host's gate
 	slot   bool                        // the request holds a slot of its host's shared schedule (Pacer)
-	seq    uint64                      // when the ticket was issued, in tickets issued before it
-	// crawl is the context of the collector's crawl (colly's Context),
-	// and parseErrors its ParseHTTPErrorResponse, when the ticket was
-	// issued; see crawlend.go.
-	crawl       context.Context
+	// parseErrors is the collector's ParseHTTPErrorResponse when the
+	// ticket was issued; see crawlend.go.
 	parseErrors bool
+	// seq is when the ticket was issued, in tickets issued before it,
+	// modulo 2³² (ages are differences; 32 bits keep a ticket small).
+	seq uint32
+	// admitted is when OnRequest began to admit the request, in Unix
+	// nanoseconds on the Guard's clock, for the waits in Stats.
+	admitted int64
+	// crawl is the context of the collector's crawl (colly's Context)
+	// when the ticket was issued; see crawlend.go.
+	crawl context.Context
 }
 
 // newTicket returns the ticket of colly request r with verdict err.
@@ -86,7 +92,7 @@ func (b *ticketBox) put(u *url.URL, t *ticket) {
 		b.m = make(map[*url.URL]*ticket)
 	}
 	b.issued++
-	t.seq = b.issued
+	t.seq = uint32(b.issued)
 	b.m[u] = t
 	if len(b.m) >= max(b.nextSweep, sweepTickets) {
 		b.sweep()
@@ -97,12 +103,9 @@ func (b *ticketBox) put(u *url.URL, t *ticket) {
 // sweep drops the tickets of collected requests and of old ones. b.mu is
 // held.
 func (b *ticketBox) sweep() {
-	var cutoff uint64
-	if b.issued > maxTicketAge {
-		cutoff = b.issued - maxTicketAge
-	}
+	now := uint32(b.issued)
 	for k, v := range b.m {
-		if v.seq < cutoff || (v.method != "" && v.r.Value() == nil) {
+		if now-v.seq > maxTicketAge || (v.method != "" && v.r.Value() == nil) {
 			delete(b.m, k)
 		}
 	}

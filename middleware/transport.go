@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -108,7 +109,7 @@ func (t *guardTransport) send(req *http.Request, tk *ticket) (*http.Response, er
 			}
 			return nil, err
 		}
-		g.strike(h, g.clock(), soft, nil)
+		g.strikeFor(h, g.clock(), soft, req.URL, nil, 0, err)
 		if ours {
 			return nil, g.failed(tk, h, err)
 		}
@@ -160,7 +161,11 @@ func (g *Guard) judge(h *host, resp *http.Response) class {
 	cls := classify(resp.StatusCode)
 	switch cls {
 	case hard, soft:
-		g.strike(h, g.clock(), cls, resp.Header)
+		var u *url.URL
+		if resp.Request != nil {
+			u = resp.Request.URL
+		}
+		g.strikeFor(h, g.clock(), cls, u, resp.Header, resp.StatusCode, nil)
 	case healthy:
 		if iv, floor, ok := h.healthy(g.clock); ok && g.Pacer != nil {
 			g.sharedRecover(context.Background(), g.Pacer, h, iv, floor)
@@ -172,10 +177,18 @@ func (g *Guard) judge(h *host, resp *http.Response) class {
 // strike records a failure of h at now; hdr is the response's header (nil
 // for a network error), whose Retry-After sets the pause.
 func (g *Guard) strike(h *host, now time.Time, c class, hdr http.Header) {
+	g.strikeFor(h, now, c, nil, hdr, 0, nil)
+}
+
+// strikeFor is strike with the failure's cause for the log: the request's
+// URL u (nil if unknown) and the response's status, or 0 and the network
+// error err.
+func (g *Guard) strikeFor(h *host, now time.Time, c class, u *url.URL, hdr http.Header, status int, err error) {
 	ra, ok := policy.RetryAfter(hdr, now)
 	pause, longer := h.strike(now, c, ra, ok, g.backoffBase(), g.maxBackoff(), g.rateFloor(), g.random())
 	if longer {
 		g.totals[cBackoffs].Add(1)
+		g.logPaused(h, u, status, err, pause, now.Add(pause), ra, ok)
 	}
 	if g.Pacer != nil {
 		g.sharedStrike(context.Background(), g.Pacer, h, c, pause)
@@ -241,7 +254,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 		if ended(b.req, err) {
 			return n, fmt.Errorf("%w: %s %s: %w", ErrGaveUp, b.req.Method, b.req.URL.Redacted(), err)
 		}
-		b.g.strike(b.h, b.g.clock(), soft, nil)
+		b.g.strikeFor(b.h, b.g.clock(), soft, b.req.URL, nil, 0, err)
 		return n, b.g.failed(b.tk, b.h, err)
 	}
 	return n, err
@@ -252,6 +265,7 @@ func (b *watchedBody) Close() error {
 	b.cancel()
 	if !b.failed {
 		b.g.attempts.clear(b.tk.method, b.tk.orig)
+		b.g.count(b.h, cPages)
 	}
 	return err
 }
@@ -343,7 +357,7 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	now := t.g.clock()
 	if err != nil {
 		if !errors.Is(err, context.Canceled) || live.Err() == nil {
-			t.g.strike(h, now, soft, nil)
+			t.g.strikeFor(h, now, soft, req.URL, nil, 0, err)
 		}
 		cancel()
 		return nil, err

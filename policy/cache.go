@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -166,6 +167,14 @@ type Cache struct {
 	// Now returns the current time. If nil, time.Now is used. Tests set it
 	// to a fake clock.
 	Now func() time.Time
+
+	// Logger, if set, is told about each fetch: "robots.txt fetched"
+	// (Info; origin, state, status, expires, and url when robots.txt
+	// redirected) when it gave a verdict, "robots.txt unreachable" (Warn;
+	// origin, status or error, failures, retry_at, stale when the last
+	// good copy stays in force) when it failed (RFC 9309 §2.3.1.4). If
+	// nil, nothing is logged.
+	Logger *slog.Logger
 
 	once     sync.Once
 	client   *http.Client
@@ -503,6 +512,39 @@ func (c *Cache) run(f *flight) {
 	cancel()
 	f.rec = c.update(old, ok, o, c.now())
 	_ = c.store.Save(ctx, origin, f.rec) // documented on Store.Save
+	c.logFetch(origin, f.rec)
+}
+
+// logFetch logs the outcome of a fetch of origin's robots.txt, rec.
+func (c *Cache) logFetch(origin string, rec Record) {
+	level, msg := slog.LevelInfo, "robots.txt fetched"
+	if rec.State == StateUnreachable {
+		level, msg = slog.LevelWarn, "robots.txt unreachable"
+	}
+	l := c.Logger
+	if l == nil || !l.Enabled(context.Background(), level) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("origin", origin)}
+	if rec.StatusCode != 0 {
+		attrs = append(attrs, slog.Int("status", rec.StatusCode))
+	}
+	if rec.State != StateUnreachable {
+		attrs = append(attrs, slog.String("state", rec.State.String()), slog.Time("expires", rec.Expires))
+		if rec.URL != "" {
+			attrs = append(attrs, slog.String("url", rec.URL))
+		}
+		l.LogAttrs(context.Background(), level, msg, attrs...)
+		return
+	}
+	if rec.Err != nil {
+		attrs = append(attrs, slog.String("error", rec.Err.Error()))
+	}
+	attrs = append(attrs, slog.Int("failures", rec.Failures), slog.Time("retry_at", rec.RetryAt))
+	if rec.GoodState != 0 {
+		attrs = append(attrs, slog.Bool("stale", true))
+	}
+	l.LogAttrs(context.Background(), level, msg, attrs...)
 }
 
 // update returns the record that follows old (present if ok) after a fetch

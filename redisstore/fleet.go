@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,6 +72,13 @@ type Fleet struct {
 	// OnDown, if set, is called when Redis stops answering, with the
 	// error, and with nil once it answers again. It must not block.
 	OnDown func(err error)
+
+	// Logger, if set, is told when Redis stops answering ("redis
+	// unreachable", Warn: member, mode, error) and answers again ("redis
+	// reachable", Info: member), and when Run finds the fleet drained
+	// ("fleet drained", Info: member). Give the Guard the same Logger for
+	// its own events. If nil, nothing is logged.
+	Logger *slog.Logger
 
 	// MaxLocal is the number of robots.txt records kept in memory in front
 	// of Redis. If zero, 10,000.
@@ -211,14 +219,36 @@ func isDown(err error) bool {
 func (f *Fleet) seen(err error) {
 	switch {
 	case isDown(err):
-		if !f.down.Swap(true) && f.OnDown != nil {
-			f.OnDown(err)
+		if !f.down.Swap(true) {
+			f.log(slog.LevelWarn, "redis unreachable", slog.String("mode", f.WhenDown.String()), slog.String("error", err.Error()))
+			if f.OnDown != nil {
+				f.OnDown(err)
+			}
 		}
 	case f.down.Load():
-		if f.down.Swap(false) && f.OnDown != nil {
-			f.OnDown(nil)
+		if f.down.Swap(false) {
+			f.log(slog.LevelInfo, "redis reachable")
+			if f.OnDown != nil {
+				f.OnDown(nil)
+			}
 		}
 	}
+}
+
+// log logs msg at level with attrs and the member's ID, if Logger is set
+// and enabled at level.
+func (f *Fleet) log(level slog.Level, msg string, attrs ...slog.Attr) {
+	if l := f.Logger; l != nil && l.Enabled(context.Background(), level) {
+		l.LogAttrs(context.Background(), level, msg, append([]slog.Attr{slog.String("member", f.id)}, attrs...)...)
+	}
+}
+
+// String returns "pause" or "slow".
+func (m Mode) String() string {
+	if m == Slow {
+		return "slow"
+	}
+	return "pause"
 }
 
 // Outage retries: the visited set and the queue wait for Redis rather

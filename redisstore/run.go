@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -223,6 +224,7 @@ func (f *Fleet) Run(ctx context.Context, q *queue.Queue, c *colly.Collector) err
 		}
 		switch state {
 		case stepDrained:
+			f.log(slog.LevelInfo, "fleet drained")
 			return nil
 		case stepIdle:
 			t := time.NewTimer(idle)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -183,6 +184,13 @@ type Walker struct {
 	// Validators keeps the sitemaps' ETag and Last-Modified for
 	// conditional refetches; nil means the Walker's own.
 	Validators *Validators
+	// Logger, if set, is told about each sitemap the walk fetched, found
+	// unchanged or failed on, when OnSitemap would be: "sitemap read"
+	// (Info; url, depth, and pages and children for an index, or
+	// not_modified) or "sitemap failed" (Warn; url, depth, error, and
+	// what was read of it). A sitemap robots.txt disallows is logged at
+	// Debug ("sitemap disallowed"). If nil, nothing is logged.
+	Logger *slog.Logger
 
 	Options
 
@@ -304,7 +312,7 @@ func (w *Walker) robots() *policy.Cache {
 		return w.Robots
 	}
 	w.ownOnce.Do(func() {
-		w.own = &policy.Cache{Client: w.Client, UserAgent: w.UserAgent, Now: w.now}
+		w.own = &policy.Cache{Client: w.Client, UserAgent: w.UserAgent, Now: w.now, Logger: w.Logger}
 	})
 	return w.own
 }
@@ -639,14 +647,17 @@ func (wk *walk) take(res result) error {
 	}
 	st.Dropped.add(res.dropped)
 	st.Skipped.add(res.skipped)
-	if f := wk.w.OnSitemap; f != nil && (res.read || res.notModified || res.err != nil || res.skipped.Robots > 0) {
+	if f, l := wk.w.OnSitemap, wk.w.Logger; (f != nil || l != nil) && (res.read || res.notModified || res.err != nil || res.skipped.Robots > 0) {
 		r := SitemapReport{URL: res.job.url, Depth: res.job.depth, Index: res.index,
 			Pages: len(res.pages), Children: len(res.children), NotModified: res.notModified,
 			Disallowed: !res.read && res.skipped.Robots > 0}
 		if res.err != nil {
 			r.Err = res.err
 		}
-		f(r)
+		logSitemap(l, r)
+		if f != nil {
+			f(r)
+		}
 	}
 	if len(res.children) > 0 {
 		// Room for the children at once: an index of 50,000 would
@@ -700,6 +711,33 @@ func (wk *walk) take(res result) error {
 		wk.cancelRest()
 	}
 	return nil
+}
+
+// logSitemap logs r to l, if l is set and enabled at the record's level.
+func logSitemap(l *slog.Logger, r SitemapReport) {
+	level, msg := slog.LevelInfo, "sitemap read"
+	switch {
+	case r.Err != nil:
+		level, msg = slog.LevelWarn, "sitemap failed"
+	case r.Disallowed:
+		level, msg = slog.LevelDebug, "sitemap disallowed"
+	}
+	if l == nil || !l.Enabled(context.Background(), level) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("url", r.URL), slog.Int("depth", r.Depth)}
+	switch {
+	case r.NotModified:
+		attrs = append(attrs, slog.Bool("not_modified", true))
+	case r.Index:
+		attrs = append(attrs, slog.Int("children", r.Children))
+	case !r.Disallowed:
+		attrs = append(attrs, slog.Int("pages", r.Pages))
+	}
+	if r.Err != nil {
+		attrs = append(attrs, slog.String("error", r.Err.Error()))
+	}
+	l.LogAttrs(context.Background(), level, msg, attrs...)
 }
 
 // errSeen ends a redirect to a URL this walk fetched already.

@@ -18,7 +18,9 @@
 // the state of an earlier crawl under the same -prefix (use it on one
 // member only, before the others start). If Redis stops answering, the
 // members pause (-slow: go on alone, each at a fraction of the rate) and
-// resume when it is back.
+// resume when it is back. -v prints each page and the Guard's and the
+// fleet's log (log/slog) on stderr; -metrics ADDR serves this member's
+// Guard Stats for Prometheus on http://ADDR/metrics.
 package main
 
 import (
@@ -26,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"os/signal"
@@ -39,6 +42,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/robotsmw/robotsmw/examples/internal/cmdline"
+	"github.com/robotsmw/robotsmw/internal/promtext"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/netguard"
 	"github.com/robotsmw/robotsmw/redisstore"
@@ -65,7 +69,8 @@ shared queue is drained.`)
 	threads := flags.Int("threads", 4, "queue threads of this member")
 	slow := flags.Bool("slow", false, "while Redis is down, go on alone at the rate divided by the members (default: pause)")
 	clear := flags.Bool("clear", false, "remove the shared state of an earlier crawl under the prefix first")
-	verbose := flags.Bool("v", false, "print every page fetched")
+	verbose := flags.Bool("v", false, "print every page fetched, and the Guard's and the fleet's log (log/slog) on stderr")
+	metrics := flags.String("metrics", "", "serve this member's Guard Stats for Prometheus on `ADDR`/metrics (e.g. 127.0.0.1:9100)")
 	allowPrivate := flags.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
 	if code := flags.Parse(args, 1, stdout, stderr); code >= 0 {
 		return code
@@ -94,7 +99,12 @@ shared queue is drained.`)
 		return 2
 	}
 
+	var logger *slog.Logger
+	if *verbose {
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
 	fleet := redisstore.New(rdb)
+	fleet.Logger = logger
 	fleet.Prefix = *prefix
 	if fleet.Prefix == "" {
 		fleet.Prefix = "fleet:" + start.Host
@@ -132,6 +142,7 @@ shared queue is drained.`)
 		// is deferred and frees the thread.
 		MaxWait: 5 * time.Second,
 		Links:   robotsmw.Links{Queue: fleet.Queue()},
+		Logger:  logger,
 		ErrorHandler: func(r *colly.Request, err error) {
 			var dis *robotsmw.DisallowedError
 			switch {
@@ -145,6 +156,15 @@ shared queue is drained.`)
 		},
 	}
 	fleet.Attach(g) // shared robots.txt records and per-host pacing
+	if *metrics != "" {
+		url, stop, err := promtext.Serve(*metrics, g.Stats)
+		if err != nil {
+			fmt.Fprintf(stderr, "fleet: %v\n", err)
+			return 2
+		}
+		defer stop()
+		out.stamp("metrics on %s", url)
+	}
 
 	// A site's robots.txt, sitemaps, redirects and links may name any
 	// address: the crawl reaches the site's own and public ones only.
@@ -235,8 +255,8 @@ shared queue is drained.`)
 	if ctx.Err() != nil {
 		end = "interrupted"
 	}
-	out.stamp("%s: this member fetched %d pages; robots.txt and pages sent %d, blocked %d, deferred %d, retried %d, back-offs %d, gave up %d, links not followed %d",
-		end, n, t.Fetched, t.Blocked, t.Deferred, t.Retried, t.Backoffs, t.GaveUp, t.NotFollowed)
+	out.stamp("%s: this member fetched %d pages; requests sent %d (robots.txt included), blocked %d, deferred %d, retried %d, back-offs %d, gave up %d, links not followed %d",
+		end, n, t.Sent, t.Blocked, t.Deferred, t.Retried, t.Backoffs, t.GaveUp, t.NotFollowed)
 	if n == 0 && seen > 0 {
 		out.stamp("nothing was fetched: %d URLs were already visited under the prefix %q when this member started (run one member with -clear to crawl again)", seen, fleet.Prefix)
 	}

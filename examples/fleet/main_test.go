@@ -99,8 +99,16 @@ func TestSecondRun(t *testing.T) {
 		t.Errorf("second run = %d:\n%s\nwant 0 and a note that the URLs were already visited", code, out.String())
 	}
 	out.Reset()
-	if code := run(context.Background(), append([]string{"-clear"}, args...), &out, &errb); code != 0 || !strings.Contains(out.String(), "this member fetched 2 pages") {
-		t.Errorf("run with -clear = %d:\n%s\nwant 0 and both pages fetched again", code, out.String())
+	errb.Reset()
+	if code := run(context.Background(), append([]string{"-clear", "-v", "-metrics", "127.0.0.1:0"}, args...), &out, &errb); code != 0 || !strings.Contains(out.String(), "this member fetched 2 pages") {
+		t.Errorf("run with -clear -v = %d:\n%s\nwant 0 and both pages fetched again", code, out.String())
+	}
+	// -v: the fleet's log on stderr (robots.txt is in Redis already: the
+	// Guard has nothing to say about this site).
+	for _, want := range []string{`level=INFO msg="fleet drained" member=`, "metrics on http://127.0.0.1:"} {
+		if !strings.Contains(errb.String()+out.String(), want) {
+			t.Errorf("run with -v: stderr lacks %q:\n%s", want, errb.String())
+		}
 	}
 }
 

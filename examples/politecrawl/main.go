@@ -13,10 +13,16 @@
 //	go run ./examples/politecrawl
 //	go run ./examples/politecrawl -url https://example.com -max 50 -rate 0.5
 //
-// On a terminal a progress line is redrawn in place; otherwise (or with -v)
-// each outcome is printed as a line. The final report lists the counts per
-// outcome, every blocked URL with the rule and line that blocked it, every
-// back-off with its reason and pause, and the sitemaps read.
+// On a terminal a progress line is redrawn in place; otherwise each
+// outcome is printed as a line. -v prints the Guard's structured log
+// (log/slog) on stderr instead of the progress line, -v=debug with the
+// deferrals; -metrics ADDR serves the Guard's Stats for Prometheus on
+// http://ADDR/metrics while the crawl runs. The final report lists the
+// counts per outcome, every blocked URL with the rule and line that
+// blocked it, every back-off with its reason and pause, and the sitemaps
+// read.
+//
+//	go run ./examples/politecrawl -v -metrics 127.0.0.1:9100
 //
 // Ctrl-C stops the crawl: what was not sent is counted as cancelled, the
 // report is printed and the command exits 130.
@@ -42,6 +48,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/robotsmw/robotsmw/examples/internal/cmdline"
+	"github.com/robotsmw/robotsmw/internal/promtext"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/netguard"
 )
@@ -65,7 +72,8 @@ type options struct {
 	rate     float64
 	max      int
 	sitemaps bool
-	verbose  bool
+	verbose  logLevel
+	metrics  string
 	private  bool
 }
 
@@ -79,7 +87,8 @@ happened to every URL and why.`)
 	fs.Float64Var(&o.rate, "rate", 0, "requests per second per host (default: 10 on the demo site, 1 elsewhere); Crawl-delay may lower it")
 	fs.IntVar(&o.max, "max", 0, "stop after this many requests (0: no limit)")
 	fs.BoolVar(&o.sitemaps, "sitemaps", true, "seed the crawl from the site's sitemaps")
-	fs.BoolVar(&o.verbose, "v", false, "print every outcome as a line, even on a terminal")
+	fs.Var(&o.verbose, "v", "print the Guard's log on stderr (-v=debug: with deferrals) instead of the progress line")
+	fs.StringVar(&o.metrics, "metrics", "", "serve the Guard's Stats for Prometheus on `ADDR`/metrics (e.g. 127.0.0.1:9100) while crawling")
 	fs.BoolVar(&o.private, "allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
 	return fs
 }
@@ -123,13 +132,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 	rep := &report{base: base, start: time.Now()}
 	var prog *progress
 	switch {
-	case o.verbose || !tty:
+	case !tty:
 		rep.event = func(line string) { fmt.Fprintln(stdout, line) }
-	default:
+	case !o.verbose.on:
 		prog = &progress{w: stdout}
 	}
 
-	g := &robotsmw.Guard{Rate: limit, Backoff: 2 * time.Second}
+	g := &robotsmw.Guard{Rate: limit, Backoff: 2 * time.Second, Logger: o.verbose.logger(stderr)}
+	if o.metrics != "" {
+		// Written by package promtext, which names the same series as
+		// the robotsprom module's Collector, without client_golang.
+		url, stop, err := promtext.Serve(o.metrics, g.Stats)
+		if err != nil {
+			fmt.Fprintf(stderr, "politecrawl: %v\n", err)
+			return 2
+		}
+		defer stop()
+		fmt.Fprintf(stderr, "politecrawl: metrics on %s\n", url)
+	}
 	g.ErrorHandler = rep.onFinal // links not followed; the rest is read in OnError
 	g.Seeding.OnSitemap = rep.onSitemap
 	opts := []colly.CollectorOption{colly.UserAgent(o.agent), g.Attach, colly.Async(), colly.StdlibContext(ctx)}

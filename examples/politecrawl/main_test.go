@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/robotsmw/robotsmw/internal/promtext"
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
 // TestDemo runs the command as the README's first command does and checks
@@ -120,5 +124,84 @@ func TestUnreachable(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut.String(), "politecrawl: no page fetched; 1 URL gave up") ||
 		!strings.Contains(out.String(), "robots.txt unreachable") {
 		t.Errorf("run against an unreachable site = %d, stderr %q, report:\n%s\nwant 1, the line on stderr and the reason in the report", code, errOut.String(), out.String())
+	}
+}
+
+// TestVerboseLog: -v prints the Guard's log on stderr instead of the
+// progress line: blocked with its rule and line, the demo shop's 503, the
+// robots.txt and sitemaps read; -v=debug the deferrals and links not
+// followed too. -metrics says where it serves.
+func TestVerboseLog(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"-v=debug", "-metrics", "127.0.0.1:0"}, &out, &errOut, true); code != 0 {
+		t.Fatalf("run(-v=debug -metrics 127.0.0.1:0) = %d, want 0; stderr:\n%s", code, errOut.String())
+	}
+	log := errOut.String()
+	for _, want := range []string{
+		"politecrawl: metrics on http://127.0.0.1:",
+		`level=INFO msg="request blocked" host=127.0.0.1 url=http://127.0.0.1:`,
+		`rule="line 8: disallow: /*.pdf$" line=8`,
+		`level=WARN msg="host paused" host=127.0.0.1 url=http://127.0.0.1:`,
+		`/shop/ status=503 until=`,
+		`retry_after=1s`,
+		`level=INFO msg="request retried"`,
+		`level=INFO msg="robots.txt fetched" origin=http://127.0.0.1:`,
+		`level=INFO msg="sitemap read" url=http://127.0.0.1:`,
+		`level=DEBUG msg="link not followed"`,
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("run(-v=debug) log lacks %q; stderr:\n%s", want, log)
+		}
+	}
+	if strings.Contains(out.String(), "\r") {
+		t.Errorf("run(-v=debug) drew the progress line:\n%q", out.String())
+	}
+	for _, tc := range []struct {
+		arg  string
+		want string
+	}{{"true", "info"}, {"debug", "debug"}, {"false", "false"}} {
+		var l logLevel
+		if err := l.Set(tc.arg); err != nil || l.String() != tc.want {
+			t.Errorf("logLevel.Set(%q) = %v, level %s; want %s", tc.arg, err, l.String(), tc.want)
+		}
+	}
+	if err := new(logLevel).Set("loud"); err == nil {
+		t.Error("logLevel.Set(loud) = nil, want an error")
+	}
+}
+
+// TestMetrics: -metrics serves the Guard's Stats in Prometheus's text
+// format on /metrics.
+func TestMetrics(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"-metrics", "127.0.0.1:-1"}, &out, &errOut, false); code != 2 {
+		t.Errorf("run(-metrics 127.0.0.1:-1) = %d, want 2", code)
+	}
+
+	g := &robotsmw.Guard{}
+	url, stop, err := promtext.Serve("127.0.0.1:0", g.Stats)
+	if err != nil {
+		t.Fatalf("promtext.Serve: %v", err)
+	}
+	defer stop()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Errorf("GET %s = %d %q, want 200 text/plain; version=0.0.4", url, resp.StatusCode, ct)
+	}
+	for _, want := range []string{
+		"# TYPE robotsmw_requests_sent_total counter\nrobotsmw_requests_sent_total 0\n",
+		"robotsmw_pages_fetched_total 0\n",
+		`robotsmw_outcomes_total{outcome="blocked"} 0`,
+		"robotsmw_hosts_paused 0\n",
+		`robotsmw_wait_seconds_bucket{le="+Inf"} 0`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("GET %s lacks %q:\n%s", url, want, body)
+		}
 	}
 }

@@ -53,29 +53,24 @@ func (p *progress) stop() {
 	p.wg.Wait()
 }
 
-// line returns the progress line; last holds each host's request count at
-// the previous line, for its rate.
+// line returns the progress line; last holds each host's count of
+// requests sent at the previous line, for its rate.
 func (p *progress) line(g *robotsmw.Guard, rep *report, last map[string]int64, since time.Duration) string {
 	st := g.Stats()
 	t := st.Total
-	now := time.Now()
-	paused := 0
 	var rates []string
 	for _, h := range st.Busiest {
-		if h.PausedUntil.After(now) {
-			paused++
+		if d := h.Sent - last[h.Host]; d > 0 && since > 0 {
+			rates = append(rates, fmt.Sprintf("%s %.1f req/s", h.Host, float64(d)/since.Seconds()))
 		}
-		if d := h.Fetched - last[h.Host]; d > 0 && since > 0 {
-			rates = append(rates, fmt.Sprintf("%s %.1f/s", h.Host, float64(d)/since.Seconds()))
-		}
-		last[h.Host] = h.Fetched
+		last[h.Host] = h.Sent
 	}
 	sort.Strings(rates)
 	rep.mu.Lock()
 	queued := rep.inFlight
 	rep.mu.Unlock()
-	s := fmt.Sprintf("%5.1fs  fetched %d  blocked %d  deferred %d  backing off %d  queued %d",
-		time.Since(rep.start).Seconds(), t.Fetched, t.Blocked, t.Deferred, paused, queued)
+	s := fmt.Sprintf("%5.1fs  pages fetched %d  requests sent %d  blocked %d  deferred %d  hosts backing off %d  queued %d",
+		time.Since(rep.start).Seconds(), t.Pages, t.Sent, t.Blocked, t.Deferred, st.PausedHosts, queued)
 	if len(rates) > 0 {
 		s += "  " + strings.Join(rates, ", ")
 	}

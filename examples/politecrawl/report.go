@@ -219,7 +219,7 @@ func (r *report) write(w io.Writer, g *robotsmw.Guard) {
 		fmt.Fprintf(w, "  %-44s %4d\n", "not sent: crawl interrupted (Ctrl-C)", r.cancelled)
 	}
 	fmt.Fprintf(w, "  %-44s %4d\n", "other errors (404 and the like)", len(r.failed))
-	fmt.Fprintf(w, "  %-44s %4d\n", "requests sent (pages, robots.txt, sitemaps)", t.Fetched)
+	fmt.Fprintf(w, "  %-44s %4d\n", "requests sent (incl. robots.txt, sitemaps)", t.Sent)
 
 	section := func(title string, lines []string) {
 		if len(lines) == 0 {
@@ -259,7 +259,7 @@ func (r *report) write(w io.Writer, g *robotsmw.Guard) {
 	}
 	fmt.Fprintf(w, "\nhosts\n")
 	for _, h := range st.Busiest {
-		fmt.Fprintf(w, "  %s: %d requests, %d blocked, %d retried, %d back-offs, interval now %v\n",
-			h.Host, h.Fetched, h.Blocked, h.Retried, h.Backoffs, h.Interval.Round(time.Millisecond))
+		fmt.Fprintf(w, "  %s: %d requests sent, %d pages fetched, %d blocked, %d retried, %d back-offs, interval now %v\n",
+			h.Host, h.Sent, h.Pages, h.Blocked, h.Retried, h.Backoffs, h.Interval.Round(time.Millisecond))
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -60,6 +61,7 @@ queue (several threads), a collector and a clone of it, all made polite by
 one robotsmw Guard, and prints every final outcome and the Guard's
 statistics.`)
 	siteFlag := cmd.String("url", "", "crawl this site instead of the demo site")
+	verbose := cmd.Bool("v", false, "print the Guard's log (log/slog) on stderr")
 	allowPrivate := cmd.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
 	if code := cmd.Parse(args, 0, stdout, stderr); code >= 0 {
 		return code
@@ -86,6 +88,9 @@ statistics.`)
 				out.stamp("failed   %s: %s", out.name(r.URL), cmdline.ErrorText(err, r.URL))
 			}
 		},
+	}
+	if *verbose {
+		g.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	limit := 0 // requests per collector; 0 means no limit
 	var start *url.URL
@@ -196,12 +201,12 @@ statistics.`)
 	st := g.Stats()
 	t := st.Total
 	out.printf("")
-	out.printf("totals: fetched %d (robots.txt included), blocked %d, deferred %d, retried %d, back-offs %d, gave up %d",
-		t.Fetched, t.Blocked, t.Deferred, t.Retried, t.Backoffs, t.GaveUp)
+	out.printf("totals: requests sent %d (robots.txt included), pages fetched %d, blocked %d, deferred %d, retried %d, back-offs %d, gave up %d",
+		t.Sent, t.Pages, t.Blocked, t.Deferred, t.Retried, t.Backoffs, t.GaveUp)
 	out.printf("busiest hosts:")
 	for _, h := range st.Busiest {
-		out.printf("  %-12s fetched %2d, blocked %d, retried %d, gave up %d; interval now %v",
-			h.Host, h.Fetched, h.Blocked, h.Retried, h.GaveUp, h.Interval.Round(time.Millisecond))
+		out.printf("  %-12s sent %2d, pages %2d, blocked %d, retried %d, gave up %d; interval now %v",
+			h.Host, h.Sent, h.Pages, h.Blocked, h.Retried, h.GaveUp, h.Interval.Round(time.Millisecond))
 	}
 	return cmd.Finish(ctx, stderr, cmdline.ExitOK)
 }

@@ -25,11 +25,11 @@ func TestDemo(t *testing.T) {
 		"fetched  partner/widget/4 (200)",
 		"gave up  partner/widget/5: robotsmw: gave up: GET after 2 retries",
 		"after 2 retries: robotsmw: status 500 Internal Server Error",
-		"totals: fetched 16 (robots.txt included), blocked 2,",
+		"totals: requests sent 16 (robots.txt included), pages fetched 10, blocked 2,",
 		"retried 3,",
 		"gave up 1",
-		"  localhost    fetched  9, blocked 1, retried 2, gave up 1;",
-		"  127.0.0.1    fetched  7, blocked 1, retried 1, gave up 0;",
+		"  localhost    sent  9, pages  5, blocked 1, retried 2, gave up 1;",
+		"  127.0.0.1    sent  7, pages  5, blocked 1, retried 1, gave up 0;",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q; report:\n%s", want, report)
@@ -61,5 +61,14 @@ func TestUsage(t *testing.T) {
 		if code != tc.code || !strings.Contains(errOut.String(), tc.msg) {
 			t.Errorf("run(%q) = %d, stderr %q; want %d and %q", tc.args, code, errOut.String(), tc.code, tc.msg)
 		}
+	}
+}
+
+// TestVerbose: -v prints the Guard's log on stderr (and nothing without it:
+// see the test above).
+func TestVerbose(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"-v"}, &out, &errOut); code != 0 || !strings.Contains(errOut.String(), `msg="request blocked"`) {
+		t.Errorf("run(-v) = %d, want 0 and a log with %s; stderr:\n%s", code, `msg="request blocked"`, errOut.String())
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -55,6 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 from those of the site of -url, with robotsmw's Guard.Seed, and prints what
 the walk found, what it dropped and why, and the pages fetched.`)
 	siteFlag := cmd.String("url", "", "seed from this site's sitemaps instead of the demo site")
+	verbose := cmd.Bool("v", false, "print the Guard's log (log/slog) on stderr")
 	allowPrivate := cmd.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
 	if code := cmd.Parse(args, 0, stdout, stderr); code >= 0 {
 		return code
@@ -66,6 +68,9 @@ the walk found, what it dropped and why, and the pages fetched.`)
 		Seeding: robotsmw.Seeding{Options: sitemap.Options{
 			Exclude: []string{"/*.pdf$"}, // written like a robots.txt path
 		}},
+	}
+	if *verbose {
+		g.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	var site string
 	var demo *demoSite
@@ -159,7 +164,7 @@ the walk found, what it dropped and why, and the pages fetched.`)
 	} else {
 		out.printf("pages fetched:      0")
 	}
-	out.printf("requests sent:      %d (robots.txt and sitemaps included)", g.Stats().Total.Fetched)
+	out.printf("requests sent:      %d (robots.txt and sitemaps included)", g.Stats().Total.Sent)
 	if demo != nil {
 		out.printf("never requested:    %s", strings.Join(demo.notRequested(), ", "))
 	}

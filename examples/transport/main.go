@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -58,6 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 the page of -url, with a plain net/http client that robotsmw's
 Guard.Transport makes polite, and prints the outcome of every link.`)
 	pageFlag := cmd.String("url", "", "check the links of this page instead of the demo site's")
+	verbose := cmd.Bool("v", false, "print the Guard's log (log/slog) on stderr")
 	allowPrivate := cmd.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
 	if code := cmd.Parse(args, 0, stdout, stderr); code >= 0 {
 		return code
@@ -71,6 +73,9 @@ Guard.Transport makes polite, and prints the outcome of every link.`)
 		// to a host that cannot be reached fails at once with
 		// ErrRobotsUnreachable: its robots.txt could not be read.)
 		MaxRetries: 1,
+	}
+	if *verbose {
+		g.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	var page *url.URL
 	var site *demoSite
@@ -152,7 +157,7 @@ Guard.Transport makes polite, and prints the outcome of every link.`)
 
 	st := g.Stats().Total
 	fmt.Fprintf(stdout, "\nGuard: %d requests sent (robots.txt included), %d blocked, %d retried\n",
-		st.Fetched, st.Blocked, st.Retried)
+		st.Sent, st.Blocked, st.Retried)
 	if site != nil {
 		fmt.Fprintln(stdout, "what the site saw:")
 		for _, e := range site.requests() {

@@ -62,3 +62,12 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestVerbose: -v prints the Guard's log on stderr (and nothing without it:
+// see the test above).
+func TestVerbose(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"-v"}, &out, &errOut); code != 0 || !strings.Contains(errOut.String(), `msg="host paused"`) {
+		t.Errorf("run(-v) = %d, want 0 and a log with %s; stderr:\n%s", code, `msg="host paused"`, errOut.String())
+	}
+}
