@@ -1,0 +1,358 @@
+package browsertest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/robotsmw/robotsmw/policy"
+)
+
+// draft is typed into the editor: line 6 is a lint error (a rule path
+// without its leading '/'), line 9 a warning (a misspelt key).
+const draft = `# Draft robots.txt for https://shop.example
+User-agent: *
+Disallow: /cart/
+Allow: /cart/help
+Disallow: /search
+Disallow: tmp/
+
+User-agent: Googlebot
+Disalow: /experiments/
+Disallow: /search$
+Crawl-delay: 4
+Sitemap: https://shop.example/sitemap.xml
+`
+
+// current is the version the draft is compared with.
+const current = `User-agent: *
+Disallow: /cart/
+Disallow: /search
+`
+
+var testURLs = []string{"https://shop.example/cart/checkout", "https://shop.example/cart/help/returns", "https://shop.example/search"}
+var testAgents = []string{"Googlebot/2.1", "ExampleBot"}
+
+// chromium returns the path of a Chromium (or Chrome) binary, or skips
+// the test when there is none, except in CI, which must have one.
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("CI is set but no Chromium was found: .ci/run installs Debian's chromium package; the browser test must not be skipped in CI")
+	}
+	t.Skip("Chromium not found, so the browser test of robotstxt serve is skipped: install it (apt-get install chromium) to run it")
+	return ""
+}
+
+// startServe builds the robotstxt command, starts "robotstxt serve" on a
+// free loopback port and returns the page's URL; the server is stopped
+// as Ctrl-C stops it when the test ends.
+func startServe(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "robotstxt")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/robotstxt")
+	build.Dir = "../../.." // the robotsmw module
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/robotstxt: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "serve", "-addr", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("robotstxt serve: %v; stderr %q", err, stderr.String())
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	const prefix = "robotstxt serve: listening on "
+	if err != nil || !strings.HasPrefix(line, prefix+"http://127.0.0.1:") {
+		t.Fatalf("robotstxt serve printed %q (%v), stderr %q", line, err, stderr.String())
+	}
+	return strings.TrimSpace(strings.TrimPrefix(line, prefix))
+}
+
+// TestServePage loads the page in headless Chromium, types a robots.txt,
+// URLs and agents, and checks the verdict table against policy, the
+// highlighted deciding line (by mouse and by keyboard), the lint markers
+// and the diff; it saves a screenshot.
+func TestServePage(t *testing.T) {
+	execPath := chromium(t)
+	base := startServe(t)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(execPath),
+		chromedp.NoSandbox, // containers and CI run as root
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1400, 1500),
+		chromedp.Flag("lang", "en-US"),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+
+	// Script errors and console errors (a Content-Security-Policy
+	// violation is one) fail the test.
+	var pageErrors []string
+	chromedp.ListenTarget(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			pageErrors = append(pageErrors, "exception: "+ev.ExceptionDetails.Error())
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.APITypeError {
+				var args []string
+				for _, a := range ev.Args {
+					args = append(args, string(a.Value)+a.Description)
+				}
+				pageErrors = append(pageErrors, "console error: "+strings.Join(args, " "))
+			}
+		}
+	})
+
+	// idle waits until the page has shown the answers to what was typed.
+	idle := func(rows int) chromedp.Action {
+		return chromedp.Poll(fmt.Sprintf(
+			`document.body.dataset.busy === "false" && document.querySelectorAll("#verdict-rows tr").length === %d`, rows),
+			nil, chromedp.WithPollingInterval(50*time.Millisecond))
+	}
+	// typeInto empties a text area and types text into it, key by key.
+	typeInto := func(sel, text string) chromedp.Action {
+		return chromedp.Tasks{
+			chromedp.Evaluate(fmt.Sprintf(`document.querySelector(%q).value = ""`, sel), nil),
+			chromedp.SendKeys(sel, text, chromedp.ByQuery),
+		}
+	}
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(base),
+		chromedp.WaitVisible("#robots", chromedp.ByQuery),
+		idle(10), // the example the page opens with
+		typeInto("#robots", draft),
+		typeInto("#urls", strings.Join(testURLs, "\n")),
+		typeInto("#agents", strings.Join(testAgents, "\n")),
+		idle(len(testURLs)*len(testAgents)),
+	); err != nil {
+		t.Fatal(err)
+	}
+
+	// The typed text arrived as typed (line breaks included).
+	var typed string
+	if err := chromedp.Run(ctx, chromedp.Value("#robots", &typed, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	if typed != draft {
+		t.Fatalf("the editor holds %q, want %q", typed, draft)
+	}
+
+	// The verdict table says what policy says, with the deciding line.
+	var rows [][]string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(
+		`[...document.querySelectorAll("#verdict-rows tr")].map(tr => [...tr.cells].map(td => td.innerText.trim()))`, &rows)); err != nil {
+		t.Fatal(err)
+	}
+	r := policy.Parse([]byte(draft))
+	var want [][]string
+	for _, raw := range testURLs {
+		for _, agent := range testAgents {
+			token := policy.ProductToken(agent)
+			d := r.Explain(token, mustURL(t, raw))
+			verdict := "DISALLOWED"
+			if d.Allowed {
+				verdict = "ALLOWED"
+			}
+			group := d.Agent
+			if group == "*" {
+				group = "* (global)"
+			}
+			rule := "no rule matched"
+			if d.Rule != nil {
+				rule = d.Rule.String() // "line 3: disallow: /cart/"
+			}
+			agentCell := agent
+			if token != agent {
+				agentCell += "\ntoken " + token
+			}
+			want = append(want, []string{raw, agentCell, verdict, group, rule})
+		}
+	}
+	if !reflect.DeepEqual(rows, want) {
+		t.Errorf("verdict table =\n%q\nwant (policy's)\n%q", rows, want)
+	}
+	// Spot checks that do not rest on the test's own reading of policy.
+	if got := rows[1]; got[2] != "DISALLOWED" || got[4] != "line 3: disallow: /cart/" {
+		t.Errorf("row 2 (cart checkout, ExampleBot) = %q, want DISALLOWED by line 3", got)
+	}
+	if got := rows[4]; got[2] != "DISALLOWED" || got[3] != "Googlebot" || got[4] != "line 10: disallow: /search$" {
+		t.Errorf("row 5 (search, Googlebot) = %q, want DISALLOWED by line 10 of group Googlebot", got)
+	}
+
+	// highlighted returns the editor's highlighted line, in the backdrop
+	// and the gutter, the selected row and where keyboard focus is.
+	type highlight struct {
+		Backdrop, Gutter []string
+		Selected         int
+		Focus            string
+		Selection        string
+	}
+	highlighted := func() highlight {
+		t.Helper()
+		var h highlight
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`({
+			Backdrop: [...document.querySelectorAll("#backdrop-inner .bl.hl")].map(e => e.dataset.line),
+			Gutter: [...document.querySelectorAll("#gutter-inner .ln.hl")].map(e => e.dataset.line),
+			Selected: [...document.querySelectorAll("#verdict-rows tr")].findIndex(tr => tr.classList.contains("selected")),
+			Focus: document.activeElement.id,
+			Selection: document.activeElement.id === "robots" ?
+				document.activeElement.value.substring(document.activeElement.selectionStart, document.activeElement.selectionEnd) : "",
+		})`, &h)); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+
+	// Clicking row 5 highlights line 10 in the editor and jumps there.
+	if err := chromedp.Run(ctx, chromedp.Click("#verdict-rows tr:nth-child(5)", chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	if h := highlighted(); !reflect.DeepEqual(h, highlight{[]string{"10"}, []string{"10"}, 4, "robots", "Disallow: /search$"}) {
+		t.Errorf("after a click on row 5: %+v, want line 10 highlighted, selected and focused", h)
+	}
+	// The keyboard does the same: focus row 2, Enter.
+	if err := chromedp.Run(ctx,
+		chromedp.Focus("#verdict-rows tr:nth-child(1)", chromedp.ByQuery),
+		chromedp.KeyEvent(kb.ArrowDown),
+		// A browser sends no character for a key whose keydown the page
+		// handled (preventDefault); KeyEvent would send one.
+		input.DispatchKeyEvent(input.KeyRawDown).WithKey("Enter").WithCode("Enter").WithWindowsVirtualKeyCode(13),
+		input.DispatchKeyEvent(input.KeyUp).WithKey("Enter").WithCode("Enter").WithWindowsVirtualKeyCode(13),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if h := highlighted(); !reflect.DeepEqual(h, highlight{[]string{"3"}, []string{"3"}, 1, "robots", "Disallow: /cart/"}) {
+		t.Errorf("after ArrowDown and Enter on row 1: %+v, want line 3 highlighted, selected and focused", h)
+	}
+
+	// Lint: a marker at each line Lint reports, with its severity, and the
+	// list with message, hint and counts.
+	var marks map[string]string
+	var items []string
+	var counts string
+	if err := chromedp.Run(ctx,
+		chromedp.Evaluate(`Object.fromEntries([...document.querySelectorAll("#gutter-inner .mark.error, #gutter-inner .mark.warning")]
+			.map(m => [m.parentElement.dataset.line, m.classList.contains("error") ? "error" : "warning"]))`, &marks),
+		chromedp.Evaluate(`[...document.querySelectorAll("#lint-list li")].map(li => li.innerText)`, &items),
+		chromedp.Text("#lint-counts", &counts, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	wantMarks := map[string]string{}
+	var errs, warnings int
+	for _, d := range policy.Lint([]byte(draft)) {
+		wantMarks[fmt.Sprint(d.Line)] = d.Severity.String()
+		if d.Severity == policy.SeverityError {
+			errs++
+		} else {
+			warnings++
+		}
+	}
+	if !reflect.DeepEqual(marks, wantMarks) || marks["6"] != "error" || marks["9"] != "warning" {
+		t.Errorf("lint markers in the gutter = %v, want %v (line 6 an error, line 9 a warning)", marks, wantMarks)
+	}
+	if len(items) != errs+warnings || !strings.Contains(items[0], "line 6") || !strings.Contains(items[0], `disallow path "tmp/"`) ||
+		!strings.Contains(items[0], "Fix: start the path with '/'") {
+		t.Errorf("lint list = %q", items)
+	}
+	if want := fmt.Sprintf("Lint: %d error, %d warning.", errs, warnings); counts != want {
+		t.Errorf("lint counts = %q, want %q", counts, want)
+	}
+
+	// Diff: the current version typed in, the URLs whose verdict changes.
+	var diffRows [][]string
+	if err := chromedp.Run(ctx,
+		typeInto("#current", current),
+		chromedp.Poll(`document.body.dataset.busy === "false" && document.querySelectorAll("#diff-rows tr").length > 0`, nil,
+			chromedp.WithPollingInterval(50*time.Millisecond)),
+		chromedp.Evaluate(`[...document.querySelectorAll("#diff-rows tr")].map(tr => [...tr.cells].map(td => td.innerText.split("\n")[0]))`, &diffRows),
+	); err != nil {
+		t.Fatal(err)
+	}
+	// Googlebot leaves the '*' group for its own, where /cart/ is not
+	// disallowed; /cart/help opens to everyone.
+	wantDiff := [][]string{
+		{"https://shop.example/cart/checkout", "Googlebot/2.1", "DISALLOWED", "ALLOWED"},
+		{"https://shop.example/cart/help/returns", "Googlebot/2.1", "DISALLOWED", "ALLOWED"},
+		{"https://shop.example/cart/help/returns", "ExampleBot", "DISALLOWED", "ALLOWED"},
+	}
+	if !reflect.DeepEqual(diffRows, wantDiff) {
+		t.Errorf("diff rows = %q, want %q", diffRows, wantDiff)
+	}
+
+	// Accessibility basics: every form control has a label.
+	var unlabelled []string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(
+		`[...document.querySelectorAll("input, textarea, select, button")].filter(e =>
+			!(e.labels && e.labels.length) && !e.getAttribute("aria-label") && !e.innerText.trim()).map(e => e.id || e.outerHTML)`,
+		&unlabelled)); err != nil {
+		t.Fatal(err)
+	}
+	if len(unlabelled) > 0 {
+		t.Errorf("controls without a label: %q", unlabelled)
+	}
+
+	// Back to row 5 for the screenshot, scrolled to the top.
+	var png []byte
+	if err := chromedp.Run(ctx,
+		chromedp.Click("#verdict-rows tr:nth-child(5)", chromedp.ByQuery),
+		chromedp.Evaluate(`window.scrollTo(0, 0)`, nil),
+		chromedp.FullScreenshot(&png, 100),
+	); err != nil {
+		t.Fatal(err)
+	}
+	shot := os.Getenv("BROWSERTEST_SCREENSHOT")
+	if shot == "" {
+		shot = filepath.Join(os.TempDir(), "robotstxt-serve.png")
+	}
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot of the page: %s", shot)
+
+	if len(pageErrors) > 0 {
+		t.Errorf("the page reported errors:\n%s", strings.Join(pageErrors, "\n"))
+	}
+}
+
+func mustURL(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
