@@ -553,3 +553,54 @@ func mustAddr(t *testing.T, s string) netip.Addr {
 	}
 	return a
 }
+
+// FuzzServeCheck holds /api/check and /api/lint to policy on any text,
+// URL and agent: every verdict is Explain's, every diagnostic Lint's, and
+// nothing panics.
+func FuzzServeCheck(f *testing.F) {
+	f.Add(robots, "https://example.com/private/x", "Googlebot")
+	f.Add("User-agent: a\nDisallow: /*$\nAllow: /$\n", "/", "A/1.0")
+	f.Add("\xef\xbb\xbfuser-agent:*\rdisallow:/%7e\n", "/~x?y", "")
+	s := testServer(false)
+	f.Fuzz(func(t *testing.T, body, raw, agent string) {
+		body = asSent(t, body) // what a JSON request can carry
+		resp, err := s.check(context.Background(), &checkRequest{Robots: body, URLs: []string{raw}, Agents: []string{agent}})
+		if err != nil {
+			if !strings.Contains(err.Error(), "no agents") || strings.TrimSpace(agent) != "" {
+				t.Fatalf("check(%q, %q, %q): %v", body, raw, agent, err)
+			}
+			return
+		}
+		if strings.TrimSpace(raw) == "" {
+			if len(resp.Results) != 0 {
+				t.Fatalf("check of a blank URL gave %+v", resp.Results)
+			}
+			return
+		}
+		v := resp.Results[0]
+		u, perr := testURL(strings.TrimSpace(raw))
+		if (perr == nil) != (v.Error == "") {
+			t.Fatalf("check(%q): error %q, testURL: %v", raw, v.Error, perr)
+		}
+		if perr == nil {
+			d := policy.Parse([]byte(body)).Explain(policy.ProductToken(strings.TrimSpace(agent)), u)
+			if v.Allowed != d.Allowed || v.Why != d.String() || v.GroupAgent != d.Agent ||
+				(v.Rule == nil) != (d.Rule == nil) || v.Rule != nil && v.Rule.Line != d.Rule.Line {
+				t.Fatalf("check(%q, %q, %q) = %+v, Explain %+v", body, raw, agent, v, d)
+			}
+		}
+		lint, err := s.lint(context.Background(), &lintRequest{Robots: body})
+		if err != nil {
+			t.Fatal(err)
+		}
+		diags := policy.Lint([]byte(body))
+		if len(lint.Diagnostics) != len(diags) {
+			t.Fatalf("lint(%q): %d diagnostics, Lint %d", body, len(lint.Diagnostics), len(diags))
+		}
+		for i, d := range diags {
+			if g := lint.Diagnostics[i]; g.Line != d.Line || g.Code != d.Code || g.Message != d.Message || g.Severity != d.Severity.String() {
+				t.Fatalf("lint(%q) diagnostic %d = %+v, Lint %+v", body, i, g, d)
+			}
+		}
+	})
+}
