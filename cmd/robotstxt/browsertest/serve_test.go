@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -72,7 +74,8 @@ func startServe(t *testing.T) string {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/robotstxt: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "serve", "-addr", "127.0.0.1:0")
+	// -allow-private: the live fetch below reaches a loopback test site.
+	cmd := exec.Command(bin, "serve", "-addr", "127.0.0.1:0", "-allow-private")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -342,6 +345,47 @@ func TestServePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot of the page: %s", shot)
+
+	// Load a file: upload, then a live fetch from a (loopback) site.
+	upload := filepath.Join(t.TempDir(), "robots.txt")
+	if err := os.WriteFile(upload, []byte("User-agent: *\nDisallow: /uploaded\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var editor, status string
+	if err := chromedp.Run(ctx,
+		chromedp.SetUploadFiles("#upload", []string{upload}, chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById("robots").value.includes("/uploaded")`, nil, chromedp.WithPollingInterval(50*time.Millisecond)),
+		chromedp.Value("#robots", &editor, chromedp.ByQuery),
+		chromedp.Text("#fetch-status", &status, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if editor != "User-agent: *\nDisallow: /uploaded\n" || !strings.Contains(status, "Loaded robots.txt") {
+		t.Errorf("after the upload: editor %q, status %q", editor, status)
+	}
+	live := "User-agent: *\nDisallow: /live\n"
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, live)
+	}))
+	defer site.Close()
+	var currentText string
+	if err := chromedp.Run(ctx,
+		typeInto("#site", site.URL),
+		chromedp.Click("#fetch-button", chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById("fetch-status").innerText.includes("200 OK")`, nil, chromedp.WithPollingInterval(50*time.Millisecond)),
+		chromedp.Value("#robots", &editor, chromedp.ByQuery),
+		chromedp.Value("#current", &currentText, chromedp.ByQuery),
+		chromedp.Text("#fetch-status", &status, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if editor != live || currentText != live || !strings.Contains(status, site.URL+"/robots.txt (HTTP 200): answered 200 OK: its rules apply") {
+		t.Errorf("after the live fetch: editor %q, current version %q, status %q", editor, currentText, status)
+	}
 
 	if len(pageErrors) > 0 {
 		t.Errorf("the page reported errors:\n%s", strings.Join(pageErrors, "\n"))
