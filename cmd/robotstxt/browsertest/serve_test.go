@@ -327,6 +327,15 @@ func TestServePage(t *testing.T) {
 	if len(unlabelled) > 0 {
 		t.Errorf("controls without a label: %q", unlabelled)
 	}
+	// Readable contrast: every visible text against the background it
+	// stands on, at least 4.5:1 (WCAG 2 AA for normal text).
+	var lowContrast []string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(contrastScript, &lowContrast)); err != nil {
+		t.Fatal(err)
+	}
+	if len(lowContrast) > 0 {
+		t.Errorf("text with a contrast below 4.5:1: %q", lowContrast)
+	}
 
 	// Back to row 5 for the screenshot, scrolled to the top.
 	var png []byte
@@ -400,3 +409,35 @@ func mustURL(t *testing.T, raw string) *url.URL {
 	}
 	return u
 }
+
+// contrastScript returns the visible texts of the page whose colour
+// contrasts less than 4.5:1 with the first opaque background behind them
+// (WCAG 2 relative luminance; the page's colours are all opaque).
+const contrastScript = `(() => {
+	const lum = (css) => {
+		const p = css.match(/rgba?\(([^)]+)\)/)[1].split(",").map(Number);
+		const [r, g, b] = p.slice(0, 3).map((v) => {
+			v /= 255;
+			return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+		});
+		return { l: 0.2126 * r + 0.7152 * g + 0.0722 * b, a: p.length > 3 ? p[3] : 1 };
+	};
+	const background = (e) => {
+		for (; e; e = e.parentElement) {
+			const c = lum(getComputedStyle(e).backgroundColor);
+			if (c.a > 0) return c.l;
+		}
+		return 1; // the canvas: white
+	};
+	const low = [];
+	const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	for (let n; (n = walk.nextNode()); ) {
+		const e = n.parentElement;
+		if (!n.textContent.trim() || e.getClientRects().length === 0 || e.closest(".skip")) continue;
+		const fg = lum(getComputedStyle(e).color).l;
+		const bg = background(e);
+		const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+		if (ratio < 4.5) low.push(e.tagName + "." + e.className + " " + JSON.stringify(n.textContent.trim().slice(0, 40)) + " " + ratio.toFixed(2));
+	}
+	return low;
+})()`
