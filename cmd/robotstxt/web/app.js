@@ -51,6 +51,7 @@
   let fetched = null; // {site, robotsUrl} of the last live fetch
   let controller = null;
   let timer = 0;
+  let timerPending = false; // a refresh is scheduled and has not started
   let generation = 0;
 
   // el builds an element; strings become text nodes, never HTML.
@@ -342,10 +343,12 @@
   function schedule() {
     clearTimeout(timer);
     document.body.dataset.busy = 'true';
+    timerPending = true;
     timer = setTimeout(refresh, DEBOUNCE_MS);
   }
 
   async function refresh() {
+    timerPending = false;
     if (controller) controller.abort();
     controller = new AbortController();
     const { signal } = controller;
@@ -365,7 +368,8 @@
       if (e.name === 'AbortError') return;
       setStatus('check-status', e.message, true);
     }
-    if (gen === generation) {
+    if (gen === generation && !timerPending) {
+      // What the page shows answers what is typed now.
       document.body.dataset.busy = 'false';
       document.body.dataset.generation = String(gen);
     }
