@@ -36,7 +36,7 @@ func badRequest(format string, args ...any) error {
 func apiHandler[Req, Resp any](fn func(ctx context.Context, req *Req) (*Resp, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			writeJSON(w, http.StatusUnsupportedMediaType, map[string]string{"error": "send a JSON body with Content-Type: application/json"})
+			respondJSON(w, http.StatusUnsupportedMediaType, map[string]string{"error": "send a JSON body with Content-Type: application/json"})
 			return
 		}
 		req := new(Req)
@@ -45,31 +45,31 @@ func apiHandler[Req, Resp any](fn func(ctx context.Context, req *Req) (*Resp, er
 		if err := dec.Decode(req); err != nil {
 			var maxErr *http.MaxBytesError
 			if errors.As(err, &maxErr) {
-				writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": fmt.Sprintf("%v: more than %d bytes", errTooLarge, maxAPIBody)})
+				respondJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": fmt.Sprintf("%v: more than %d bytes", errTooLarge, maxAPIBody)})
 				return
 			}
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "malformed JSON request: " + err.Error()})
+			respondJSON(w, http.StatusBadRequest, map[string]string{"error": "malformed JSON request: " + err.Error()})
 			return
 		}
 		if _, err := dec.Token(); err != io.EOF {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "malformed JSON request: more than one value"})
+			respondJSON(w, http.StatusBadRequest, map[string]string{"error": "malformed JSON request: more than one value"})
 			return
 		}
 		resp, err := fn(r.Context(), req)
 		var aerr apiError
 		switch {
 		case errors.As(err, &aerr):
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": aerr.msg})
+			respondJSON(w, http.StatusBadRequest, map[string]string{"error": aerr.msg})
 			return
 		case err != nil:
-			writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+			respondJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 			return
 		}
-		writeJSON(w, http.StatusOK, resp)
+		respondJSON(w, http.StatusOK, resp)
 	}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+func respondJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
