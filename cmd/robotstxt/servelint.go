@@ -73,6 +73,16 @@ func lintHint(code string) string {
 		return "write Clean-param: p1&p2 /path-prefix: parameter names joined by '&', then an optional path prefix"
 	case "invalid-crawl-delay":
 		return "write the delay in seconds as a number, such as Crawl-delay: 2.5"
+	case "clean-param-name":
+		return "list parameter names only (letters, digits, '.', '_', '-' and %XX escapes), without values, joined by '&'"
+	case "noindex":
+		return "remove the line: Google stopped honouring Noindex and Nofollow in robots.txt in 2019; use a robots meta tag or an X-Robots-Tag header"
+	case "duplicate-rule":
+		return "remove the second copy: it changes nothing"
+	case "unreachable-rule":
+		return "remove the Disallow, or change its path: an Allow with the same path wins every tie"
+	case "empty-group":
+		return "add the rules meant for these crawlers (Disallow: with no path allows everything), or remove the group so that they follow the * group"
 	case "line-too-long":
 		return "split the line: Google reads only the first 16,663 bytes of a line"
 	case "nul-byte":
