@@ -46,7 +46,8 @@ TEXT is a JSON string, so UTF-8: bytes that are not UTF-8 arrive as U+FFFD
 answered 400 with {"error": MESSAGE}.
 
 Fetches go only to public addresses unless -allow-private is given.
-By default the server listens on loopback only.
+By default the server listens on loopback only. Ctrl-C stops it (exit
+status 130, as for every command interrupted).
 
 examples:
   robotstxt serve
@@ -73,7 +74,7 @@ func serveFlags(fs *flag.FlagSet) action {
 	}
 }
 
-// serve listens on addr and serves the page until ctx ends.
+// serve listens on addr and serves the page until ctx ends (Ctrl-C).
 func (e *env) serve(ctx context.Context, addr string, allowPrivate bool, timeout time.Duration) (int, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -102,11 +103,14 @@ func (e *env) serve(ctx context.Context, addr string, allowPrivate bool, timeout
 		return exitUsage, err
 	case <-ctx.Done():
 	}
+	// Ctrl-C is how the server ends: it finishes the requests under way
+	// (their fetches end with ctx) and exits as every command does when
+	// interrupted.
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	srv.Shutdown(shutdown)
 	<-done
-	return exitOK, nil
+	return 0, errInterrupted
 }
 
 // listenHost returns the address the server listens on, invalid for an

@@ -519,7 +519,7 @@ func TestServeCommand(t *testing.T) {
 	cancel()
 	select {
 	case code := <-done:
-		if code != exitOK || stderr.String() != "" {
+		if code != exitInterrupted || stderr.String() != "robotstxt: serve: interrupted\n" {
 			t.Errorf("robotstxt serve ended with %d, stderr %q", code, stderr.String())
 		}
 	case <-time.After(10 * time.Second):
