@@ -356,6 +356,37 @@ func TestServePage(t *testing.T) {
 	}
 	t.Logf("screenshot of the page: %s", shot)
 
+	// A long file pasted (set, then an input event, as a paste does): the
+	// deciding line far down is highlighted and scrolled to; the editor
+	// draws only the lines in view.
+	var long strings.Builder
+	long.WriteString("User-agent: *\n")
+	for k := range 1000 {
+		fmt.Fprintf(&long, "Disallow: /d%d\n", k)
+	}
+	var far struct {
+		Backdrop []string
+		Drawn    int
+		Scrolled bool
+	}
+	if err := chromedp.Run(ctx,
+		chromedp.Evaluate(fmt.Sprintf(`(() => { const ta = document.getElementById("robots"); ta.value = %q; ta.dispatchEvent(new Event("input")); })()`, long.String()), nil),
+		typeInto("#urls", "/d900x"),
+		idle(len(testAgents)),
+		chromedp.Click("#verdict-rows tr:nth-child(2)", chromedp.ByQuery),
+		chromedp.Evaluate(`({
+			Backdrop: [...document.querySelectorAll("#backdrop-inner .bl.hl")].map(e => e.dataset.line),
+			Drawn: document.querySelectorAll("#backdrop-inner .bl").length,
+			Scrolled: document.getElementById("robots").scrollTop > 0,
+		})`, &far),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(far.Backdrop, []string{"902"}) || !far.Scrolled || far.Drawn > 200 {
+		t.Errorf("a 1,001-line file, /d900x: highlighted %q, scrolled %v, %d lines drawn; want line 902, scrolled, at most 200 drawn",
+			far.Backdrop, far.Scrolled, far.Drawn)
+	}
+
 	// Load a file: upload, then a live fetch from a (loopback) site.
 	upload := filepath.Join(t.TempDir(), "robots.txt")
 	if err := os.WriteFile(upload, []byte("User-agent: *\nDisallow: /uploaded\n"), 0o644); err != nil {

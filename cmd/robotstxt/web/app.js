@@ -12,6 +12,8 @@
   const site = $('site');
   const LINE_HEIGHT = 20; // px, as --lh in style.css
   const DEBOUNCE_MS = 300;
+  const MAX_LISTED = 300; // diagnostics and groups listed; the rest are counted
+  const MAX_RULES = 50; // rules listed per group
 
   const exampleRobots = [
     '# Draft robots.txt for https://example.com',
@@ -47,7 +49,7 @@
   let selectedKey = null; // url + '\n' + agent of the selected verdict row
   let highlightLine = 0; // the deciding line, highlighted in the editor
   let groupLines = []; // the User-agent lines of the selected row's group
-  let renderedLines = -1;
+  let rendered = { n: 0, first: 1, last: 0 }; // lines drawn in gutter and backdrop
   let fetched = null; // {site, robotsUrl} of the last live fetch
   let controller = null;
   let timer = 0;
@@ -108,11 +110,25 @@
 
   // ---- The editor: gutter and backdrop follow the textarea.
 
+  // lineCount counts the editor's lines without splitting its text.
+  function lineCount() {
+    const v = robots.value;
+    let n = 1;
+    for (let i = v.indexOf('\n'); i >= 0; i = v.indexOf('\n', i + 1)) n++;
+    return n;
+  }
+
+  // renderEditor draws the gutter and the backdrop for the lines in view
+  // (and a margin), so that a file of 30,000 lines costs what a short one
+  // does; scrolling draws again.
   function renderEditor() {
-    const n = robots.value.split('\n').length;
+    const n = lineCount();
+    const margin = 30;
+    const first = Math.max(1, Math.floor(robots.scrollTop / LINE_HEIGHT) + 1 - margin);
+    const last = Math.min(n, first + Math.ceil(robots.clientHeight / LINE_HEIGHT) + 2 * margin);
     const gutter = document.createDocumentFragment();
     const back = document.createDocumentFragment();
-    for (let i = 1; i <= n; i++) {
+    for (let i = first; i <= last; i++) {
       const diags = diagsByLine.get(i);
       let sev = '';
       if (diags) sev = diags.some((d) => d.severity === 'error') ? 'error' : 'warning';
@@ -134,14 +150,21 @@
     }
     $('gutter-inner').replaceChildren(gutter);
     $('backdrop-inner').replaceChildren(back);
-    renderedLines = n;
+    rendered = { n, first, last };
     syncScroll();
   }
 
   function syncScroll() {
-    const y = `translateY(${-robots.scrollTop}px)`;
+    const y = `translateY(${(rendered.first - 1) * LINE_HEIGHT - robots.scrollTop}px)`;
     $('gutter-inner').style.transform = y;
     $('backdrop-inner').style.transform = y;
+  }
+
+  function onScroll() {
+    const top = Math.floor(robots.scrollTop / LINE_HEIGHT) + 1;
+    const bottom = top + Math.ceil(robots.clientHeight / LINE_HEIGHT);
+    if ((top < rendered.first && rendered.first > 1) || (bottom > rendered.last && rendered.last < rendered.n)) renderEditor();
+    else syncScroll();
   }
 
   // jumpTo scrolls the editor to a line and, with focus, selects it.
@@ -158,7 +181,7 @@
     if (top < robots.scrollTop || top + LINE_HEIGHT > robots.scrollTop + robots.clientHeight - 16) {
       robots.scrollTop = Math.max(0, top - robots.clientHeight / 3);
     }
-    syncScroll();
+    onScroll();
   }
 
   function lineButton(line, label) {
@@ -255,11 +278,13 @@
   function renderLint(lint) {
     diagsByLine = new Map();
     const frag = document.createDocumentFragment();
-    for (const d of lint.diagnostics) {
+    for (const [i, d] of lint.diagnostics.entries()) {
       if (d.line > 0) {
         if (!diagsByLine.has(d.line)) diagsByLine.set(d.line, []);
         diagsByLine.get(d.line).push(d);
       }
+      if (i === MAX_LISTED) frag.append(el('li', { text: `… and ${lint.diagnostics.length - MAX_LISTED} more, marked in the editor's margin` }));
+      if (i >= MAX_LISTED) continue;
       const li = el('li', { class: d.severity, 'data-line': String(d.line) },
         d.line > 0 ? lineButton(d.line) : el('strong', { text: 'whole file' }), ' ',
         el('span', { class: 'sev', text: d.severity }), ' ', d.message, ' ',
@@ -278,9 +303,10 @@
   function renderSummary(s) {
     lastSummary = s;
     const rows = document.createDocumentFragment();
-    for (const g of s.groups) {
+    for (const g of s.groups.slice(0, MAX_LISTED)) {
       const rules = el('ul', { class: 'plain' });
-      for (const r of g.rules) rules.append(el('li', null, lineButton(r.line), ` ${ruleText(r)}`));
+      for (const r of g.rules.slice(0, MAX_RULES)) rules.append(el('li', null, lineButton(r.line), ` ${ruleText(r)}`));
+      if (g.rules.length > MAX_RULES) rules.append(el('li', { text: `… and ${g.rules.length - MAX_RULES} more` }));
       if (!g.rules.length) rules.append(el('li', { text: 'no rules: everything allowed' }));
       const uaLines = el('td');
       g.lines.forEach((l, i) => uaLines.append(i ? ', ' : '', lineButton(l, String(l))));
@@ -288,6 +314,7 @@
         el('span', { class: 'guard', text: g.guard }));
       rows.append(el('tr', null, el('td', { text: g.agent === '*' ? '* (global)' : g.agent }), uaLines, el('td', null, rules), delay));
     }
+    if (s.groups.length > MAX_LISTED) rows.append(el('tr', null, el('td', { colspan: '4', text: `… and ${s.groups.length - MAX_LISTED} more groups` })));
     if (!s.groups.length) rows.append(el('tr', null, el('td', { colspan: '4', text: 'No User-agent line: every URL is allowed for every agent.' })));
     $('group-rows').replaceChildren(rows);
 
@@ -376,10 +403,10 @@
   }
 
   robots.addEventListener('input', () => {
-    if (robots.value.split('\n').length !== renderedLines) renderEditor();
+    if (lineCount() !== rendered.n) renderEditor();
     schedule();
   });
-  robots.addEventListener('scroll', syncScroll);
+  robots.addEventListener('scroll', onScroll);
   for (const ta of [urls, agents, current]) ta.addEventListener('input', schedule);
   site.addEventListener('change', schedule);
 
