@@ -404,13 +404,16 @@ func TestServePage(t *testing.T) {
 	if editor != "User-agent: *\nDisallow: /uploaded\n" || !strings.Contains(status, "Loaded robots.txt") {
 		t.Errorf("after the upload: editor %q, status %q", editor, status)
 	}
-	live := "User-agent: *\nDisallow: /live\n"
+	live := "User-agent: *\nDisallow: /live\nSitemap: /sitemap.xml\n"
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/robots.txt" {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, live)
+		case "/sitemap.xml":
+			fmt.Fprintf(w, "http://%[1]s/a\nhttp://%[1]s/b\nhttp://%[1]s/live/c\n", r.Host)
+		default:
 			http.NotFound(w, r)
-			return
 		}
-		fmt.Fprint(w, live)
 	}))
 	defer site.Close()
 	var currentText string
@@ -426,6 +429,18 @@ func TestServePage(t *testing.T) {
 	}
 	if editor != live || currentText != live || !strings.Contains(status, site.URL+"/robots.txt (HTTP 200): answered 200 OK: its rules apply") {
 		t.Errorf("after the live fetch: editor %q, current version %q, status %q", editor, currentText, status)
+	}
+	// The sitemaps it lists, fetched and counted: /live/c is disallowed.
+	var sitemapStatus string
+	if err := chromedp.Run(ctx,
+		chromedp.Click("#sitemaps-button", chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById("sitemaps-status").innerText.includes("read")`, nil, chromedp.WithPollingInterval(50*time.Millisecond)),
+		chromedp.Text("#sitemaps-status", &sitemapStatus, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if want := "1 sitemap file read (0 indexes), 2 page URLs, 0 failed; dropped: robots 1"; sitemapStatus != want {
+		t.Errorf("sitemaps counted: %q, want %q", sitemapStatus, want)
 	}
 
 	if len(pageErrors) > 0 {

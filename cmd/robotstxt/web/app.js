@@ -96,8 +96,8 @@
     p.classList.toggle('error', !!isError);
   }
 
-  function plural(n, word) {
-    return `${n} ${word}${n === 1 ? '' : 's'}`;
+  function plural(n, word, words) {
+    return `${n} ${n === 1 ? word : words || `${word}s`}`;
   }
 
   // siteBase is the URL the draft stands for: the live file fetched for
@@ -473,7 +473,7 @@
       const r = await api('/api/sitemaps', { robots: robots.value, base });
       const dropped = Object.entries(r.dropped).map(([k, n]) => `${k} ${n}`).join(', ');
       setStatus('sitemaps-status',
-        `${plural(r.sitemaps, 'sitemap file')} read (${plural(r.indexes, 'index')}), ${plural(r.urls, 'page URL')}, ${r.failed} failed` +
+        `${plural(r.sitemaps, 'sitemap file')} read (${plural(r.indexes, 'index', 'indexes')}), ${plural(r.urls, 'page URL')}, ${r.failed} failed` +
         (dropped ? `; dropped: ${dropped}` : '') + (r.error ? `; ${r.error}` : ''), r.failed > 0 || !!r.error);
       const ul = el('ul', { class: 'plain' });
       for (const rep of r.reports) {
