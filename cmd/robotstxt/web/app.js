@@ -251,7 +251,16 @@
     }
     const n = results.length;
     const denied = results.filter((v) => !v.error && !v.allowed).length;
-    setStatus('check-status', n ? `${plural(n, 'verdict')}: ${denied} disallowed.` : 'Add URLs and agents to test.');
+    const origins = new Set();
+    for (const u of list(urls)) {
+      try {
+        if (/^https?:\/\//i.test(u)) origins.add(new URL(u).origin);
+      } catch (e) { /* the server says why it is not a URL */ }
+    }
+    const note = origins.size > 1
+      ? ` Note: these URLs are on ${origins.size} sites; a robots.txt applies to one scheme, host and port, yet each is checked against this file.`
+      : '';
+    setStatus('check-status', n ? `${plural(n, 'verdict')}: ${denied} disallowed.${note}` : 'Add URLs and agents to test.');
   }
 
   function selectRow(v, focusEditor) {
