@@ -73,6 +73,39 @@ func TestGroupsAgreeWithExplain(t *testing.T) {
 	}
 }
 
+// FuzzGroups holds Groups to Explain and CrawlDelay on any body: each
+// group is the one its agent gets, every deciding rule is among its rules,
+// its lines are User-agent lines in file order, and nothing panics.
+func FuzzGroups(f *testing.F) {
+	f.Add([]byte("User-agent: *\nDisallow: /a\n\nUser-agent: B\nuser-agent: c/1\nAllow: /\nCrawl-delay: 3\n"))
+	f.Add([]byte("\xef\xbb\xbfUser-agent:*\rDisallow:/x\r\nUser-agent: *  x\nAllow: /*$"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := Parse(body)
+		_, urls := fuzzProbes(body)
+		for _, g := range r.Groups() {
+			if len(g.Lines) == 0 || !slices.IsSorted(g.Lines) {
+				t.Fatalf("Groups(): group %q has User-agent lines %v", g.Agent, g.Lines)
+			}
+			agent := g.Agent
+			if agent == "*" {
+				agent = "NoGroupNamesThisAgent"
+			}
+			if d, ok := r.CrawlDelay(agent); d != g.CrawlDelay || ok != g.HasCrawlDelay {
+				t.Fatalf("CrawlDelay(%q) = %v, %v; Groups says %v, %v", agent, d, ok, g.CrawlDelay, g.HasCrawlDelay)
+			}
+			for _, u := range urls {
+				d := r.Explain(agent, u)
+				if d.Agent != g.Agent {
+					t.Fatalf("Explain(%q, %q).Agent = %q, Groups says %q", agent, u, d.Agent, g.Agent)
+				}
+				if d.Rule != nil && !slices.Contains(g.Rules, *d.Rule) {
+					t.Fatalf("Explain(%q, %q) decided by %v, not among the group's rules %v", agent, u, d.Rule, g.Rules)
+				}
+			}
+		}
+	})
+}
+
 func ExampleRobots_Groups() {
 	r := Parse([]byte("User-agent: *\nDisallow: /private\n\nUser-agent: ExampleBot\nCrawl-delay: 5\nAllow: /\n"))
 	for _, g := range r.Groups() {
