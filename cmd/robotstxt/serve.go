@@ -136,7 +136,7 @@ type server struct {
 
 // contentSecurityPolicy lets the page load only its own script and style
 // and talk only to its own server.
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 	"connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
 
 func (s *server) handler() http.Handler {

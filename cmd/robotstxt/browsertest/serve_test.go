@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/input"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -129,6 +130,11 @@ func TestServePage(t *testing.T) {
 		switch ev := ev.(type) {
 		case *runtime.EventExceptionThrown:
 			pageErrors = append(pageErrors, "exception: "+ev.ExceptionDetails.Error())
+		case *cdplog.EventEntryAdded:
+			// Content-Security-Policy violations and failed loads land here.
+			if ev.Entry.Level == cdplog.LevelError {
+				pageErrors = append(pageErrors, fmt.Sprintf("%s: %s %s", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL))
+			}
 		case *runtime.EventConsoleAPICalled:
 			if ev.Type == runtime.APITypeError {
 				var args []string
@@ -154,6 +160,7 @@ func TestServePage(t *testing.T) {
 		}
 	}
 	if err := chromedp.Run(ctx,
+		cdplog.Enable(),
 		chromedp.Navigate(base),
 		chromedp.WaitVisible("#robots", chromedp.ByQuery),
 		idle(10), // the example the page opens with
