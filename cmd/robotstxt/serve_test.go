@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/policy"
 )
 
@@ -230,6 +231,15 @@ func TestServeSummary(t *testing.T) {
 	postAPI(t, h, "/api/summary", req, &resp)
 	if s := resp.Sitemaps[1]; s.Resolved != "" || !strings.Contains(s.Problem, "relative") {
 		t.Errorf("POST /api/summary without a site: /rel.xml = %+v", s)
+	}
+}
+
+func TestGuardConstants(t *testing.T) {
+	if want := time.Duration(float64(time.Second) / float64(robotsmw.DefaultRate)); guardRateInterval != want {
+		t.Errorf("guardRateInterval = %v, the interval of middleware.DefaultRate is %v", guardRateInterval, want)
+	}
+	if guardMaxCrawlDelay != robotsmw.MaxCrawlDelay {
+		t.Errorf("guardMaxCrawlDelay = %v, middleware.MaxCrawlDelay is %v", guardMaxCrawlDelay, robotsmw.MaxCrawlDelay)
 	}
 }
 

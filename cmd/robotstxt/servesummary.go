@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/policy"
 	"github.com/robotsmw/robotsmw/sitemap"
 )
@@ -150,17 +149,26 @@ func resolveSitemap(base *url.URL, line string) sitemapSummary {
 	return sm
 }
 
+// The Guard's defaults that guardDelay describes: the interval of
+// middleware.DefaultRate and middleware.MaxCrawlDelay. They are copied, not
+// imported, so that the command does not link colly for two numbers;
+// TestGuardConstants checks that they agree.
+const (
+	guardRateInterval  = time.Second
+	guardMaxCrawlDelay = 300 * time.Second
+)
+
 // guardDelay says what the middleware's Guard, with its defaults, does
 // with a group's Crawl-delay (RFC 9309 does not define Crawl-delay; Google
 // ignores it, Bing and Yandex honour it).
 func guardDelay(d time.Duration, set bool) string {
-	floor := time.Duration(float64(time.Second) / float64(robotsmw.DefaultRate))
+	floor := guardRateInterval
 	switch {
 	case !set:
 		return fmt.Sprintf("no Crawl-delay: the Guard spaces requests to a host by its Rate (by default one every %v)", floor)
-	case d > robotsmw.MaxCrawlDelay:
+	case d > guardMaxCrawlDelay:
 		return fmt.Sprintf("more than %v: the Guard does not crawl the host (ErrCrawlDelayTooLong), or waits %v between requests with ClampCrawlDelay",
-			robotsmw.MaxCrawlDelay, robotsmw.MaxCrawlDelay)
+			guardMaxCrawlDelay, guardMaxCrawlDelay)
 	case d <= floor:
 		return fmt.Sprintf("the Guard waits %v between requests to the host: its default Rate (one every %v) is slower than the Crawl-delay", floor, floor)
 	}
