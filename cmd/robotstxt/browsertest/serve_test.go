@@ -223,6 +223,7 @@ func TestServePage(t *testing.T) {
 		t.Errorf("row 5 (search, Googlebot) = %q, want DISALLOWED by line 10 of group Googlebot", got)
 	}
 
+	var lineInfo string
 	// highlighted returns the editor's highlighted line, in the backdrop
 	// and the gutter, the selected row and where keyboard focus is.
 	type highlight struct {
@@ -253,6 +254,12 @@ func TestServePage(t *testing.T) {
 	}
 	if h := highlighted(); !reflect.DeepEqual(h, highlight{[]string{"10"}, []string{"10"}, 4, "robots", "Disallow: /search$"}) {
 		t.Errorf("after a click on row 5: %+v, want line 10 highlighted, selected and focused", h)
+	}
+	if err := chromedp.Run(ctx, chromedp.Text("#line-info", &lineInfo, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	if lineInfo != "Line 10 decides 1 verdict of the table." {
+		t.Errorf("under the editor after a click on row 5: %q", lineInfo)
 	}
 	// The keyboard does the same: focus row 2, Enter.
 	if err := chromedp.Run(ctx,
@@ -301,6 +308,19 @@ func TestServePage(t *testing.T) {
 	}
 	if want := fmt.Sprintf("Lint: %d error, %d warning.", errs, warnings); counts != want {
 		t.Errorf("lint counts = %q, want %q", counts, want)
+	}
+
+	// The lint list's "line 6" jumps to the line, and under the editor the
+	// caret's line shows its diagnostic with the fix.
+	if err := chromedp.Run(ctx,
+		chromedp.Click(`#lint-list li.error button[data-line="6"]`, chromedp.ByQuery),
+		chromedp.Text("#line-info", &lineInfo, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if h := highlighted(); h.Focus != "robots" || h.Selection != "Disallow: tmp/" ||
+		!strings.Contains(lineInfo, `Line 6: ERROR disallow path "tmp/"`) || !strings.Contains(lineInfo, "Fix: start the path with '/'") {
+		t.Errorf("after a click on the lint list's line 6: %+v, under the editor %q", h, lineInfo)
 	}
 
 	// Diff: the current version typed in, the URLs whose verdict changes.

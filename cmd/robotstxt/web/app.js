@@ -176,6 +176,7 @@
     if (focus) {
       robots.focus({ preventScroll: true });
       robots.setSelectionRange(start, start + ls[line - 1].length);
+      renderLineInfo();
     }
     const top = (line - 1) * LINE_HEIGHT;
     if (top < robots.scrollTop || top + LINE_HEIGHT > robots.scrollTop + robots.clientHeight - 16) {
@@ -189,6 +190,29 @@
       type: 'button', class: 'linklike', 'data-line': String(line),
       onclick: () => jumpTo(line, true),
     }, label || `line ${line}`);
+  }
+
+  // caretLine is the line the editor's caret is on.
+  function caretLine() {
+    const v = robots.value;
+    let n = 1;
+    for (let i = v.indexOf('\n'); i >= 0 && i < robots.selectionStart; i = v.indexOf('\n', i + 1)) n++;
+    return n;
+  }
+
+  // renderLineInfo shows, under the editor, what Lint says about the
+  // caret's line and how many verdicts it decides.
+  function renderLineInfo() {
+    const line = caretLine();
+    const info = $('line-info');
+    const parts = [];
+    for (const d of diagsByLine.get(line) || []) {
+      parts.push(el('span', { class: `diag ${d.severity}` }, `Line ${line}: `, el('span', { class: 'sev', text: d.severity }),
+        ` ${d.message}`, d.hint ? el('span', { class: 'hint', text: ` Fix: ${d.hint}` }) : null));
+    }
+    const decided = lastResults.filter((v) => v.rule && v.rule.line === line).length;
+    if (decided) parts.push(el('span', { class: 'diag', text: `Line ${line} decides ${plural(decided, 'verdict')} of the table.` }));
+    info.replaceChildren(...parts);
   }
 
   // ---- Verdicts.
@@ -399,6 +423,7 @@
       renderLint(lint);
       renderSummary(summary);
       renderVerdicts(check.results);
+      if (document.activeElement === robots) renderLineInfo();
       await refreshDiff(signal);
     } catch (e) {
       if (e.name === 'AbortError') return;
@@ -416,6 +441,7 @@
     schedule();
   });
   robots.addEventListener('scroll', onScroll);
+  for (const ev of ['keyup', 'click', 'focus']) robots.addEventListener(ev, renderLineInfo);
   for (const ta of [urls, agents, current]) ta.addEventListener('input', schedule);
   site.addEventListener('change', schedule);
 
