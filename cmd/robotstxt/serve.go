@@ -91,9 +91,17 @@ func (e *env) serve(ctx context.Context, addr string, allowPrivate bool, timeout
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	url := "http://" + ln.Addr().String() + "/"
-	fmt.Fprintf(e.stdout, "robotstxt serve: listening on %s\n", url)
-	if !s.loopbackOnly() {
+	shown := ln.Addr().String()
+	if !s.listenHost.IsValid() {
+		// Every interface: the machine's own name is one of them.
+		_, port, _ := net.SplitHostPort(shown)
+		shown = net.JoinHostPort("localhost", port)
+	}
+	fmt.Fprintf(e.stdout, "robotstxt serve: listening on http://%s/\n", shown)
+	switch {
+	case !s.listenHost.IsValid():
+		fmt.Fprintf(e.stderr, "robotstxt: serve: listening on every interface (%s): anyone who can reach this machine can use the page and its fetches\n", ln.Addr())
+	case !s.loopbackOnly():
 		fmt.Fprintf(e.stderr, "robotstxt: serve: %s is not a loopback address: anyone who can reach it can use the page and its fetches\n", ln.Addr())
 	}
 	done := make(chan error, 1)
