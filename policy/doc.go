@@ -7,7 +7,9 @@
 // [Parse] compiles a robots.txt body once; [Robots.Allowed] then answers any
 // number of checks, concurrently, without allocating. [Robots.Explain] says
 // which group and which line decided a check, and [Lint] reports what the
-// parser ignored or what other engines would reject.
+// parser ignored or what other engines would reject. [Robots.Groups] lists
+// the groups, their User-agent lines and rules, for tools that describe a
+// file.
 //
 //	r := policy.Parse(body)
 //	agent := policy.ProductToken("ExampleBot/1.0 (+https://example.org/bot)")

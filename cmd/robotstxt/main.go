@@ -10,6 +10,7 @@
 //	robotstxt check [-agent A] [-json] [-timeout D] [-robots ROBOTS | ROBOTS] [URL...]
 //	robotstxt lint [-strict] [-json] [-timeout D] ROBOTS...
 //	robotstxt sitemaps [-base URL] [-walk [-urls] [-follow P]... [-rule P=TAG]... [-alternates]] [-agent A] [-timeout D] SITE|ROBOTS|SITEMAP
+//	robotstxt serve [-addr HOST:PORT] [-allow-private] [-timeout D]
 //	robotstxt help [COMMAND]
 //
 // ROBOTS is a robots.txt file, "-" for standard input, or an http or https
@@ -52,6 +53,11 @@
 // -urls it prints every page URL too, and the summary goes to standard
 // error. While walking, a progress line is redrawn on standard error when
 // that is a terminal.
+//
+// serve starts a local web page (on 127.0.0.1:8080 by default) to edit a
+// robots.txt or fetch a site's live one, test URLs against it for several
+// agents with the deciding line highlighted, lint it, summarise it and
+// compare two versions; "robotstxt help serve" documents its JSON API.
 //
 // Every fetch (robots.txt, each sitemap file) gives up after -timeout
 // (default 30s); Ctrl-C ends the command at once.

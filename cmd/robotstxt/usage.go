@@ -26,7 +26,7 @@ type action func(ctx context.Context, e *env, args []string) (int, error)
 
 // commands returns the subcommands, in the order the usage lists them.
 func commands() []command {
-	return []command{checkCommand(), lintCommand(), sitemapsCommand()}
+	return []command{checkCommand(), lintCommand(), sitemapsCommand(), serveCommand()}
 }
 
 func lookup(name string) (*command, bool) {

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// web holds the page: plain HTML, CSS and JavaScript, no build step.
+//
+//go:embed web
+var web embed.FS
+
+func serveCommand() command {
+	return command{
+		name:     "serve",
+		synopsis: "[-addr HOST:PORT] [-allow-private] [-timeout D]",
+		summary:  "analyse a robots.txt in the browser: verdicts, lint, summary, diff",
+		help: `serve starts a local web page to edit a robots.txt (or paste, upload, or
+fetch a site's live one), test URLs against it for several agents with the
+deciding line highlighted, see its lint diagnostics, a summary of its groups,
+Crawl-delay, Clean-param and Sitemap lines, and which URLs change verdict
+between two versions. Nothing is kept on disk; the page works offline
+except for the fetches you ask for.
+
+The page is served from the binary. Open the address it prints. Its JSON
+API, which scripts can use too:
+
+  POST /api/check     {"robots": TEXT, "urls": [URL...], "agents": [AGENT...]}
+  POST /api/lint      {"robots": TEXT}
+  POST /api/summary   {"robots": TEXT, "urls": [...], "agents": [...], "base": URL}
+  POST /api/diff      {"current": TEXT, "draft": TEXT, "urls": [...], "agents": [...]}
+  POST /api/fetch     {"url": URL}        the site's live robots.txt, as a crawler gets it
+  POST /api/sitemaps  {"robots": TEXT, "base": URL}   fetch and count the sitemaps
+
+TEXT is a JSON string, so UTF-8: bytes that are not UTF-8 arrive as U+FFFD
+(lint such a file with robotstxt lint). Answers are JSON; a bad request is
+answered 400 with {"error": MESSAGE}.
+
+Fetches go only to public addresses unless -allow-private is given.
+By default the server listens on loopback only. Ctrl-C stops it (exit
+status 130, as for every command interrupted).
+
+examples:
+  robotstxt serve
+  robotstxt serve -addr 127.0.0.1:9000
+`,
+		setup: serveFlags,
+	}
+}
+
+func serveFlags(fs *flag.FlagSet) action {
+	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT`; port 0 picks a free one")
+	allowPrivate := fs.Bool("allow-private", false,
+		"let live fetches reach loopback, private and link-local addresses (a site on your own machine or network)")
+	timeout := new(time.Duration)
+	timeoutVar(fs, timeout)
+	return func(ctx context.Context, e *env, args []string) (int, error) {
+		if err := checkTimeout(*timeout); err != nil {
+			return 0, err
+		}
+		if len(args) > 0 {
+			return 0, usagef("takes no arguments, got %q", args[0])
+		}
+		return e.serve(ctx, *addr, *allowPrivate, *timeout)
+	}
+}
+
+// serve listens on addr and serves the page until ctx ends (Ctrl-C).
+func (e *env) serve(ctx context.Context, addr string, allowPrivate bool, timeout time.Duration) (int, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return exitUsage, err
+	}
+	s := &server{
+		client:       e.fetchClient(allowPrivate),
+		allowPrivate: allowPrivate,
+		timeout:      timeout,
+		listenHost:   listenHost(ln.Addr()),
+	}
+	srv := &http.Server{
+		Handler:           s.handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	shown := ln.Addr().String()
+	if !s.listenHost.IsValid() {
+		// Every interface: the machine's own name is one of them.
+		_, port, _ := net.SplitHostPort(shown)
+		shown = net.JoinHostPort("localhost", port)
+	}
+	fmt.Fprintf(e.stdout, "robotstxt serve: listening on http://%s/\n", shown)
+	switch {
+	case !s.listenHost.IsValid():
+		fmt.Fprintf(e.stderr, "robotstxt: serve: listening on every interface (%s): anyone who can reach this machine can use the page and its fetches\n", ln.Addr())
+	case !s.loopbackOnly():
+		fmt.Fprintf(e.stderr, "robotstxt: serve: %s is not a loopback address: anyone who can reach it can use the page and its fetches\n", ln.Addr())
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return exitUsage, err
+	case <-ctx.Done():
+	}
+	// Ctrl-C is how the server ends: it finishes the requests under way
+	// (their fetches end with ctx) and exits as every command does when
+	// interrupted.
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv.Shutdown(shutdown)
+	<-done
+	return 0, errInterrupted
+}
+
+// listenHost returns the address the server listens on, invalid for an
+// unspecified one (every interface).
+func listenHost(a net.Addr) netip.Addr {
+	ap, err := netip.ParseAddrPort(a.String())
+	if err != nil || ap.Addr().IsUnspecified() {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
+}
+
+// A server is the page and its API. It keeps no state between requests:
+// each works on the texts it is sent, and a live fetch uses a robots.txt
+// cache of its own. Safe for concurrent use; its fields are set before it
+// serves.
+type server struct {
+	client       *http.Client // live fetches; its dials refuse non-public addresses unless allowPrivate
+	allowPrivate bool
+	timeout      time.Duration // of each fetch
+	listenHost   netip.Addr    // invalid: every interface
+}
+
+// contentSecurityPolicy lets the page load only its own script and style
+// and talk only to its own server.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+	"connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
+
+func (s *server) handler() http.Handler {
+	mux := http.NewServeMux()
+	assets, _ := fs.Sub(web, "web")
+	files := http.FileServerFS(assets)
+	mux.Handle("GET /{$}", files)
+	mux.Handle("GET /static/", http.StripPrefix("/static", files))
+	mux.HandleFunc("POST /api/check", apiHandler(s.check))
+	mux.HandleFunc("POST /api/lint", apiHandler(s.lint))
+	mux.HandleFunc("POST /api/summary", apiHandler(s.summary))
+	mux.HandleFunc("POST /api/diff", apiHandler(s.diff))
+	mux.HandleFunc("POST /api/fetch", apiHandler(s.fetch))
+	mux.HandleFunc("POST /api/sitemaps", apiHandler(s.sitemaps))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cache-Control", "no-store")
+		if !s.hostAllowed(r.Host) {
+			// A page of another site whose name was made to resolve to
+			// this machine (DNS rebinding) must not reach the API.
+			http.Error(w, "robotstxt serve: unexpected Host "+r.Host, http.StatusMisdirectedRequest)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// loopbackOnly reports whether the server listens on loopback only.
+func (s *server) loopbackOnly() bool {
+	return s.listenHost.IsValid() && s.listenHost.IsLoopback()
+}
+
+// hostAllowed reports whether a request's Host names this server: a
+// loopback name or address, or the address it listens on. A server on
+// every interface accepts any Host.
+func (s *server) hostAllowed(hostport string) bool {
+	if !s.listenHost.IsValid() {
+		return true
+	}
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && (a.Unmap().IsLoopback() || a.Unmap() == s.listenHost)
+}
+
+// errTooLarge reports an API request body past maxAPIBody.
+var errTooLarge = errors.New("request too large")
