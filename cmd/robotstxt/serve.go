@@ -59,10 +59,8 @@ examples:
 
 func serveFlags(fs *flag.FlagSet) action {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT`; port 0 picks a free one")
-	allowPrivate := fs.Bool("allow-private", false,
-		"let live fetches reach loopback, private and link-local addresses (a site on your own machine or network)")
 	timeout := new(time.Duration)
-	timeoutVar(fs, timeout)
+	timeoutVar(fs, timeout) // and -allow-private: live fetches may reach private addresses
 	return func(ctx context.Context, e *env, args []string) (int, error) {
 		if err := checkTimeout(*timeout); err != nil {
 			return 0, err
@@ -70,7 +68,8 @@ func serveFlags(fs *flag.FlagSet) action {
 		if len(args) > 0 {
 			return 0, usagef("takes no arguments, got %q", args[0])
 		}
-		return e.serve(ctx, *addr, *allowPrivate, *timeout)
+		allowPrivate := fs.Lookup(allowPrivateFlag).Value.String() == "true"
+		return e.serve(ctx, *addr, allowPrivate, *timeout)
 	}
 }
 
