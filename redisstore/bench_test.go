@@ -39,8 +39,12 @@ func (c *commandCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 				name = "reserve"
 			case visitedClaim.Hash():
 				name = "claim"
-			case visitedCheck.Hash():
-				name = "check"
+			case popScript.Hash():
+				name = "pop"
+			case commitScript.Hash():
+				name = "commit"
+			case stepScript.Hash():
+				name = "step"
 			}
 		}
 		c.mu.Lock()

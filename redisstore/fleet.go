@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,8 @@ import (
 	"github.com/gocolly/colly/v2"
 	whatwg "github.com/nlnwa/whatwg-url/url"
 	"github.com/redis/go-redis/v9"
+
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
 // DefaultPrefix starts every key a Fleet writes when Fleet.Prefix is empty.
@@ -85,6 +88,18 @@ type Fleet struct {
 	// returns colly.ErrQueueFull beyond it. If zero, 10,000,000.
 	MaxQueue int
 
+	// Politeness names the namespace of the robots.txt records and of
+	// each host's pacing: crawls of one agent with different Prefixes (two
+	// frontiers) and the same Politeness pace each host once, together.
+	// If empty, Prefix.
+	Politeness string
+
+	// Shards is the number of parts the frontier is split into, each in
+	// one Redis Cluster slot (a host's requests stay in one part). If
+	// zero, 1 over a single Redis and 16 over a *redis.ClusterClient.
+	// Every member of a crawl must use the same value.
+	Shards int
+
 	// Now returns the current time, for robots.txt expiry. If nil,
 	// time.Now. Pacing never reads it: it runs on Redis's clock.
 	Now func() time.Time
@@ -113,6 +128,9 @@ type Fleet struct {
 	pacer   *pacer
 	storage *Storage
 	queue   *Queue
+
+	front frontier // this member's side of the frontier
+	guard atomic.Pointer[robotsmw.Guard]
 }
 
 // New returns a Fleet over client. client may be a *redis.Client, a
@@ -132,6 +150,7 @@ func (f *Fleet) init() {
 		f.pacer = newPacer(f)
 		f.storage = &Storage{f: f}
 		f.queue = &Queue{f: f}
+		f.front.init(f)
 	})
 }
 
@@ -169,9 +188,23 @@ var ErrClosed = errors.New("redisstore: fleet closed")
 
 // key returns the key named by parts, under the prefix.
 func (f *Fleet) key(parts ...string) string {
-	p := f.Prefix
+	return f.prefix() + ":" + strings.Join(parts, ":")
+}
+
+// prefix returns the crawl's prefix.
+func (f *Fleet) prefix() string {
+	if f.Prefix == "" {
+		return DefaultPrefix
+	}
+	return f.Prefix
+}
+
+// politeKey returns the key named by parts in the politeness namespace
+// (robots.txt records and pacing).
+func (f *Fleet) politeKey(parts ...string) string {
+	p := f.Politeness
 	if p == "" {
-		p = DefaultPrefix
+		p = f.prefix()
 	}
 	return p + ":" + strings.Join(parts, ":")
 }
@@ -187,10 +220,34 @@ func (f *Fleet) now() time.Time {
 	return time.Now()
 }
 
+// ErrNotRedis is wrapped by the error of a call whose reply was not
+// Redis's protocol: the address is some other server. It is not an
+// outage, so nothing waits for it.
+var ErrNotRedis = errors.New("redisstore: the server does not speak the Redis protocol")
+
+// isProtocol reports whether err is go-redis failing to read a reply: the
+// server is not Redis (or not a version that speaks RESP).
+func isProtocol(err error) bool {
+	if err == nil {
+		return false
+	}
+	var re redis.Error
+	if errors.As(err, &re) {
+		return false
+	}
+	m := err.Error()
+	for _, p := range []string{"redis: can't parse", "redis: invalid reply", "redis: invalid line", "redis: got ", "redis: the length of the array"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // isDown reports whether err means that Redis could not be reached or
 // cannot serve now, rather than that it answered.
 func isDown(err error) bool {
-	if err == nil || errors.Is(err, redis.Nil) ||
+	if err == nil || errors.Is(err, redis.Nil) || isProtocol(err) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false // the caller gave up, Redis did not
 	}
@@ -229,20 +286,31 @@ const (
 )
 
 // wait runs fn until Redis answers it, sleeping between tries (retryMin
-// doubling to retryMax), and returns its error once Redis answered, or
-// ErrClosed if the Fleet is closed meanwhile.
-func (f *Fleet) wait(fn func(ctx context.Context) error) error {
+// doubling to retryMax), and returns its error once Redis answered. It
+// gives up with ErrClosed if the Fleet is closed meanwhile, and with
+// ctx's error when ctx ends. A reply that is not Redis's protocol ends
+// it at once with an error wrapping ErrNotRedis.
+func (f *Fleet) wait(ctx context.Context, fn func(ctx context.Context) error) error {
 	f.init()
 	d := retryMin
 	for {
-		err := fn(context.Background())
+		err := fn(ctx)
 		f.seen(err)
+		if isProtocol(err) {
+			return fmt.Errorf("%w: %w", ErrNotRedis, err)
+		}
 		if !isDown(err) {
 			return err
+		}
+		if ctx.Err() != nil {
+			return errors.Join(context.Cause(ctx), err)
 		}
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(context.Cause(ctx), err)
 		case <-f.closed:
 			t.Stop()
 			return errors.Join(ErrClosed, err)
