@@ -5,7 +5,9 @@ package redistest
 import (
 	"context"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -73,6 +75,20 @@ func (s *Server) Stop() {
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
 	s.cmd = nil
+}
+
+// Wipe kills the server and starts it again with no data, as a server
+// restarted without persistence comes back.
+func (s *Server) Wipe() {
+	s.t.Helper()
+	s.Stop()
+	entries, _ := os.ReadDir(s.dir)
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(s.dir, e.Name())); err != nil {
+			s.t.Fatalf("wiping redis-server's data: %v", err)
+		}
+	}
+	s.Restart()
 }
 
 // Restart starts the server again on the same port, with the data it had.
