@@ -15,6 +15,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"github.com/gocolly/colly/v2/queue"
+	"github.com/redis/go-redis/v9"
 	"github.com/robotsmw/robotsmw/internal/redistest"
 )
 
@@ -87,14 +88,22 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // TestRunCrawl crawls one site with two members: every page is fetched
 // once by the whole fleet, and both Runs return once the fleet is done.
 func TestRunCrawl(t *testing.T) {
-	srv := redistest.Start(t)
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) { testRunCrawl(t, b.start(t)) })
+	}
+}
+
+func testRunCrawl(t *testing.T, newClient func() redis.UniversalClient) {
 	s := &site{n: 50, hits: make(map[string]int)}
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	fleets := []*Fleet{testFleet(t, srv), testFleet(t, srv)}
+	fleets := []*Fleet{New(newClient()), New(newClient())}
+	for _, f := range fleets {
+		defer f.Close()
+	}
 	errs := make([]error, len(fleets))
 	fetched := make([]atomic.Int64, len(fleets))
 	var wg sync.WaitGroup
@@ -210,4 +219,3 @@ func TestRunCancel(t *testing.T) {
 		t.Errorf("Stats after Run was cancelled = %+v, %v; want nothing held, 5 requests queued or fetched", st, err)
 	}
 }
-
