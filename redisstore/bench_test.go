@@ -58,6 +58,7 @@ func (c *commandCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) red
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		c.mu.Lock()
 		c.n["pipeline"]++
+		c.n["pipelined"] += int64(len(cmds))
 		c.mu.Unlock()
 		return next(ctx, cmds)
 	}

@@ -19,8 +19,8 @@ import (
 //	base.."q:"..HOST list of the host's requests, oldest first; requests
 //	                 given back by a dead member go to the front
 //	base.."s:"..B    hash: the ids of every request ever queued (dedupe at
-//	                 enqueue), in 4096 buckets so that each stays a small
-//	                 listpack (about 12 bytes a request)
+//	                 enqueue), in buckets (4096 over all shards) so that
+//	                 each stays a small listpack (about 12 bytes an id)
 //	base.."m"        sorted set of members, scored by the deadline (ms) of
 //	                 their leases: the last heartbeat plus the TTL
 //	base.."h:"..M    set of the requests member M holds ("HOST\nITEM")
@@ -31,9 +31,11 @@ import (
 // crawl's answers {-1, found}, and the member stops with a
 // *CrawlLostError instead of going on with a crawl that lost its queue.
 
-// seenBuckets is the number of hashes the seen ids of a shard are spread
-// over. Redis keeps a hash of up to 128 short fields as a listpack: a
-// shard holds half a million ids before its buckets grow into hash tables.
+// seenBuckets is the number of hashes the seen ids of a crawl are spread
+// over, split between the shards. Redis keeps a hash of up to 128 short
+// fields (hash-max-listpack-entries) as a listpack: a crawl holds half a
+// million ids before its buckets grow into hash tables, which take about
+// 60 bytes an id rather than 12.
 const seenBuckets = 4096
 
 // luaEpoch checks the crawl's identity: KEYS[1] is the shard's meta hash,
@@ -277,7 +279,7 @@ end
 for _, m in ipairs(redis.call('ZRANGE', base .. 'm', 0, -1)) do
 	redis.call('DEL', base .. 'h:' .. m)
 end
-for b = 0, ` + "4095" + ` do
+for b = 0, tonumber(ARGV[2]) - 1 do
 	redis.call('DEL', base .. 's:' .. b)
 end
 redis.call('DEL', KEYS[1], base .. 'ready', base .. 'm', base .. 'f')

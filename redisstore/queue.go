@@ -124,9 +124,6 @@ func (q *Queue) GetRequest() ([]byte, error) {
 	f := q.f
 	fr := &f.front
 	ctx := fr.ctx()
-	if err := fr.commit(ctx, "", ""); err != nil {
-		return nil, err
-	}
 	n := len(fr.pending)
 	gap := f.hostGap()
 	for {
@@ -156,6 +153,15 @@ func (q *Queue) GetRequest() ([]byte, error) {
 			if p.wait >= 0 && (wait < 0 || p.wait < wait) {
 				wait = p.wait
 			}
+		}
+		if fr.waiting() {
+			// Links added outside a page's end: send them, then look
+			// again. (A page's links go with its end.)
+			if err := fr.commit(ctx, "", ""); err != nil {
+				q.empty()
+				return nil, err
+			}
+			continue
 		}
 		if wait < 0 {
 			q.empty()

@@ -111,8 +111,12 @@ func (f *Fleet) base(i int) string {
 // meta returns the key of shard i's meta hash.
 func (f *Fleet) meta(i int) string { return f.base(i) + "meta" }
 
-// bucket returns the seen bucket of id.
-func bucket(id uint64) string { return strconv.FormatUint(id>>52%seenBuckets, 10) }
+// bucket returns the seen bucket of id: seenBuckets are spread over the
+// shards.
+func (f *Fleet) bucket(id uint64) string {
+	per := uint64(max(seenBuckets/f.shards(), 1))
+	return strconv.FormatUint(id>>40%per, 10)
+}
 
 // ctx returns the ctx of the running Run, or a background one.
 func (fr *frontier) ctx() context.Context {
@@ -434,7 +438,7 @@ func (fr *frontier) commit(ctx context.Context, entry string, outcome string) er
 		if a.front {
 			front = "1"
 		}
-		c.args = append(c.args, a.host, bucket(a.id), string(id[:]), a.item, front)
+		c.args = append(c.args, a.host, f.bucket(a.id), string(id[:]), a.item, front)
 	}
 	res, err := fr.eval(ctx, calls)
 	if err != nil {
@@ -455,6 +459,13 @@ func (fr *frontier) commit(ctx context.Context, entry string, outcome string) er
 		fr.drop(entry)
 	}
 	return nil
+}
+
+// waiting reports whether links wait for the next commit.
+func (fr *frontier) waiting() bool {
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	return len(fr.adds) > 0
 }
 
 // hold records that the member holds entry (popped from shard i) for

@@ -245,7 +245,7 @@ func (s *Storage) forget() {
 func (f *Fleet) Clear(ctx context.Context) error {
 	f.init()
 	for i := 0; i < f.shards(); i++ {
-		live, err := clearShardScript.Run(ctx, f.client, []string{f.meta(i)}, f.base(i)).Int64()
+		live, err := clearShardScript.Run(ctx, f.client, []string{f.meta(i)}, f.base(i), max(seenBuckets/f.shards(), 1)).Int64()
 		if ctx.Err() == nil {
 			f.seen(err)
 		}
