@@ -59,4 +59,3 @@ func TestFleetStoppedMemberNoBurst(t *testing.T) {
 	}
 	t.Logf("fetched again: %d", again)
 }
-
