@@ -47,18 +47,20 @@ const (
 // Prefix; see the package documentation for how to wire it to a Guard and
 // a collector.
 //
-// Every key it writes starts with Prefix and has a TTL: a host's pacing
-// state lives 10 minutes past its schedule and pause, a robots.txt record
-// a week past its expiry (31 days while its origin fails), the queue and
-// the visited set 30 days past their last write (Clear removes them at
-// once). Keys of one host or origin share a hash tag, so each script
-// touches one Redis Cluster slot.
+// Every key it writes starts with Prefix (robots.txt records and pacing
+// with Politeness) and has a TTL: a host's pacing state lives 10 minutes
+// past its schedule and pause, a robots.txt record a week past its expiry
+// (31 days while its origin fails), the frontier and the visited set 30
+// days past their last write (Clear removes them at once). Keys of one
+// host or origin share a hash tag, and so do the keys of one frontier
+// shard, so each script touches one Redis Cluster slot.
 //
 // Set the fields before the first use; a Fleet is safe for concurrent use
 // by multiple goroutines after that. Close ends its background work.
 type Fleet struct {
-	// Prefix starts every key; crawls with different prefixes share
-	// nothing. If empty, DefaultPrefix.
+	// Prefix starts every key: it names the crawl. Crawls with different
+	// prefixes share nothing, unless they name the same Politeness. If
+	// empty, DefaultPrefix.
 	Prefix string
 
 	// WhenDown says what happens while Redis cannot be reached: Pause (the
@@ -84,8 +86,10 @@ type Fleet struct {
 	// 30 s timeout and some).
 	LeaseWait time.Duration
 
-	// MaxQueue is the most requests the shared queue holds; AddRequest
-	// returns colly.ErrQueueFull beyond it. If zero, 10,000,000.
+	// MaxQueue is the most distinct requests the shared queue holds
+	// (duplicates are dropped, not counted); AddRequest returns
+	// colly.ErrQueueFull beyond it. Each shard holds its share. If zero,
+	// 10,000,000.
 	MaxQueue int
 
 	// Politeness names the namespace of the robots.txt records and of
@@ -133,8 +137,8 @@ type Fleet struct {
 	guard atomic.Pointer[robotsmw.Guard]
 }
 
-// New returns a Fleet over client. client may be a *redis.Client, a
-// *redis.ClusterClient or a failover client.
+// New returns a Fleet over client: any go-redis UniversalClient (a
+// *redis.Client, a *redis.ClusterClient, a failover or ring client).
 func New(client redis.UniversalClient) *Fleet {
 	return &Fleet{client: client}
 }

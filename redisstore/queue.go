@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gocolly/colly/v2"
 )
@@ -265,6 +266,9 @@ func (f *Fleet) encode(r []byte) (add, error) {
 		return a, nil
 	}
 	a.item = "j" + string(r)
+	if !utf8.ValidString(a.item) || !utf8.ValidString(a.host) {
+		return add{}, fmt.Errorf("redisstore: adding a request: not valid UTF-8: %q", r)
+	}
 	return a, nil
 }
 
@@ -272,7 +276,7 @@ func (f *Fleet) encode(r []byte) (add, error) {
 // with the entry in its Ctx, and records that the member holds it.
 func (f *Fleet) decode(entry string) ([]byte, error) {
 	host, item, ok := strings.Cut(entry, "\n")
-	if !ok || item == "" {
+	if !ok || item == "" || host == "" || !utf8.ValidString(entry) {
 		return nil, fmt.Errorf("redisstore: damaged queue entry %q", entry)
 	}
 	var s serialRequest
