@@ -196,26 +196,33 @@ if ARGV[6] ~= '' then
 end
 local pending = tonumber(redis.call('HGET', KEYS[1], 'pending') or '0')
 local added, dup, full = 0, 0, 0
+local touched, hosts = {}, {}
 for i = 8, #ARGV, 5 do
 	local host, sk, id = ARGV[i], base .. 's:' .. ARGV[i + 1], ARGV[i + 2]
-	if redis.call('HEXISTS', sk, id) == 1 then
+	if redis.call('HSETNX', sk, id, '') == 0 then
 		dup = dup + 1
 	elseif pending >= limit then
+		redis.call('HDEL', sk, id)
 		full = full + 1
 	else
-		redis.call('HSET', sk, id, '')
-		redis.call('PEXPIRE', sk, keep)
+		touched[sk] = true
 		local qk = base .. 'q:' .. host
 		if ARGV[i + 4] == '1' then
 			redis.call('LPUSH', qk, ARGV[i + 3])
 		else
 			redis.call('RPUSH', qk, ARGV[i + 3])
 		end
-		redis.call('PEXPIRE', qk, keep)
-		redis.call('ZADD', base .. 'ready', 'NX', now, host)
+		touched[qk] = true
+		hosts[host] = true
 		pending = pending + 1
 		added = added + 1
 	end
+end
+for k in pairs(touched) do
+	redis.call('PEXPIRE', k, keep)
+end
+for host in pairs(hosts) do
+	redis.call('ZADD', base .. 'ready', 'NX', now, host)
 end
 if added + dup + full > 0 then
 	redis.call('HSET', KEYS[1], 'pending', pending)
