@@ -185,3 +185,32 @@ func TestRunCtxEndsRedisWait(t *testing.T) {
 	}
 	checkRunGone(t)
 }
+
+// TestFrontierKeysExpire checks that every key the frontier writes has a
+// TTL: a crawl left alone is forgotten.
+func TestFrontierKeysExpire(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	rdb := srv.Client()
+	f := testFleet(t, srv)
+	for _, u := range []string{"http://x.test/0", "http://x.test/1", "http://y.test/0"} {
+		if err := f.Queue().AddRequest(serial(t, u)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.front.step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if e := popOne(t, f); e == "" {
+		t.Fatal("nothing popped")
+	}
+	keys, err := rdb.Keys(ctx, f.prefix()+":*").Result()
+	if err != nil || len(keys) < 6 {
+		t.Fatalf("KEYS = %v, %v; want the frontier's keys", keys, err)
+	}
+	for _, k := range keys {
+		if ttl := rdb.PTTL(ctx, k).Val(); ttl <= 0 {
+			t.Errorf("PTTL %s = %v, want a TTL", k, ttl)
+		}
+	}
+}
