@@ -51,6 +51,33 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
 
+// luaGiveBack defines giveBack(member): it puts the requests the member
+// holds back at the front of their hosts' queues, ready at once, removes
+// the member, and returns how many it gave back. It needs base and now.
+const luaGiveBack = `
+local function giveBack(m)
+	local hk = base .. 'h:' .. m
+	local back = 0
+	for _, e in ipairs(redis.call('SMEMBERS', hk)) do
+		local nl = string.find(e, '\n', 1, true)
+		local host = string.sub(e, 1, nl - 1)
+		redis.call('LPUSH', base .. 'q:' .. host, string.sub(e, nl + 1))
+		redis.call('ZADD', base .. 'ready', 'LT', now, host)
+		if redis.call('HINCRBY', base .. 'f', host, -1) <= 0 then
+			redis.call('HDEL', base .. 'f', host)
+		end
+		back = back + 1
+	end
+	redis.call('DEL', hk)
+	redis.call('ZREM', base .. 'm', m)
+	redis.call('HDEL', KEYS[1], 'pop:' .. m)
+	if back > 0 then
+		redis.call('HINCRBY', KEYS[1], 'pending', back)
+	end
+	return back
+end
+`
+
 // luaTend renews member ARGV[4] for ARGV[3] ms (its lease deadline) and
 // gives back the requests of members whose deadline passed: each goes to
 // the front of its host's queue, and the host is ready at once. If no
@@ -80,23 +107,9 @@ if me ~= '' then
 end
 local back = 0
 for _, d in ipairs(redis.call('ZRANGEBYSCORE', mk, '-inf', '(' .. now)) do
-	local hk = base .. 'h:' .. d
-	for _, e in ipairs(redis.call('SMEMBERS', hk)) do
-		local nl = string.find(e, '\n', 1, true)
-		local host = string.sub(e, 1, nl - 1)
-		redis.call('LPUSH', base .. 'q:' .. host, string.sub(e, nl + 1))
-		redis.call('ZADD', base .. 'ready', 'LT', now, host)
-		if redis.call('HINCRBY', base .. 'f', host, -1) <= 0 then
-			redis.call('HDEL', base .. 'f', host)
-		end
-		back = back + 1
-	end
-	redis.call('DEL', hk)
-	redis.call('ZREM', mk, d)
-	redis.call('HDEL', KEYS[1], 'pop:' .. d)
+	back = back + giveBack(d)
 end
 if back > 0 then
-	redis.call('HINCRBY', KEYS[1], 'pending', back)
 	redis.call('HINCRBY', KEYS[1], 'returned', back)
 end
 local pending = tonumber(redis.call('HGET', KEYS[1], 'pending') or '0')
@@ -127,7 +140,7 @@ return redis.call('HGET', KEYS[1], 'epoch')
 // "HOST\nITEM", pending, 0, gone}; {0, "", pending, wait, gone} if no
 // host may go now; {2, ...} to ask again. A call tried again because its
 // reply was lost gets the same request.
-var popScript = redis.NewScript(luaEpoch + luaTend + `
+var popScript = redis.NewScript(luaEpoch + luaGiveBack + luaTend + `
 local token = ARGV[6] .. '\n'
 local lastpop = redis.call('HGET', KEYS[1], 'pop:' .. me)
 if lastpop and string.sub(lastpop, 1, #token) == token then
@@ -164,7 +177,7 @@ return {1, e, pending, 0, gone}
 // stepScript: luaEpoch, luaTend. Returns {pending, held, wait, gone,
 // live}: held is the number of requests members hold, live the number
 // of live members.
-var stepScript = redis.NewScript(luaEpoch + luaTend + luaWait + `
+var stepScript = redis.NewScript(luaEpoch + luaGiveBack + luaTend + luaWait + `
 local held = 0
 for _, n in ipairs(redis.call('HVALS', base .. 'f')) do
 	held = held + tonumber(n)
@@ -246,27 +259,8 @@ return {1}
 
 // leaveScript: luaEpoch; ARGV[3] the member. Gives back what the member
 // still holds, to the front of its hosts' queues, and removes it.
-var leaveScript = redis.NewScript(luaEpoch + `
-local me = ARGV[3]
-local hk = base .. 'h:' .. me
-local back = 0
-for _, e in ipairs(redis.call('SMEMBERS', hk)) do
-	local nl = string.find(e, '\n', 1, true)
-	local host = string.sub(e, 1, nl - 1)
-	redis.call('LPUSH', base .. 'q:' .. host, string.sub(e, nl + 1))
-	redis.call('ZADD', base .. 'ready', 'LT', now, host)
-	if redis.call('HINCRBY', base .. 'f', host, -1) <= 0 then
-		redis.call('HDEL', base .. 'f', host)
-	end
-	back = back + 1
-end
-if back > 0 then
-	redis.call('HINCRBY', KEYS[1], 'pending', back)
-end
-redis.call('DEL', hk)
-redis.call('ZREM', base .. 'm', me)
-redis.call('HDEL', KEYS[1], 'pop:' .. me)
-return {back}
+var leaveScript = redis.NewScript(luaEpoch + luaGiveBack + `
+return {giveBack(ARGV[3])}
 `)
 
 // clearShardScript: KEYS[1] a shard's meta hash, ARGV[1] its base.

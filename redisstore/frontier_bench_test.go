@@ -70,66 +70,51 @@ func crawlWeb(f *Fleet, tr http.RoundTripper, r rate.Limit, threads int, fetched
 	return f.Run(context.Background(), q, c)
 }
 
-// redisCPU returns the CPU seconds (user + system) the Redis servers of
-// client have used.
-func redisCPU(b testing.TB, client redis.UniversalClient) float64 {
+// redisInfo sums the numeric fields named in section of INFO over the
+// Redis servers of client (every master of a cluster).
+func redisInfo(b testing.TB, client redis.UniversalClient, section string, fields ...string) float64 {
+	var mu sync.Mutex
 	var sum float64
-	read := func(c *redis.Client) {
-		info, err := c.Info(context.Background(), "cpu").Result()
+	read := func(ctx context.Context, c *redis.Client) error {
+		info, err := c.Info(ctx, section).Result()
 		if err != nil {
-			b.Fatal(err)
+			return err
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		for _, line := range strings.Split(info, "\n") {
-			k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
-			if ok && (k == "used_cpu_sys" || k == "used_cpu_user") {
-				x, _ := strconv.ParseFloat(v, 64)
-				sum += x
+			k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+			for _, f := range fields {
+				if k == f {
+					x, _ := strconv.ParseFloat(v, 64)
+					sum += x
+				}
 			}
 		}
+		return nil
 	}
+	var err error
 	switch c := client.(type) {
 	case *redis.Client:
-		read(c)
+		err = read(context.Background(), c)
 	case *redis.ClusterClient:
-		var mu sync.Mutex
-		_ = c.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
-			mu.Lock()
-			defer mu.Unlock()
-			read(m)
-			return nil
-		})
+		err = c.ForEachMaster(context.Background(), read)
+	}
+	if err != nil {
+		b.Fatal(err)
 	}
 	return sum
 }
 
+// redisCPU returns the CPU seconds (user + system) the Redis servers of
+// client have used.
+func redisCPU(b testing.TB, client redis.UniversalClient) float64 {
+	return redisInfo(b, client, "cpu", "used_cpu_sys", "used_cpu_user")
+}
+
 // redisMemory returns the bytes the Redis servers of client use.
 func redisMemory(b testing.TB, client redis.UniversalClient) int64 {
-	var sum int64
-	read := func(c *redis.Client) {
-		info, err := c.Info(context.Background(), "memory").Result()
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, line := range strings.Split(info, "\n") {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
-				x, _ := strconv.ParseInt(v, 10, 64)
-				sum += x
-			}
-		}
-	}
-	switch c := client.(type) {
-	case *redis.Client:
-		read(c)
-	case *redis.ClusterClient:
-		var mu sync.Mutex
-		_ = c.ForEachMaster(context.Background(), func(ctx context.Context, m *redis.Client) error {
-			mu.Lock()
-			defer mu.Unlock()
-			read(m)
-			return nil
-		})
-	}
-	return sum
+	return int64(redisInfo(b, client, "memory", "used_memory"))
 }
 
 // benchBackends are the Redis setups of the fleet benchmarks.

@@ -108,18 +108,5 @@ func (s *Server) Restart() {
 		s.t.Fatalf("starting redis-server: %v", err)
 	}
 	s.cmd = cmd
-	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
-	defer c.Close()
-	for i := 0; ; i++ {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return
-		}
-		if i > 200 {
-			s.t.Fatalf("redis-server on %s did not answer: %v", s.Addr, err)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	waitPing(s.t, s.Addr)
 }
