@@ -15,7 +15,8 @@ type FleetStats struct {
 	// Epoch is the crawl's identity, "" if Redis holds no crawl under
 	// the prefix.
 	Epoch string
-	// Members is the number of members whose leases are live.
+	// Members is the number of members registered: live ones, and dead
+	// ones whose requests were not given back yet.
 	Members int64
 	// Queued is the number of requests waiting; InFlight the number
 	// members hold (popped, not ended), and per host in InFlightByHost.
