@@ -179,7 +179,7 @@ func BenchmarkRoundTrips(b *testing.B) {
 		switch name {
 		case "reserve":
 			guard += k // the reservation script
-		case "check", "claim":
+		case "hexists", "claim":
 			visited += k // IsVisited, Visited
 		default:
 			other += k
