@@ -2,7 +2,9 @@ package redisstore
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -60,11 +62,12 @@ func memberProcess(spec string) int {
 	return 0
 }
 
-// startMember starts this test binary as a member process.
-func startMember(t testing.TB, spec string) (*exec.Cmd, *bufio.Scanner) {
+// startMember starts this test binary as a member process; its stderr
+// goes to the test's, and to stderr if given.
+func startMember(t testing.TB, spec string, stderr ...io.Writer) (*exec.Cmd, *bufio.Scanner) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), memberEnv+"="+spec)
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = io.MultiWriter(append(stderr, os.Stderr)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +130,57 @@ func startFleet(t *testing.T, srv *redistest.Server, s *faultSite, hosts, pages,
 		}()
 	}
 	return cmds, &wg
+}
+
+// Redis restarted empty (no persistence) in the middle of a crawl: every
+// member process stops with the crawl lost and a non-zero exit, rather
+// than finishing "successfully" with pages never fetched.
+func TestFleetRedisRestartedEmpty(t *testing.T) {
+	srv := redistest.Start(t)
+	s := newFaultSite(t, 50*time.Millisecond)
+	prefix := "test:" + t.Name()
+	seedQueue(srv.Client(), prefix, 10, 30)
+	spec := fmt.Sprintf("%s %s %s", srv.Addr, prefix, strings.TrimPrefix(s.URL, "http://"))
+	var cmds []*exec.Cmd
+	var errs []*lockedBuffer
+	for i := 0; i < 2; i++ {
+		e := &lockedBuffer{}
+		cmd, sc := startMember(t, spec, e)
+		go func() {
+			for sc.Scan() {
+			}
+		}()
+		cmds = append(cmds, cmd)
+		errs = append(errs, e)
+	}
+	for s.total() < 40 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	srv.Wipe()
+	for i, cmd := range cmds {
+		err := cmd.Wait()
+		if err == nil || !strings.Contains(errs[i].String(), "is gone from Redis") {
+			t.Errorf("member %d after Redis restarted empty: %v, stderr %q; want a non-zero exit and the crawl lost", i, err, errs[i].String())
+		}
+	}
+}
+
+// A lockedBuffer is a bytes.Buffer safe for concurrent use.
+type lockedBuffer struct {
+	mu sync.Mutex // guards b
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // A member killed in the middle of a crawl (SIGKILL) loses nothing: the
