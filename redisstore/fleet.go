@@ -289,6 +289,18 @@ const (
 	retryMax = 5 * time.Second
 )
 
+// try runs fn once, and returns its error, wrapping ErrNotRedis if the
+// reply was not Redis's protocol.
+func (f *Fleet) try(ctx context.Context, fn func(ctx context.Context) error) error {
+	f.init()
+	err := fn(ctx)
+	f.seen(err)
+	if isProtocol(err) {
+		return fmt.Errorf("%w: %w", ErrNotRedis, err)
+	}
+	return err
+}
+
 // wait runs fn until Redis answers it, sleeping between tries (retryMin
 // doubling to retryMax), and returns its error once Redis answered. It
 // gives up with ErrClosed if the Fleet is closed meanwhile, and with

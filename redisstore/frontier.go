@@ -187,7 +187,8 @@ return {pending, held, wait, gone, redis.call('ZCOUNT', mk, now, '+inf')}
 
 // commitScript: luaEpoch; ARGV[3] the member, ARGV[4] the keep ms,
 // ARGV[5] the most requests the shard queues, ARGV[6] a held request
-// that ended ("" if none), ARGV[7] the count it adds to ("" if none),
+// that ended ("" if none), ARGV[7] the count it adds to if the member
+// still held it (it was not given to others meanwhile),
 // then groups of ARGV: host, seen bucket, id, item, "1" for the front of
 // the host's queue. A request whose id was seen before is dropped; one
 // beyond the limit is refused (and not marked seen). Returns {acked,
@@ -202,9 +203,9 @@ if ARGV[6] ~= '' then
 		if redis.call('HINCRBY', base .. 'f', host, -1) <= 0 then
 			redis.call('HDEL', base .. 'f', host)
 		end
-	end
-	if ARGV[7] ~= '' then
-		redis.call('HINCRBY', KEYS[1], ARGV[7], 1)
+		if ARGV[7] ~= '' then
+			redis.call('HINCRBY', KEYS[1], ARGV[7], 1)
+		end
 	end
 end
 local pending = tonumber(redis.call('HGET', KEYS[1], 'pending') or '0')

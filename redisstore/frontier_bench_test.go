@@ -245,7 +245,7 @@ func BenchmarkQueueMemory(b *testing.B) {
 						}
 						f.front.adds = append(f.front.adds, a)
 					}
-					if err := f.front.commit(context.Background(), "", ""); err != nil {
+					if err := f.front.commit(context.Background(), false); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -76,8 +76,10 @@ func leaseOf(r *colly.Request) string {
 
 // end ends r's lease with outcome, and pushes the links waiting.
 func (f *Fleet) end(r *colly.Request, outcome string) {
-	if e := leaseOf(r); e != "" {
-		_ = f.front.commit(f.front.ctx(), e, outcome)
+	if e := leaseOf(r); e != "" && f.front.end(e, outcome) {
+		// One try: while Redis cannot be reached, the end and the links
+		// wait for the next commit (the next page's end, or Run's).
+		_ = f.front.commit(f.front.ctx(), true)
 	}
 }
 
@@ -109,7 +111,7 @@ func (f *Fleet) checkLease(r *colly.Request) {
 		}
 	}
 	if fr.stale(e) {
-		fr.drop(e)
+		fr.forget(e)
 		r.Abort()
 	}
 }
@@ -119,9 +121,7 @@ func (f *Fleet) checkLease(r *colly.Request) {
 // nothing that is still under way.
 func (f *Fleet) dropOrphans(ctx context.Context) error {
 	for _, e := range f.front.heldEntries() {
-		if err := f.front.commit(ctx, e, outRefused); err != nil {
-			return err
-		}
+		f.front.end(e, outRefused)
 	}
-	return nil
+	return f.front.commit(ctx, false)
 }

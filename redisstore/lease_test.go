@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gocolly/colly/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/robotsmw/robotsmw/internal/redistest"
@@ -212,5 +213,47 @@ func TestFrontierKeysExpire(t *testing.T) {
 		if ttl := rdb.PTTL(ctx, k).Val(); ttl <= 0 {
 			t.Errorf("PTTL %s = %v, want a TTL", k, ttl)
 		}
+	}
+}
+
+// TestEndDoesNotWaitForRedis checks that a page's end, told from a colly
+// callback, does not wait while Redis is down: it is kept, with the
+// page's links, and sent by the next commit once Redis is back.
+func TestEndDoesNotWaitForRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	f := testFleet(t, srv)
+	if err := f.Queue().AddRequest(serial(t, "http://x.test/0")); err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.Queue().GetRequest()
+	if err != nil || b == nil {
+		t.Fatalf("GetRequest = %q, %v", b, err)
+	}
+	r := &colly.Request{Ctx: colly.NewContext()}
+	r.Ctx.Put(ctxLease, "x.test\nh1 /0")
+	srv.Stop()
+	f.queue.running.Store(true) // links come from a page, as in a Run
+	if err := f.Queue().AddRequest(serial(t, "http://x.test/1")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		f.end(r, outFetched)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the end of a page waited for Redis")
+	}
+	srv.Restart()
+	f.queue.running.Store(false)
+	if err := f.front.commit(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.Stats(ctx)
+	if err != nil || st.Fetched != 1 || st.InFlight != 0 || st.Queued != 1 {
+		t.Errorf("Stats after the outage = %+v, %v; want 1 fetched, 0 in flight, the link queued", st, err)
 	}
 }

@@ -115,7 +115,7 @@ func (q *Queue) add(r []byte, front bool) error {
 	if q.running.Load() {
 		return nil // sent with the end of the page, or the next pop
 	}
-	return fr.commit(fr.ctx(), "", "")
+	return fr.commit(fr.ctx(), false)
 }
 
 // GetRequest implements queue.Storage: it takes the front request of a
@@ -158,7 +158,7 @@ func (q *Queue) GetRequest() ([]byte, error) {
 		if fr.waiting() {
 			// Links added outside a page's end: send them, then look
 			// again. (A page's links go with its end.)
-			if err := fr.commit(ctx, "", ""); err != nil {
+			if err := fr.commit(ctx, false); err != nil {
 				q.empty()
 				return nil, err
 			}

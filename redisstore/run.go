@@ -114,7 +114,7 @@ func (f *Fleet) Run(ctx context.Context, q *queue.Queue, c *colly.Collector) err
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		if err := fr.commit(ctx, "", ""); err != nil {
+		if err := fr.commit(ctx, false); err != nil {
 			return f.runErr(ctx, err)
 		}
 		st, err := fr.step(ctx)
@@ -208,6 +208,7 @@ func (f *Fleet) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, s
 		case <-t.C:
 		}
 		bctx, done := context.WithTimeout(ctx, beatTimeout)
+		_ = f.front.commit(bctx, true) // ends a skipped commit left
 		_, err := f.front.step(bctx)
 		done()
 		if fatal := f.front.failed(); fatal != nil {

@@ -32,8 +32,10 @@ type frontier struct {
 	// visited check lets through without asking Redis.
 	held map[string]lease
 	ids  map[uint64]int
-	// adds are links waiting for the next commit.
+	// adds are links, and acks ends of held requests, waiting for the
+	// next commit.
 	adds []add
+	acks []ack
 
 	// fatal is the error that stops the member: the crawl was lost, or
 	// the server is not Redis.
@@ -48,7 +50,8 @@ type frontier struct {
 	// next is the shard the next pop starts with.
 	next atomic.Uint32
 	// commitMu orders commits, so that a page's links are in Redis before
-	// the page's end is.
+	// the page's end is; a commit from a colly callback skips when another
+	// runs (that one or the next sends what it left).
 	commitMu sync.Mutex
 	// runCtx is the ctx of the running Run (nil if none).
 	runCtx atomic.Pointer[context.Context]
@@ -59,6 +62,12 @@ type lease struct {
 	shard int
 	gen   int64
 	id    uint64
+}
+
+// An ack is the end of a held request.
+type ack struct {
+	entry, outcome string
+	shard          int
 }
 
 // An add is one request to push.
@@ -152,12 +161,21 @@ type call struct {
 // waiting for Redis, and returns each one's reply. A shard whose epoch is
 // not the member's ends it with a *CrawlLostError.
 func (fr *frontier) eval(ctx context.Context, calls []call) ([][]any, error) {
+	return fr.evalOnce(ctx, calls, false)
+}
+
+// evalOnce is eval; with once, it tries once.
+func (fr *frontier) evalOnce(ctx context.Context, calls []call, once bool) ([][]any, error) {
 	f := fr.f
 	if err := fr.failed(); err != nil {
 		return nil, err
 	}
 	out := make([][]any, len(calls))
-	err := f.wait(ctx, func(ctx context.Context) error {
+	run := f.wait
+	if once {
+		run = f.try
+	}
+	err := run(ctx, func(ctx context.Context) error {
 		if len(calls) == 1 {
 			c := calls[0]
 			v, err := c.script.Run(ctx, f.client, []string{f.meta(c.shard)}, c.args...).Slice()
@@ -382,29 +400,53 @@ func (fr *frontier) pop(ctx context.Context, i int, gap time.Duration) (popped, 
 	}
 }
 
-// commit ends the held request entry (if not "") with the count outcome
-// and pushes every link waiting, in one round trip: one script per shard
-// concerned.
-func (fr *frontier) commit(ctx context.Context, entry string, outcome string) error {
-	fr.commitMu.Lock()
+// end records that the held request entry ended with the count outcome:
+// the member no longer holds it for colly, and its end goes to Redis with
+// the next commit. It reports false if the member does not hold entry.
+func (fr *frontier) end(entry, outcome string) bool {
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	l, ok := fr.held[entry]
+	if !ok {
+		return false
+	}
+	delete(fr.held, entry)
+	if fr.ids[l.id]--; fr.ids[l.id] <= 0 {
+		delete(fr.ids, l.id)
+	}
+	fr.acks = append(fr.acks, ack{entry: entry, outcome: outcome, shard: l.shard})
+	return true
+}
+
+// commit sends the ends and the links waiting, in one round trip: one
+// script per shard concerned (more when a shard has several ends). It
+// waits for Redis, or with once tries once and leaves them waiting if
+// Redis cannot be reached: a colly callback never waits for Redis.
+func (fr *frontier) commit(ctx context.Context, once bool) error {
+	if once {
+		if !fr.commitMu.TryLock() {
+			return nil // the commit under way, or the next, sends them
+		}
+	} else {
+		fr.commitMu.Lock()
+	}
 	defer fr.commitMu.Unlock()
 	fr.mu.Lock()
-	adds := fr.adds
-	fr.adds = nil
-	var l lease
-	var holds bool
-	if entry != "" {
-		l, holds = fr.held[entry]
-	}
+	adds, acks := fr.adds, fr.acks
+	fr.adds, fr.acks = nil, nil
 	fr.mu.Unlock()
-	if entry != "" && !holds {
-		entry = ""
-	}
-	if entry == "" && len(adds) == 0 {
+	if len(adds) == 0 && len(acks) == 0 {
 		return nil
+	}
+	restore := func() {
+		fr.mu.Lock()
+		fr.adds = append(adds, fr.adds...)
+		fr.acks = append(acks, fr.acks...)
+		fr.mu.Unlock()
 	}
 	epoch, err := fr.join(ctx)
 	if err != nil {
+		restore()
 		return err
 	}
 	f := fr.f
@@ -414,39 +456,41 @@ func (fr *frontier) commit(ctx context.Context, entry string, outcome string) er
 	}
 	n := f.shards()
 	perShard := (limit + n - 1) / n
-	byShard := map[int]int{} // shard → index in calls
 	var calls []call
-	get := func(i int) *call {
-		k, ok := byShard[i]
-		if !ok {
-			k = len(calls)
-			byShard[i] = k
-			calls = append(calls, call{script: commitScript, shard: i,
-				args: []any{f.base(i), epoch, f.id, crawlKeep.Milliseconds(), perShard, "", ""}})
-		}
-		return &calls[k]
+	first := map[int]int{} // shard → its first call
+	newCall := func(i int) int {
+		calls = append(calls, call{script: commitScript, shard: i,
+			args: []any{f.base(i), epoch, f.id, crawlKeep.Milliseconds(), perShard, "", ""}})
+		return len(calls) - 1
 	}
-	if entry != "" {
-		c := get(l.shard)
-		c.args[5], c.args[6] = entry, outcome
+	for _, a := range acks {
+		k, ok := first[a.shard]
+		if !ok {
+			k = newCall(a.shard)
+			first[a.shard] = k
+		} else if calls[k].args[5] != "" {
+			k = newCall(a.shard)
+		}
+		calls[k].args[5], calls[k].args[6] = a.entry, a.outcome
 	}
 	for _, a := range adds {
-		c := get(a.shard)
+		k, ok := first[a.shard]
+		if !ok {
+			k = newCall(a.shard)
+			first[a.shard] = k
+		}
 		var id [8]byte
 		binary.BigEndian.PutUint64(id[:], a.id)
 		front := "0"
 		if a.front {
 			front = "1"
 		}
-		c.args = append(c.args, a.host, f.bucket(a.id), string(id[:]), a.item, front)
+		calls[k].args = append(calls[k].args, a.host, f.bucket(a.id), string(id[:]), a.item, front)
 	}
-	res, err := fr.eval(ctx, calls)
+	res, err := fr.evalOnce(ctx, calls, once)
 	if err != nil {
 		if !errors.Is(err, ErrCrawlLost) && !errors.Is(err, ErrNotRedis) {
-			// Not sent (the member stops): keep the links for the next try.
-			fr.mu.Lock()
-			fr.adds = append(adds, fr.adds...)
-			fr.mu.Unlock()
+			restore() // for the next try
 		}
 		return err
 	}
@@ -455,17 +499,14 @@ func (fr *frontier) commit(ctx context.Context, entry string, outcome string) er
 			fr.pending[c.shard].Store(p)
 		}
 	}
-	if entry != "" {
-		fr.drop(entry)
-	}
 	return nil
 }
 
-// waiting reports whether links wait for the next commit.
+// waiting reports whether links or ends wait for the next commit.
 func (fr *frontier) waiting() bool {
 	fr.mu.Lock()
 	defer fr.mu.Unlock()
-	return len(fr.adds) > 0
+	return len(fr.adds) > 0 || len(fr.acks) > 0
 }
 
 // hold records that the member holds entry (popped from shard i) for
@@ -477,8 +518,9 @@ func (fr *frontier) hold(entry string, i int, id uint64) {
 	fr.ids[id]++
 }
 
-// drop forgets the held request entry.
-func (fr *frontier) drop(entry string) {
+// forget forgets the held request entry without telling Redis: it was
+// given to other members.
+func (fr *frontier) forget(entry string) {
 	fr.mu.Lock()
 	defer fr.mu.Unlock()
 	l, ok := fr.held[entry]
@@ -544,6 +586,7 @@ func (fr *frontier) leave() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), beatTimeout)
 	defer cancel()
+	_ = fr.commit(ctx, true) // ends not told yet would be given back
 	n := f.shards()
 	cmds := make([]*redis.Cmd, n)
 	_, err := f.client.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -559,5 +602,6 @@ func (fr *frontier) leave() {
 	}
 	fr.held = map[string]lease{}
 	fr.ids = map[uint64]int{}
+	fr.acks = nil
 	fr.mu.Unlock()
 }
