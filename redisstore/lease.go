@@ -12,10 +12,12 @@ import (
 
 // Leases. A request a member pops is held in the shard's set of the
 // member's requests until it ends: its page was scraped, it failed for
-// good, or it was blocked. The end is one round trip, which also pushes
-// the links the page added (commit), so a page's links are in Redis
-// before its end is: a member that dies before that has its page fetched
-// again, links and all. The member's heartbeat renews its deadline on
+// good, or it was blocked. The end goes in one round trip with the links
+// the page added (commit), so a page's links are in Redis before its end
+// is: a member that dies before that has its page fetched again, links
+// and all. From a colly callback it is tried once; while Redis cannot be
+// reached it waits in memory for the next commit (the next page's end,
+// the heartbeat, Run's loop), so no colly thread waits for Redis. The member's heartbeat renews its deadline on
 // every shard; once the deadline passes, any member's next pop or
 // heartbeat gives the requests back, to the front of their hosts'
 // queues: within a TTL of the last heartbeat, two TTLs at most.

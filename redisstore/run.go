@@ -12,9 +12,9 @@ import (
 
 // Run's timing.
 const (
-	// memberTTL is how long a member counts as live (and, while it works,
-	// as busy) after its last heartbeat: a member that crashed stops
-	// holding up the fleet after it.
+	// memberTTL is how long a member's leases last after its last
+	// heartbeat or pop: the requests of a member that crashed go back to
+	// the others after it.
 	memberTTL = 15 * time.Second
 	// The heartbeat's period is a third of memberTTL; beatRetry replaces
 	// it after a heartbeat failed.

@@ -561,16 +561,21 @@ func (fr *frontier) heldEntries() []string {
 	return out
 }
 
-// defer moves host's ready time to d from now, so that members stop
-// taking its requests while it is paused or its slots are far.
+// deferHost moves host's ready time to d from now, so that members stop
+// taking its requests while it is paused or its slots are far. It is
+// tried once, and not at all while Redis is known to be down: it is a
+// hint, and runs in a colly callback.
 func (fr *frontier) deferHost(ctx context.Context, host string, d time.Duration) error {
-	epoch, err := fr.join(ctx)
-	if err != nil {
-		return err
-	}
 	f := fr.f
-	_, err = fr.eval(ctx, []call{{script: deferScript, shard: f.shardOf(host),
-		args: []any{f.base(f.shardOf(host)), epoch, host, d.Milliseconds()}}})
+	fr.mu.Lock()
+	epoch := fr.epoch
+	fr.mu.Unlock()
+	if epoch == "" || f.down.Load() {
+		return nil
+	}
+	i := f.shardOf(host)
+	_, err := fr.evalOnce(ctx, []call{{script: deferScript, shard: i,
+		args: []any{f.base(i), epoch, host, d.Milliseconds()}}}, true)
 	return err
 }
 

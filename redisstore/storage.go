@@ -32,10 +32,9 @@ const (
 	cookieTTL = 7 * 24 * time.Hour
 )
 
-// crawlKey returns the key of one of the crawl-wide structures (the
-// queue, the visited set, the cookies, the run's member sets). They share
-// one hash tag, so a script or a DEL that touches several of them stays in
-// one Redis Cluster slot.
+// crawlKey returns the key of one of colly's crawl-wide structures (the
+// visited set of requests sent with Collector.Visit, and the cookies):
+// each is one key, under the crawl's hash tag.
 func (f *Fleet) crawlKey(name string) string {
 	return f.key(tag(f.prefix()), name)
 }
