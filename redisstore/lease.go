@@ -106,8 +106,11 @@ func (f *Fleet) checkLease(r *colly.Request) {
 		return
 	}
 	fr := &f.front
-	if time.Since(time.Unix(0, fr.tended.Load())) > f.memberTTL() {
-		if _, err := fr.step(fr.ctx()); err != nil {
+	if time.Since(time.Unix(0, fr.tended.Load())) > f.memberTTL() && !f.down.Load() {
+		ctx, cancel := context.WithTimeout(fr.ctx(), beatTimeout)
+		_, err := fr.step(ctx)
+		cancel()
+		if err != nil && fr.failed() != nil {
 			r.Abort()
 			return
 		}
