@@ -126,11 +126,15 @@ end
 `
 
 // joinScript: KEYS[1] a shard's meta hash; ARGV[1] the epoch to set if
-// the shard has none, ARGV[2] the keep ms. Returns the shard's epoch.
+// the shard has none, ARGV[2] the keep ms, ARGV[3] the member's shard
+// count. Returns the shard's epoch and the shard count of the member
+// that started the crawl.
 var joinScript = redis.NewScript(`
-redis.call('HSETNX', KEYS[1], 'epoch', ARGV[1])
+if redis.call('HSETNX', KEYS[1], 'epoch', ARGV[1]) == 1 then
+	redis.call('HSET', KEYS[1], 'shards', ARGV[3])
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return redis.call('HGET', KEYS[1], 'epoch')
+return redis.call('HMGET', KEYS[1], 'epoch', 'shards')
 `)
 
 // popScript: luaEpoch, luaTend; ARGV[6] the call's token, ARGV[7] the gap

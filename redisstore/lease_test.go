@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -255,5 +256,20 @@ func TestEndDoesNotWaitForRedis(t *testing.T) {
 	st, err := f.Stats(ctx)
 	if err != nil || st.Fetched != 1 || st.InFlight != 0 || st.Queued != 1 {
 		t.Errorf("Stats after the outage = %+v, %v; want 1 fetched, 0 in flight, the link queued", st, err)
+	}
+}
+
+// TestShardsMustMatch checks that a member whose Shards differs from the
+// crawl's is refused, rather than reading another layout.
+func TestShardsMustMatch(t *testing.T) {
+	srv := redistest.Start(t)
+	a, b := testFleet(t, srv), New(srv.Client())
+	b.Shards = 4
+	defer b.Close()
+	if _, err := a.Epoch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Epoch(context.Background()); err == nil || !strings.Contains(err.Error(), "Fleet.Shards must be the same") {
+		t.Errorf("Epoch of a member with 4 shards in a 1-shard crawl = %v, want a refusal", err)
 	}
 }

@@ -250,21 +250,28 @@ func (fr *frontier) join(ctx context.Context) (string, error) {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	proposed := hex.EncodeToString(b[:])
-	var got string
+	var got, shards string
 	err := f.wait(ctx, func(ctx context.Context) error {
-		var err error
-		got, err = joinScript.Run(ctx, f.client, []string{f.meta(0)}, proposed, crawlKeep.Milliseconds()).Text()
+		v, err := joinScript.Run(ctx, f.client, []string{f.meta(0)}, proposed, crawlKeep.Milliseconds(), f.shards()).StringSlice()
+		if err == nil && len(v) == 2 {
+			got, shards = v[0], v[1]
+		}
 		return err
 	})
 	if err != nil {
 		fr.fail(err)
 		return "", fmt.Errorf("redisstore: joining the crawl %q: %w", f.prefix(), err)
 	}
+	if shards != "" && shards != strconv.Itoa(f.shards()) {
+		return "", fmt.Errorf("redisstore: joining the crawl %q: it was started with %s shards, this member has %d (Fleet.Shards must be the same in every member)", f.prefix(), shards, f.shards())
+	}
 	for i := 1; i < f.shards(); i++ {
 		var other string
 		err := f.wait(ctx, func(ctx context.Context) error {
-			var err error
-			other, err = joinScript.Run(ctx, f.client, []string{f.meta(i)}, got, crawlKeep.Milliseconds()).Text()
+			v, err := joinScript.Run(ctx, f.client, []string{f.meta(i)}, got, crawlKeep.Milliseconds(), f.shards()).StringSlice()
+			if err == nil && len(v) > 0 {
+				other = v[0]
+			}
 			return err
 		})
 		if err != nil {
