@@ -540,8 +540,8 @@ func (fr *frontier) forget(entry string) {
 	}
 }
 
-// holdsID reports whether the member holds a request with colly id id;
-// claim does too, and marks it claimed by colly's visited check.
+// holdsID reports whether the member holds a request with colly id id:
+// one popped from the frontier, deduplicated when it was queued.
 func (fr *frontier) holdsID(id uint64) bool {
 	fr.mu.Lock()
 	defer fr.mu.Unlock()
