@@ -16,8 +16,13 @@ import (
 //	                 pop, for a retried call) and the fleet-wide counts
 //	base.."ready"    sorted set of hosts with queued requests, scored by
 //	                 when (ms on Redis's clock) the host may go next
-//	base.."q:"..HOST list of the host's requests, oldest first; requests
-//	                 given back by a dead member go to the front
+//	base.."q:"..HOST..":"..L
+//	                 list of the host's requests of level L (0 to f, hex:
+//	                 the request's priority, or its depth up to 15),
+//	                 oldest first; a host's lowest level goes first, and
+//	                 requests given back by a dead member go to the front
+//	                 of theirs
+//	base.."n"        hash: requests queued per host
 //	base.."s:"..B    hash: the ids of every request ever queued (dedupe at
 //	                 enqueue), in buckets (4096 over all shards) so that
 //	                 each stays a small listpack (about 12 bytes an id)
@@ -61,7 +66,9 @@ local function giveBack(m)
 	for _, e in ipairs(redis.call('SMEMBERS', hk)) do
 		local nl = string.find(e, '\n', 1, true)
 		local host = string.sub(e, 1, nl - 1)
-		redis.call('LPUSH', base .. 'q:' .. host, string.sub(e, nl + 1))
+		local item = string.sub(e, nl + 1)
+		redis.call('LPUSH', base .. 'q:' .. host .. ':' .. string.sub(item, 1, 1), item)
+		redis.call('HINCRBY', base .. 'n', host, 1)
 		redis.call('ZADD', base .. 'ready', 'LT', now, host)
 		if redis.call('HINCRBY', base .. 'f', host, -1) <= 0 then
 			redis.call('HDEL', base .. 'f', host)
@@ -156,13 +163,20 @@ if #r == 0 then
 	return {0, '', pending, wait, gone}
 end
 local host = r[1]
-local qk = base .. 'q:' .. host
-local item = redis.call('LPOP', qk)
+local item
+for lv = 0, 15 do
+	item = redis.call('LPOP', base .. 'q:' .. host .. ':' .. string.format('%x', lv))
+	if item then
+		break
+	end
+end
 if not item then
 	redis.call('ZREM', base .. 'ready', host)
+	redis.call('HDEL', base .. 'n', host)
 	return {2, '', pending, 0, gone}
 end
-if redis.call('LLEN', qk) == 0 then
+if redis.call('HINCRBY', base .. 'n', host, -1) <= 0 then
+	redis.call('HDEL', base .. 'n', host)
 	redis.call('ZREM', base .. 'ready', host)
 else
 	redis.call('ZADD', base .. 'ready', now + tonumber(ARGV[7]), host)
@@ -224,7 +238,8 @@ for i = 8, #ARGV, 5 do
 		full = full + 1
 	else
 		touched[sk] = true
-		local qk = base .. 'q:' .. host
+		local qk = base .. 'q:' .. host .. ':' .. string.sub(ARGV[i + 3], 1, 1)
+		redis.call('HINCRBY', base .. 'n', host, 1)
 		if ARGV[i + 4] == '1' then
 			redis.call('LPUSH', qk, ARGV[i + 3])
 		else
@@ -241,6 +256,9 @@ for k in pairs(touched) do
 end
 for host in pairs(hosts) do
 	redis.call('ZADD', base .. 'ready', 'NX', now, host)
+end
+if added > 0 then
+	redis.call('PEXPIRE', base .. 'n', keep)
 end
 if added + dup + full > 0 then
 	redis.call('HSET', KEYS[1], 'pending', pending)
@@ -279,8 +297,10 @@ local live = redis.call('ZCOUNT', base .. 'm', now, '+inf')
 if live > 0 then
 	return live
 end
-for _, host in ipairs(redis.call('ZRANGE', base .. 'ready', 0, -1)) do
-	redis.call('DEL', base .. 'q:' .. host)
+for _, host in ipairs(redis.call('HKEYS', base .. 'n')) do
+	for lv = 0, 15 do
+		redis.call('DEL', base .. 'q:' .. host .. ':' .. string.format('%x', lv))
+	end
 end
 for _, m in ipairs(redis.call('ZRANGE', base .. 'm', 0, -1)) do
 	redis.call('DEL', base .. 'h:' .. m)
@@ -288,6 +308,6 @@ end
 for b = 0, tonumber(ARGV[2]) - 1 do
 	redis.call('DEL', base .. 's:' .. b)
 end
-redis.call('DEL', KEYS[1], base .. 'ready', base .. 'm', base .. 'f')
+redis.call('DEL', KEYS[1], base .. 'ready', base .. 'm', base .. 'f', base .. 'n')
 return 0
 `)

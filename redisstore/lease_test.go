@@ -51,12 +51,12 @@ func TestDeadMemberRequestsReturn(t *testing.T) {
 		}
 	}
 	held := []string{popOne(t, a), popOne(t, a)}
-	if held[0] != "x.test\nh1 /0" || held[1] != "x.test\nh1 /1" {
+	if held[0] != "x.test\n1h1 /0" || held[1] != "x.test\n1h1 /1" {
 		t.Fatalf("a popped %q, want /0 and /1", held)
 	}
 	a.front.hold(held[0], 0, 1)
 	// While a's deadline holds, b gets the next requests.
-	if got := popOne(t, b); got != "x.test\nh1 /2" {
+	if got := popOne(t, b); got != "x.test\n1h1 /2" {
 		t.Errorf("b's pop while a is live = %q, want /2", got)
 	}
 	st, _ := b.Stats(context.Background())
@@ -106,13 +106,13 @@ func TestOutageTakesNothingBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := popOne(t, a); got != "x.test\nh1 /0" {
+	if got := popOne(t, a); got != "x.test\n1h1 /0" {
 		t.Fatalf("a popped %q", got)
 	}
 	srv.Stop()
 	time.Sleep(3 * ttl)
 	srv.Restart()
-	if got := popOne(t, b); got != "x.test\nh1 /1" {
+	if got := popOne(t, b); got != "x.test\n1h1 /1" {
 		t.Errorf("b's pop right after the outage = %q, want /1 (a's /0 stays a's)", got)
 	}
 }
@@ -232,7 +232,7 @@ func TestEndDoesNotWaitForRedis(t *testing.T) {
 		t.Fatalf("GetRequest = %q, %v", b, err)
 	}
 	r := &colly.Request{Ctx: colly.NewContext()}
-	r.Ctx.Put(ctxLease, "x.test\nh1 /0")
+	r.Ctx.Put(ctxLease, "x.test\n1h1 /0")
 	srv.Stop()
 	f.queue.running.Store(true) // links come from a page, as in a Run
 	if err := f.Queue().AddRequest(serial(t, "http://x.test/1")); err != nil {

@@ -36,8 +36,11 @@ const popWaitMax = 250 * time.Millisecond
 // dies, any other member gives it back to the front of its host's queue
 // within two TTLs. GetRequest takes the front request of a host that may
 // go now, waiting (a quarter second at a time) when every host with
-// requests is pacing; a retried or given-back request goes before the
-// others of its host.
+// requests is pacing. A host's requests go by level, then in the order
+// they came: the level is the request's priority (PriorityKey in its
+// colly Ctx), or its depth, so each host is crawled breadth first; a
+// request given back by a dead member, or added with AddFront, goes
+// before the others of its level.
 //
 // During a Run, requests added (FollowLinks's links) are sent with the
 // end of the page that found them, in one round trip; outside a Run each
@@ -238,15 +241,35 @@ type serialRequest struct {
 // lease ("HOST\nITEM"), so that its end can be told to the fleet.
 const ctxLease = "robotsmw.fleet.lease"
 
-// encode returns the add of serialised request r. A plain GET (no body,
-// headers, context or host override) is kept compact: "h" or "s" (http,
-// https), its depth, a space, and its URL after the host; any other
-// request is "j" and its JSON.
+// PriorityKey is the colly Ctx key of a request's priority in the shared
+// frontier: 0 (first) to 15 (last), among the requests of its host. A
+// request without one has its depth as its priority (15 beyond), so each
+// host's requests go breadth first.
+const PriorityKey = "robotsmw.priority"
+
+// encode returns the add of serialised request r. Its item starts with
+// its level (one hex digit: its priority, or its depth). A plain GET (no
+// body, headers, context or host override) is kept compact: "h" or "s"
+// (http, https), its depth, a space, and its URL after the host; any
+// other request is "j" and its JSON.
 func (f *Fleet) encode(r []byte) (add, error) {
 	var s serialRequest
 	if err := json.Unmarshal(r, &s); err != nil {
 		return add{}, fmt.Errorf("redisstore: adding a request: not colly's serialised request: %w", err)
 	}
+	level := min(max(s.Depth, 0), 15)
+	if p, ok := s.Ctx[PriorityKey]; ok {
+		n, err := strconv.Atoi(fmt.Sprint(p))
+		if err != nil || n < 0 || n > 15 {
+			return add{}, fmt.Errorf("redisstore: adding a request: priority %v is not 0 to 15", p)
+		}
+		level = n
+		delete(s.Ctx, PriorityKey)
+		if r, err = json.Marshal(s); err != nil {
+			return add{}, err
+		}
+	}
+	lv := strconv.FormatInt(int64(level), 16)
 	u, err := url.Parse(s.URL)
 	if err != nil || u.Host == "" {
 		return add{}, fmt.Errorf("redisstore: adding a request: URL %q has no host", s.URL)
@@ -262,10 +285,10 @@ func (f *Fleet) encode(r []byte) (add, error) {
 		if u.Scheme == "https" {
 			kind = "s"
 		}
-		a.item = kind + strconv.Itoa(s.Depth) + " " + s.URL[len(lead):]
+		a.item = lv + kind + strconv.Itoa(s.Depth) + " " + s.URL[len(lead):]
 		return a, nil
 	}
-	a.item = "j" + string(r)
+	a.item = lv + "j" + string(r)
 	if !utf8.ValidString(a.item) || !utf8.ValidString(a.host) {
 		return add{}, fmt.Errorf("redisstore: adding a request: not valid UTF-8: %q", r)
 	}
@@ -276,9 +299,10 @@ func (f *Fleet) encode(r []byte) (add, error) {
 // with the entry in its Ctx, and records that the member holds it.
 func (f *Fleet) decode(entry string) ([]byte, error) {
 	host, item, ok := strings.Cut(entry, "\n")
-	if !ok || item == "" || host == "" || !utf8.ValidString(entry) {
+	if !ok || len(item) < 2 || host == "" || !utf8.ValidString(entry) || !strings.Contains("0123456789abcdef", item[:1]) {
 		return nil, fmt.Errorf("redisstore: damaged queue entry %q", entry)
 	}
+	item = item[1:] // the level
 	var s serialRequest
 	switch item[0] {
 	case 'h', 's':

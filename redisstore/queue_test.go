@@ -113,11 +113,11 @@ func TestQueueHostReady(t *testing.T) {
 		}
 	}
 	p1, err := f.front.pop(ctx, 0, time.Hour)
-	if err != nil || p1.entry != "x.test\nh1 /1" {
+	if err != nil || p1.entry != "x.test\n1h1 /1" {
 		t.Fatalf("pop() = %+v, %v; want x.test/1", p1, err)
 	}
 	p2, err := f.front.pop(ctx, 0, time.Hour)
-	if err != nil || p2.entry != "y.test\nh1 /1" {
+	if err != nil || p2.entry != "y.test\n1h1 /1" {
 		t.Fatalf("pop() = %+v, %v; want y.test/1 (x.test waits an hour)", p2, err)
 	}
 	p3, err := f.front.pop(ctx, 0, time.Hour)
@@ -301,5 +301,57 @@ func TestNotRedis(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s against an HTTP server still runs after 10 s", tt.call)
 		}
+	}
+}
+
+// TestQueuePriority checks the order of one host's requests: lower depth
+// first (breadth first), a request's own priority (PriorityKey) before
+// its depth, AddFront before the others of its level.
+func TestQueuePriority(t *testing.T) {
+	srv := redistest.Start(t)
+	f := testFleet(t, srv)
+	q := f.Queue()
+	add := func(u string, depth int, priority any, front bool) {
+		t.Helper()
+		r, _ := http.NewRequest("GET", u, nil)
+		ctx := colly.NewContext()
+		if priority != nil {
+			ctx.Put(PriorityKey, priority)
+		}
+		b, err := (&colly.Request{URL: r.URL, Method: "GET", Depth: depth, Ctx: ctx}).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if front {
+			err = q.AddFront(b)
+		} else {
+			err = q.AddRequest(b)
+		}
+		if err != nil {
+			t.Fatalf("adding %s: %v", u, err)
+		}
+	}
+	add("http://x.test/deep", 3, nil, false)
+	add("http://x.test/shallow", 1, nil, false)
+	add("http://x.test/shallow2", 1, nil, false)
+	add("http://x.test/urgent", 5, 0, false)
+	add("http://x.test/first", 1, nil, true)
+	var got []string
+	for range 5 {
+		r, err := q.GetRequest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.TrimPrefix(urlOf(t, r), "http://x.test/"))
+	}
+	if want := "urgent first shallow shallow2 deep"; strings.Join(got, " ") != want {
+		t.Errorf("GetRequest order = %v, want %s", got, want)
+	}
+	r, _ := http.NewRequest("GET", "http://x.test/bad", nil)
+	ctx := colly.NewContext()
+	ctx.Put(PriorityKey, 16)
+	b, _ := (&colly.Request{URL: r.URL, Method: "GET", Ctx: ctx}).Marshal()
+	if err := q.AddRequest(b); err == nil {
+		t.Error("AddRequest with priority 16 = nil, want an error")
 	}
 }

@@ -55,7 +55,7 @@ func TestRequestIDMatchesColly(t *testing.T) {
 // FuzzDecodeEntry checks the queue entries' parser: it never panics, and
 // what encode wrote decodes to the same request, named by the same id.
 func FuzzDecodeEntry(f *testing.F) {
-	for _, s := range []string{"x.test\nh1 /a?b=c", "x.test\ns0 ", "x.test\nj{\"URL\":\"http://x.test/\",\"Method\":\"POST\",\"Body\":\"YQ==\"}", "x\nq", "\n", "h\nh-1 /"} {
+	for _, s := range []string{"x.test\n1h1 /a?b=c", "x.test\n0s0 ", "x.test\n0j{\"URL\":\"http://x.test/\",\"Method\":\"POST\",\"Body\":\"YQ==\"}", "x\nq", "\n", "h\nh-1 /"} {
 		f.Add(s)
 	}
 	fl := New(nil)

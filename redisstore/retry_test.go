@@ -32,10 +32,10 @@ func TestRetriedCallsAreIdempotent(t *testing.T) {
 		s, _ := v[1].(string)
 		return s
 	}
-	if a, b := pop("t:1"), pop("t:1"); a != "a.test\nh1 /1" || b != a {
+	if a, b := pop("t:1"), pop("t:1"); a != "a.test\n1h1 /1" || b != a {
 		t.Errorf("pop(t:1) twice = %q, %q; want the first request twice", a, b)
 	}
-	if got := pop("t:12"); got != "a.test\nh1 /2" {
+	if got := pop("t:12"); got != "a.test\n1h1 /2" {
 		t.Errorf("pop(t:12) = %q, want the next request (a token that extends another is another call)", got)
 	}
 

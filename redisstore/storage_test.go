@@ -261,7 +261,7 @@ func TestClear(t *testing.T) {
 	}
 	b := f.base(0)
 	keys := []string{
-		f.meta(0), b + "ready", b + "q:example.com", b + "m", b + "s:" + f.bucket(f.requestID("http://example.com/a", nil)),
+		f.meta(0), b + "ready", b + "q:example.com:1", b + "n", b + "m", b + "s:" + f.bucket(f.requestID("http://example.com/a", nil)),
 		f.crawlKey("visited"), f.crawlKey("cookies"),
 	}
 	if n, err := rdb.Exists(ctx, keys...).Result(); err != nil || n != int64(len(keys)) {
