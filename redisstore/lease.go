@@ -46,7 +46,11 @@ func (f *Fleet) watchEnds(c *colly.Collector) {
 		return
 	}
 	f.ends[c] = true
+	// Before the Guard's checks and after its gate (the wait for the
+	// host's slot, in OnRequestHeaders), so that a request that slept
+	// through a stop of the process is not sent once others have it.
 	c.OnRequest(func(r *colly.Request) { f.checkLease(r) })
+	c.OnRequestHeaders(func(r *colly.Request) { f.checkLease(r) })
 	c.OnScraped(func(r *colly.Response) { f.end(r.Request, outFetched) })
 	c.OnError(func(r *colly.Response, err error) {
 		var de *robotsmw.DeferredError
@@ -102,7 +106,7 @@ func (f *Fleet) deferred(r *colly.Request, de *robotsmw.DeferredError) {
 // not sent (they send it).
 func (f *Fleet) checkLease(r *colly.Request) {
 	e := leaseOf(r)
-	if e == "" {
+	if e == "" || r.IsAbort() {
 		return
 	}
 	fr := &f.front
