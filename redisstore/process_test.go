@@ -165,6 +165,32 @@ func TestFleetRedisRestartedEmpty(t *testing.T) {
 	}
 }
 
+// A member process pointed at a server that is not Redis (here an HTTP
+// server) stops with ErrNotRedis and a non-zero exit within seconds,
+// rather than waiting for "Redis" for ever.
+func TestFleetMemberNotRedis(t *testing.T) {
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer web.Close()
+	addr := strings.TrimPrefix(web.URL, "http://")
+	e := &lockedBuffer{}
+	cmd, sc := startMember(t, addr+" test:notredis "+addr, e)
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(e.String(), "does not speak the Redis protocol") {
+			t.Errorf("member against an HTTP server: %v, stderr %q; want a non-zero exit and ErrNotRedis", err, e.String())
+		}
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("member against an HTTP server still runs after 15 s")
+	}
+}
+
 // A lockedBuffer is a bytes.Buffer safe for concurrent use.
 type lockedBuffer struct {
 	mu sync.Mutex // guards b
