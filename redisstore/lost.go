@@ -13,7 +13,8 @@ var ErrCrawlLost = errors.New("redisstore: the crawl's state in Redis is gone")
 
 // A CrawlLostError says which part of the crawl's state was found changed:
 // the shard, the epoch (the crawl's identity) the member joined and the
-// one found, "" if none. It unwraps to ErrCrawlLost.
+// one found, "" if none. It unwraps to ErrCrawlLost. It is a plain value,
+// safe to share once returned.
 type CrawlLostError struct {
 	Prefix string
 	Shard  int

@@ -10,7 +10,8 @@ import (
 
 // FleetStats are the crawl's counts kept in Redis, summed over the
 // frontier's shards: any member (or a program that is no member, like
-// examples/fleet -stats) reads the same numbers.
+// examples/fleet -stats) reads the same numbers. A FleetStats is a copy,
+// owned by the caller.
 type FleetStats struct {
 	// Epoch is the crawl's identity, "" if Redis holds no crawl under
 	// the prefix.
