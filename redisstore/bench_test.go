@@ -39,8 +39,12 @@ func (c *commandCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 				name = "reserve"
 			case visitedClaim.Hash():
 				name = "claim"
-			case visitedCheck.Hash():
-				name = "check"
+			case popScript.Hash():
+				name = "pop"
+			case commitScript.Hash():
+				name = "commit"
+			case stepScript.Hash():
+				name = "step"
 			}
 		}
 		c.mu.Lock()
@@ -54,6 +58,7 @@ func (c *commandCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) red
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		c.mu.Lock()
 		c.n["pipeline"]++
+		c.n["pipelined"] += int64(len(cmds))
 		c.mu.Unlock()
 		return next(ctx, cmds)
 	}
@@ -113,8 +118,8 @@ func seedQueue(client redis.UniversalClient, prefix string, hosts, pages int) {
 // 50 requests per second per host (not the limit), a collector over tr and
 // 4 queue threads, run until the fleet is drained. It counts the pages it
 // fetched and stores when the last one arrived (Unix nanoseconds).
-func crawlShared(f *Fleet, tr http.RoundTripper, fetched, last *atomic.Int64) error {
-	g := &robotsmw.Guard{Rate: 50}
+func crawlShared(f *Fleet, tr http.RoundTripper, r rate.Limit, fetched, last *atomic.Int64) error {
+	g := &robotsmw.Guard{Rate: r}
 	f.Attach(g)
 	c := colly.NewCollector(func(c *colly.Collector) { c.WithTransport(tr) }, g.Attach)
 	if err := c.SetStorage(f.Storage()); err != nil {
@@ -174,7 +179,7 @@ func BenchmarkRoundTrips(b *testing.B) {
 		switch name {
 		case "reserve":
 			guard += k // the reservation script
-		case "check", "claim":
+		case "hexists", "claim":
 			visited += k // IsVisited, Visited
 		default:
 			other += k
@@ -213,7 +218,7 @@ func BenchmarkFleetThroughput(b *testing.B) {
 						f := New(srv.Client())
 						f.Prefix = prefix
 						defer f.Close()
-						if err := crawlShared(f, tr, &fetched, &last); err != nil {
+						if err := crawlShared(f, tr, 50, &fetched, &last); err != nil {
 							b.Error(err)
 						}
 					}()

@@ -32,19 +32,35 @@
 //     once per incident however many members see it, and the pause is
 //     published so requests already waiting wake in every member. Every
 //     key has a TTL beyond its pause and schedule.
-//   - colly's frontier ([Fleet.Queue], a queue.Storage, and
-//     [Fleet.Storage], a storage.Storage): one request list and one
-//     visited set whose claim is atomic, so no URL is fetched twice.
-//     [Fleet.Run] returns once the list is empty and no member is working.
-//     What a member popped is held under its name until it ends; when the
-//     member dies (its heartbeat silent for two TTLs while the others
-//     reached Redis), another member puts it back in the queue, so a
-//     killed member loses nothing it had taken.
+//   - the crawl's frontier ([Fleet.Queue], a queue.Storage): a queue per
+//     host and a sorted set of hosts by the time each may go next, split
+//     into shards of hosts, each shard in one Redis Cluster slot. A
+//     request is queued once per crawl: the script that pushes it checks
+//     and records its id (colly's) in the same step, and a page's links go
+//     in one round trip with the page's end. A member pops the front
+//     request of a host that may go now, so a paused or slow host's
+//     requests wait in its queue instead of cycling through the others.
+//     A popped request is held under a lease that the member's heartbeat
+//     renews; when the member dies, any other member's next pop or
+//     heartbeat gives it back, to the front of its host's queue, within
+//     two TTLs. [Fleet.Run] returns once nothing is queued or held.
+//   - the crawl's identity: every script checks the crawl's epoch, so a
+//     member whose crawl vanished from Redis (a restart without
+//     persistence) or was replaced stops with a [*CrawlLostError] rather
+//     than reporting success on a crawl that lost its queue.
+//   - the crawl's counts ([Fleet.Stats]): queued, in flight per host,
+//     fetched, blocked, given up, deferred, duplicates, given back.
 //
-// Redis round trips per request: one for the Guard (the slot), none for
-// robots.txt while its record is fresh, two for colly's visited set
-// (IsVisited, Visited), two for a queue pop (QueueSize, GetRequest) and
-// one when the popped request ends.
+// Redis round trips per page fetched from the shared queue: one to pop
+// it, one for the Guard's slot, and one for its end with all its links
+// (one script per shard concerned, in one pipeline); none for colly's
+// visited check (the request was deduplicated when queued), none for
+// QueueSize, and none for robots.txt while its record is fresh.
+//
+// A server that does not speak Redis's protocol ends every call with an
+// error wrapping [ErrNotRedis] at once; Run's ctx ends any wait for Redis.
+// [Fleet].Politeness lets crawls with separate frontiers pace each host
+// once, together.
 //
 // When Redis cannot be reached, nothing runs at full speed and nothing is
 // lost: with [Pause] (the default) requests are deferred and sent again
@@ -54,7 +70,8 @@
 // reply keeps its effect exactly once. [Fleet].OnDown tells when Redis
 // stops and starts answering.
 //
-// All keys start with the prefix; keys of one host or origin share a hash
-// tag, and so do the crawl's list, visited set and member sets, so every
-// script touches one slot of a Redis Cluster.
+// All keys start with the prefix (robots.txt and pacing with the
+// politeness namespace); keys of one host or origin share a hash tag, and
+// so do the keys of one frontier shard, so every script touches one slot
+// of a Redis Cluster. New accepts any go-redis UniversalClient.
 package redisstore

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"github.com/gocolly/colly/v2"
 	whatwg "github.com/nlnwa/whatwg-url/url"
 	"github.com/redis/go-redis/v9"
+
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
 // DefaultPrefix starts every key a Fleet writes when Fleet.Prefix is empty.
@@ -45,18 +48,20 @@ const (
 // Prefix; see the package documentation for how to wire it to a Guard and
 // a collector.
 //
-// Every key it writes starts with Prefix and has a TTL: a host's pacing
-// state lives 10 minutes past its schedule and pause, a robots.txt record
-// a week past its expiry (31 days while its origin fails), the queue and
-// the visited set 30 days past their last write (Clear removes them at
-// once). Keys of one host or origin share a hash tag, so each script
-// touches one Redis Cluster slot.
+// Every key it writes starts with Prefix (robots.txt records and pacing
+// with Politeness) and has a TTL: a host's pacing state lives 10 minutes
+// past its schedule and pause, a robots.txt record a week past its expiry
+// (31 days while its origin fails), the frontier and the visited set 30
+// days past their last write (Clear removes them at once). Keys of one
+// host or origin share a hash tag, and so do the keys of one frontier
+// shard, so each script touches one Redis Cluster slot.
 //
 // Set the fields before the first use; a Fleet is safe for concurrent use
 // by multiple goroutines after that. Close ends its background work.
 type Fleet struct {
-	// Prefix starts every key; crawls with different prefixes share
-	// nothing. If empty, DefaultPrefix.
+	// Prefix starts every key: it names the crawl. Crawls with different
+	// prefixes share nothing, unless they name the same Politeness. If
+	// empty, DefaultPrefix.
 	Prefix string
 
 	// WhenDown says what happens while Redis cannot be reached: Pause (the
@@ -89,9 +94,23 @@ type Fleet struct {
 	// 30 s timeout and some).
 	LeaseWait time.Duration
 
-	// MaxQueue is the most requests the shared queue holds; AddRequest
-	// returns colly.ErrQueueFull beyond it. If zero, 10,000,000.
+	// MaxQueue is the most distinct requests the shared queue holds
+	// (duplicates are dropped, not counted); AddRequest returns
+	// colly.ErrQueueFull beyond it. Each shard holds its share. If zero,
+	// 10,000,000.
 	MaxQueue int
+
+	// Politeness names the namespace of the robots.txt records and of
+	// each host's pacing: crawls of one agent with different Prefixes (two
+	// frontiers) and the same Politeness pace each host once, together.
+	// If empty, Prefix.
+	Politeness string
+
+	// Shards is the number of parts the frontier is split into, each in
+	// one Redis Cluster slot (a host's requests stay in one part). If
+	// zero, 1 over a single Redis and 16 over a *redis.ClusterClient.
+	// Every member of a crawl must use the same value.
+	Shards int
 
 	// Now returns the current time, for robots.txt expiry. If nil,
 	// time.Now. Pacing never reads it: it runs on Redis's clock.
@@ -121,10 +140,13 @@ type Fleet struct {
 	pacer   *pacer
 	storage *Storage
 	queue   *Queue
+
+	front frontier // this member's side of the frontier
+	guard atomic.Pointer[robotsmw.Guard]
 }
 
-// New returns a Fleet over client. client may be a *redis.Client, a
-// *redis.ClusterClient or a failover client.
+// New returns a Fleet over client: any go-redis UniversalClient (a
+// *redis.Client, a *redis.ClusterClient, a failover or ring client).
 func New(client redis.UniversalClient) *Fleet {
 	return &Fleet{client: client}
 }
@@ -140,6 +162,7 @@ func (f *Fleet) init() {
 		f.pacer = newPacer(f)
 		f.storage = &Storage{f: f}
 		f.queue = &Queue{f: f}
+		f.front.init(f)
 	})
 }
 
@@ -177,9 +200,23 @@ var ErrClosed = errors.New("redisstore: fleet closed")
 
 // key returns the key named by parts, under the prefix.
 func (f *Fleet) key(parts ...string) string {
-	p := f.Prefix
+	return f.prefix() + ":" + strings.Join(parts, ":")
+}
+
+// prefix returns the crawl's prefix.
+func (f *Fleet) prefix() string {
+	if f.Prefix == "" {
+		return DefaultPrefix
+	}
+	return f.Prefix
+}
+
+// politeKey returns the key named by parts in the politeness namespace
+// (robots.txt records and pacing).
+func (f *Fleet) politeKey(parts ...string) string {
+	p := f.Politeness
 	if p == "" {
-		p = DefaultPrefix
+		p = f.prefix()
 	}
 	return p + ":" + strings.Join(parts, ":")
 }
@@ -195,10 +232,34 @@ func (f *Fleet) now() time.Time {
 	return time.Now()
 }
 
+// ErrNotRedis is wrapped by the error of a call whose reply was not
+// Redis's protocol: the address is some other server. It is not an
+// outage, so nothing waits for it.
+var ErrNotRedis = errors.New("redisstore: the server does not speak the Redis protocol")
+
+// isProtocol reports whether err is go-redis failing to read a reply: the
+// server is not Redis (or not a version that speaks RESP).
+func isProtocol(err error) bool {
+	if err == nil {
+		return false
+	}
+	var re redis.Error
+	if errors.As(err, &re) {
+		return false
+	}
+	m := err.Error()
+	for _, p := range []string{"redis: can't parse", "redis: invalid reply", "redis: invalid line", "redis: got ", "redis: the length of the array"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // isDown reports whether err means that Redis could not be reached or
 // cannot serve now, rather than that it answered.
 func isDown(err error) bool {
-	if err == nil || errors.Is(err, redis.Nil) ||
+	if err == nil || errors.Is(err, redis.Nil) || isProtocol(err) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false // the caller gave up, Redis did not
 	}
@@ -258,21 +319,44 @@ const (
 	retryMax = 5 * time.Second
 )
 
+// try runs fn once, and returns its error, wrapping ErrNotRedis if the
+// reply was not Redis's protocol.
+func (f *Fleet) try(ctx context.Context, fn func(ctx context.Context) error) error {
+	f.init()
+	err := fn(ctx)
+	f.seen(err)
+	if isProtocol(err) {
+		return fmt.Errorf("%w: %w", ErrNotRedis, err)
+	}
+	return err
+}
+
 // wait runs fn until Redis answers it, sleeping between tries (retryMin
-// doubling to retryMax), and returns its error once Redis answered, or
-// ErrClosed if the Fleet is closed meanwhile.
-func (f *Fleet) wait(fn func(ctx context.Context) error) error {
+// doubling to retryMax), and returns its error once Redis answered. It
+// gives up with ErrClosed if the Fleet is closed meanwhile, and with
+// ctx's error when ctx ends. A reply that is not Redis's protocol ends
+// it at once with an error wrapping ErrNotRedis.
+func (f *Fleet) wait(ctx context.Context, fn func(ctx context.Context) error) error {
 	f.init()
 	d := retryMin
 	for {
-		err := fn(context.Background())
+		err := fn(ctx)
 		f.seen(err)
+		if isProtocol(err) {
+			return fmt.Errorf("%w: %w", ErrNotRedis, err)
+		}
 		if !isDown(err) {
 			return err
+		}
+		if ctx.Err() != nil {
+			return errors.Join(context.Cause(ctx), err)
 		}
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return errors.Join(context.Cause(ctx), err)
 		case <-f.closed:
 			t.Stop()
 			return errors.Join(ErrClosed, err)

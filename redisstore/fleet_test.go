@@ -16,6 +16,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"github.com/gocolly/colly/v2/queue"
+	"github.com/redis/go-redis/v9"
 	"golang.org/x/time/rate"
 
 	"github.com/robotsmw/robotsmw/internal/redistest"
@@ -114,8 +115,8 @@ type crawler struct {
 	downs atomic.Int64
 }
 
-func newMember(t *testing.T, srv *redistest.Server, prefix string, r rate.Limit) *crawler {
-	m := &crawler{t: t, fleet: New(srv.Client())}
+func newMember(t *testing.T, client redis.UniversalClient, prefix string, r rate.Limit) *crawler {
+	m := &crawler{t: t, fleet: New(client)}
 	m.fleet.Prefix = prefix
 	m.fleet.OnDown = func(err error) {
 		if err != nil {
@@ -161,7 +162,7 @@ func (m *crawler) crawl(ctx context.Context, start string) error {
 }
 
 // runFleet crawls site with n members and returns them once all are done.
-func runFleet(t *testing.T, srv *redistest.Server, site *fleetSite, n int, r rate.Limit) []*crawler {
+func runFleet(t *testing.T, newClient func() redis.UniversalClient, site *fleetSite, n int, r rate.Limit) []*crawler {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -170,7 +171,7 @@ func runFleet(t *testing.T, srv *redistest.Server, site *fleetSite, n int, r rat
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range ms {
-		ms[i] = newMember(t, srv, prefix, r)
+		ms[i] = newMember(t, newClient(), prefix, r)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -216,10 +217,15 @@ func checkOnce(t *testing.T, site *fleetSite, hits []fleetHit) {
 // more than the rate in any second, and one member's 503 + Retry-After
 // pauses them all.
 func TestFleetCrawlsAsOne(t *testing.T) {
-	srv := redistest.Start(t)
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) { testFleetCrawlsAsOne(t, b.start(t)) })
+	}
+}
+
+func testFleetCrawlsAsOne(t *testing.T, newClient func() redis.UniversalClient) {
 	site := newFleetSite(t, 40)
 	const perSecond = 10
-	ms := runFleet(t, srv, site, 3, perSecond)
+	ms := runFleet(t, newClient, site, 3, perSecond)
 	hits := site.log()
 	checkOnce(t, site, hits)
 	if got := busiest(hits); got > perSecond {
@@ -271,7 +277,7 @@ func TestFleetSurvivesRedisOutage(t *testing.T) {
 		outage[1] = time.Now()
 		srv.Restart()
 	}()
-	ms := runFleet(t, srv, site, 3, perSecond)
+	ms := runFleet(t, func() redis.UniversalClient { return srv.Client() }, site, 3, perSecond)
 	<-done
 	hits := site.log()
 	checkOnce(t, site, hits)

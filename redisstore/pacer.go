@@ -135,9 +135,9 @@ func (f *Fleet) Pacer() robotsmw.Pacer {
 	return f.pacer
 }
 
-func (p *pacer) key(host string) []string { return []string{p.f.key("pace", tag(host))} }
+func (p *pacer) key(host string) []string { return []string{p.f.politeKey("pace", tag(host))} }
 
-func (p *pacer) channel() string { return p.f.key("pace", "events") }
+func (p *pacer) channel() string { return p.f.politeKey("pace", "events") }
 
 func us(d time.Duration) int64 { return d.Microseconds() }
 
@@ -314,4 +314,5 @@ func (p *pacer) close() {
 func (f *Fleet) Attach(g *robotsmw.Guard) {
 	g.RobotsStore = f.Robots()
 	g.Pacer = f.Pacer()
+	f.guard.Store(g) // issue 22: the frontier's host gap follows g.Rate
 }

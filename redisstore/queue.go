@@ -1,81 +1,52 @@
 package redisstore
 
 import (
-	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/url"
+	"strconv"
+	"strings"
 	"sync/atomic"
+	"time"
+	"unicode/utf8"
 
 	"github.com/gocolly/colly/v2"
-	"github.com/redis/go-redis/v9"
 )
 
 // defaultMaxQueue is the capacity of the shared queue when
 // Fleet.MaxQueue is zero.
 const defaultMaxQueue = 10_000_000
 
-// queueAdd pushes ARGV[1] onto the list KEYS[1] unless it already holds
-// ARGV[2] entries, and keeps the list ARGV[3] ms: 1 if pushed, 0 if full.
-var queueAdd = redis.NewScript(`
-if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[2]) then
-	return 0
-end
-redis.call('LPUSH', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
-`)
+// popWaitMax bounds one wait of GetRequest for a host to be ready, so
+// that it sees new requests and a stopping Run.
+const popWaitMax = 250 * time.Millisecond
 
-// queuePop pops the oldest request of the list KEYS[1] that is not in
-// the visited hash KEYS[4] for the call ARGV[2] of member ARGV[1], keeps
-// it in the member's held hash KEYS[3] (and the member in the holders set
-// KEYS[5]) for ARGV[3] ms, and in the hash KEYS[2] under the member,
-// after the call's token and a newline, until the member's next pop: a
-// call tried again because its reply was lost gets the same request, not
-// the next one. Requests already visited are dropped, at most 100 a call;
-// "" means ask again.
-var queuePop = redis.NewScript(`
-local token = ARGV[2] .. '\n'
-local last = redis.call('HGET', KEYS[2], ARGV[1])
-if last and string.sub(last, 1, #token) == token then
-	return string.sub(last, #token + 1)
-end
-for i = 1, 100 do
-	local v = redis.call('RPOP', KEYS[1])
-	if not v then
-		redis.call('HDEL', KEYS[2], ARGV[1])
-		return false
-	end
-	local id = string.sub(v, 1, 8)
-	if redis.call('HEXISTS', KEYS[4], id) == 0 then
-		redis.call('HSET', KEYS[3], id, v)
-		redis.call('PEXPIRE', KEYS[3], ARGV[3])
-		redis.call('SADD', KEYS[5], ARGV[1])
-		redis.call('PEXPIRE', KEYS[5], ARGV[3])
-		redis.call('HSET', KEYS[2], ARGV[1], token .. v)
-		redis.call('PEXPIRE', KEYS[2], 86400000)
-		return v
-	end
-end
-return ''
-`)
-
-// A Queue is colly's queue.Storage kept in the fleet's Redis: one list
-// that every member pushes requests onto and pops them from, first in,
-// first out. Get it from Fleet.Queue, pass it to queue.New, and run the
-// queue with Fleet.Run, which tells when the whole fleet's work is done;
-// the zero value is not usable.
+// A Queue is colly's queue.Storage kept in the fleet's Redis: the shared
+// frontier, a queue per host and a sorted set of hosts by the time each
+// may go next (see frontier.go). Get it from Fleet.Queue, pass it to
+// queue.New, and run the queue with Fleet.Run, which tells when the whole
+// fleet's work is done; the zero value is not usable.
 //
-// Every call waits while Redis cannot be reached (see Fleet.OnDown), so a
-// request is never dropped and colly's queue loop pauses rather than
-// ends; a call gives up with ErrClosed when the Fleet is closed. A pop
-// whose reply was lost as the connection broke gets the same request when
-// it is tried again; a push whose reply was lost may push the request
-// twice (the visited set drops the second).
+// Requests are deduplicated as they are added: a request (colly's id:
+// its URL, normalised as colly does, and body) is queued once per crawl,
+// however many members add it, in the same atomic step that pushes it.
+// MaxQueue counts requests queued, not duplicates. A request popped is
+// held under a lease that the member's heartbeat renews; if the member
+// dies, any other member gives it back to the front of its host's queue
+// within two TTLs. GetRequest takes the front request of a host that may
+// go now, waiting (a quarter second at a time) when every host with
+// requests is pacing. A host's requests go by level, then in the order
+// they came: the level is the request's priority (PriorityKey in its
+// colly Ctx), or its depth, so each host is crawled breadth first; a
+// request given back by a dead member, or added with AddFront, goes
+// before the others of its level.
 //
-// A request popped is held under this member's name until it ends (see
-// held.go), so that the fleet gets it back if the member dies; pop only
-// through Fleet.Run, which registers the member: one that is not
-// registered counts as dead. Requests already visited are dropped as they
-// are popped.
+// During a Run, requests added (FollowLinks's links) are sent with the
+// end of the page that found them, in one round trip; outside a Run each
+// is sent at once. Calls wait while Redis cannot be reached (see
+// Fleet.OnDown), up to Run's ctx or Close, and stop with an error
+// wrapping ErrCrawlLost if the crawl's state in Redis is gone.
 //
 // A Queue is safe for concurrent use by multiple goroutines.
 type Queue struct {
@@ -102,72 +73,279 @@ func (f *Fleet) Queue() *Queue {
 // Redis connection.
 func (q *Queue) Init() error { return nil }
 
-// AddRequest implements queue.Storage: it appends a serialised request
-// to the shared queue, or returns colly.ErrQueueFull if the queue holds
-// Fleet.MaxQueue requests.
+// AddRequest implements queue.Storage: it adds a serialised request to
+// the shared frontier unless the crawl has seen it already (then it does
+// nothing), or returns colly.ErrQueueFull if the fleet queues
+// Fleet.MaxQueue requests (as last seen; the shard's script has the last
+// word, and counts what it refuses in Stats).
 func (q *Queue) AddRequest(r []byte) error {
-	limit := q.f.MaxQueue
-	if limit <= 0 {
-		limit = defaultMaxQueue
-	}
-	var pushed int64
-	err := q.f.wait(func(ctx context.Context) error {
-		var err error
-		pushed, err = queueAdd.Run(ctx, q.f.client, []string{q.f.crawlKey("queue")}, q.f.item(r), limit, crawlKeep.Milliseconds()).Int64()
+	return q.add(r, false)
+}
+
+// AddFront is AddRequest at the front of the request's host's queue: it
+// goes before the host's other requests.
+func (q *Queue) AddFront(r []byte) error {
+	return q.add(r, true)
+}
+
+func (q *Queue) add(r []byte, front bool) error {
+	f := q.f
+	fr := &f.front
+	if err := fr.failed(); err != nil {
 		return err
-	})
+	}
+	a, err := f.encode(r)
 	if err != nil {
 		return err
 	}
-	if pushed == 0 {
+	a.front = front
+	limit := f.MaxQueue
+	if limit <= 0 {
+		limit = defaultMaxQueue
+	}
+	var queued int64
+	for i := range fr.pending {
+		queued += fr.pending[i].Load()
+	}
+	fr.mu.Lock()
+	queued += int64(len(fr.adds))
+	if queued >= int64(limit) {
+		fr.mu.Unlock()
 		return colly.ErrQueueFull
 	}
-	return nil
+	fr.adds = append(fr.adds, a)
+	fr.mu.Unlock()
+	if q.running.Load() {
+		return nil // sent with the end of the page, or the next pop
+	}
+	return fr.commit(fr.ctx(), false)
 }
 
-// GetRequest implements queue.Storage: it removes the oldest request
-// from the shared queue and returns it, or returns nil and no error if
-// the queue is empty (or a Run of this Fleet is stopping).
+// GetRequest implements queue.Storage: it takes the front request of a
+// host that may go now and returns it, or returns nil and no error if the
+// shared queue is empty (or a Run of this Fleet is stopping).
 func (q *Queue) GetRequest() ([]byte, error) {
-	if q.halts.Load() > 0 {
-		return nil, nil
-	}
-	keys := []string{q.f.crawlKey("queue"), q.f.crawlKey("popped"), q.f.heldKey(q.f.id),
-		q.f.crawlKey("visited"), q.f.crawlKey("holders")}
+	f := q.f
+	fr := &f.front
+	ctx := fr.ctx()
+	n := len(fr.pending)
+	gap := f.hostGap()
 	for {
-		token := q.f.token()
-		var v string
-		err := q.f.wait(func(ctx context.Context) error {
-			var err error
-			v, err = queuePop.Run(ctx, q.f.client, keys, q.f.id, token, crawlKeep.Milliseconds()).Text()
-			if errors.Is(err, redis.Nil) {
-				v, err = "", redis.Nil
-			}
-			return err
-		})
-		switch {
-		case errors.Is(err, redis.Nil):
-			return nil, nil // empty
-		case err != nil:
-			return nil, err
-		case len(v) < 8:
-			continue // visited requests dropped; ask again
+		if q.halts.Load() > 0 || fr.failed() != nil || ctx.Err() != nil {
+			q.empty()
+			return nil, fr.failed()
 		}
-		return marked([]byte(v[8:]), v[:8]), nil
+		start := int(fr.next.Add(1))
+		wait := int64(-1)
+		for k := 0; k < n; k++ {
+			i := (start + k) % n
+			if n > 1 && fr.pending[i].Load() == 0 {
+				continue
+			}
+			p, err := fr.pop(ctx, i, gap)
+			if err != nil {
+				q.empty()
+				return nil, err
+			}
+			if p.entry != "" {
+				r, err := f.decode(p.entry)
+				if err != nil {
+					return nil, err
+				}
+				return r, nil
+			}
+			if p.wait >= 0 && (wait < 0 || p.wait < wait) {
+				wait = p.wait
+			}
+		}
+		if fr.waiting() {
+			// Links added outside a page's end: send them, then look
+			// again. (A page's links go with its end.)
+			if err := fr.commit(ctx, false); err != nil {
+				q.empty()
+				return nil, err
+			}
+			continue
+		}
+		if wait < 0 {
+			q.empty()
+			return nil, nil
+		}
+		t := time.NewTimer(min(time.Duration(wait+1)*time.Millisecond, popWaitMax))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		case <-f.closed:
+			t.Stop()
+			q.empty()
+			return nil, ErrClosed
+		}
+	}
+}
+
+// empty sets the known queue size to zero, so that colly's loop stops
+// asking for requests that GetRequest does not return.
+func (q *Queue) empty() {
+	for i := range q.f.front.pending {
+		q.f.front.pending[i].Store(0)
 	}
 }
 
 // QueueSize implements queue.Storage: it returns the number of requests
-// in the shared queue, or 0 while a Run of this Fleet is stopping.
+// queued in the fleet as this member last saw it (each pop and each
+// commit tells), without asking Redis, or 0 while a Run of this Fleet is
+// stopping.
 func (q *Queue) QueueSize() (int, error) {
+	fr := &q.f.front
 	if q.halts.Load() > 0 {
 		return 0, nil
 	}
+	if err := fr.failed(); err != nil {
+		return 0, err
+	}
 	var n int64
-	err := q.f.wait(func(ctx context.Context) error {
-		var err error
-		n, err = q.f.client.LLen(ctx, q.f.crawlKey("queue")).Result()
-		return err
-	})
-	return int(n), err
+	for i := range fr.pending {
+		n += max(fr.pending[i].Load(), 0)
+	}
+	fr.mu.Lock()
+	n += int64(len(fr.adds))
+	fr.mu.Unlock()
+	return int(n), nil
+}
+
+// hostGap returns how long a host waits after a pop before its next
+// request is popped: its interval under the Guard's Rate, as a hint (the
+// Pacer has the last word).
+func (f *Fleet) hostGap() time.Duration {
+	g := f.guard.Load()
+	if g == nil || g.Rate <= 0 || float64(g.Rate) > 1e6 {
+		return 0
+	}
+	return time.Duration(float64(time.Second) / float64(g.Rate))
+}
+
+// colly's serialised request, for the fields the fleet reads and writes.
+type serialRequest struct {
+	URL     string
+	Method  string
+	Depth   int
+	Body    []byte         `json:",omitempty"`
+	ID      uint32         `json:",omitempty"`
+	Ctx     map[string]any `json:",omitempty"`
+	Headers map[string][]string
+	Host    string `json:",omitempty"`
+}
+
+// ctxLease is the colly Ctx key under which a popped request carries its
+// lease ("HOST\nITEM"), so that its end can be told to the fleet.
+const ctxLease = "robotsmw.fleet.lease"
+
+// PriorityKey is the colly Ctx key of a request's priority in the shared
+// frontier: 0 (first) to 15 (last), among the requests of its host. A
+// request without one has its depth as its priority (15 beyond), so each
+// host's requests go breadth first.
+const PriorityKey = "robotsmw.priority"
+
+// encode returns the add of serialised request r. Its item starts with
+// its level (one hex digit: its priority, or its depth). A plain GET (no
+// body, headers, context or host override) is kept compact: "h" or "s"
+// (http, https), its depth, a space, and its URL after the host; any
+// other request is "j" and its JSON.
+func (f *Fleet) encode(r []byte) (add, error) {
+	var s serialRequest
+	if err := json.Unmarshal(r, &s); err != nil {
+		return add{}, fmt.Errorf("redisstore: adding a request: not colly's serialised request: %w", err)
+	}
+	level := min(max(s.Depth, 0), 15)
+	if p, ok := s.Ctx[PriorityKey]; ok {
+		n, err := strconv.Atoi(fmt.Sprint(p))
+		if err != nil || n < 0 || n > 15 {
+			return add{}, fmt.Errorf("redisstore: adding a request: priority %v is not 0 to 15", p)
+		}
+		level = n
+		delete(s.Ctx, PriorityKey)
+		if r, err = json.Marshal(s); err != nil {
+			return add{}, err
+		}
+	}
+	lv := strconv.FormatInt(int64(level), 16)
+	u, err := url.Parse(s.URL)
+	if err != nil || u.Host == "" {
+		return add{}, fmt.Errorf("redisstore: adding a request: URL %q has no host", s.URL)
+	}
+	a := add{host: u.Host, id: f.requestID(s.URL, s.Body)}
+	a.shard = f.shardOf(a.host)
+	lead := u.Scheme + "://" + u.Host
+	plain := (s.Method == "" || s.Method == "GET") && len(s.Body) == 0 && len(s.Ctx) == 0 &&
+		len(s.Headers) == 0 && s.Host == "" && s.ID == 0 && s.Depth >= 0 &&
+		(u.Scheme == "http" || u.Scheme == "https") && strings.HasPrefix(s.URL, lead)
+	if plain {
+		kind := "h"
+		if u.Scheme == "https" {
+			kind = "s"
+		}
+		a.item = lv + kind + strconv.Itoa(s.Depth) + " " + s.URL[len(lead):]
+		return a, nil
+	}
+	a.item = lv + "j" + string(r)
+	if !utf8.ValidString(a.item) || !utf8.ValidString(a.host) {
+		return add{}, fmt.Errorf("redisstore: adding a request: not valid UTF-8: %q", r)
+	}
+	return a, nil
+}
+
+// decode returns the serialised request of a popped entry ("HOST\nITEM"),
+// with the entry in its Ctx, and records that the member holds it.
+func (f *Fleet) decode(entry string) ([]byte, error) {
+	host, item, ok := strings.Cut(entry, "\n")
+	if !ok || len(item) < 2 || host == "" || !utf8.ValidString(entry) || !strings.Contains("0123456789abcdef", item[:1]) {
+		return nil, fmt.Errorf("redisstore: damaged queue entry %q", entry)
+	}
+	item = item[1:] // the level
+	var s serialRequest
+	switch item[0] {
+	case 'h', 's':
+		d, rest, ok := strings.Cut(item[1:], " ")
+		depth, err := strconv.Atoi(d)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("redisstore: damaged queue entry %q", entry)
+		}
+		scheme := "http"
+		if item[0] == 's' {
+			scheme = "https"
+		}
+		s = serialRequest{URL: scheme + "://" + host + rest, Method: "GET", Depth: depth}
+	case 'j':
+		if err := json.Unmarshal([]byte(item[1:]), &s); err != nil {
+			return nil, fmt.Errorf("redisstore: damaged queue entry %q: %w", entry, err)
+		}
+	default:
+		return nil, fmt.Errorf("redisstore: damaged queue entry %q", entry)
+	}
+	if s.Ctx == nil {
+		s.Ctx = map[string]any{}
+	}
+	s.Ctx[ctxLease] = entry
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	f.front.hold(entry, f.shardOf(host), f.requestID(s.URL, s.Body))
+	return b, nil
+}
+
+// requestID returns colly's id of a request of u with body: FNV-64a of
+// the URL as colly's WHATWG parser writes it, then the body (requestHash
+// in colly.go), so that colly's visited check and the frontier name a
+// request alike. TestRequestIDMatchesColly checks it against colly.
+func (f *Fleet) requestID(u string, body []byte) uint64 {
+	h := fnv.New64a()
+	if p, err := f.urls.Parse(u); err == nil {
+		h.Write([]byte(p.String()))
+	} else {
+		h.Write([]byte(u))
+	}
+	h.Write(body)
+	return h.Sum64()
 }

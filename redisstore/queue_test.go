@@ -1,15 +1,50 @@
 package redisstore
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gocolly/colly/v2"
+
 	"github.com/robotsmw/robotsmw/internal/redistest"
 )
 
-func TestQueueOrder(t *testing.T) {
+// serial returns colly's serialised GET of u at depth 1, as FollowLinks
+// queues it.
+func serial(t testing.TB, u string) []byte {
+	t.Helper()
+	r, err := http.NewRequest("GET", u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := (&colly.Request{URL: r.URL, Method: "GET", Depth: 1}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// urlOf returns the URL of a serialised request, "" for nil.
+func urlOf(t testing.TB, r []byte) string {
+	t.Helper()
+	if r == nil {
+		return ""
+	}
+	var s serialRequest
+	if err := json.Unmarshal(r, &s); err != nil {
+		t.Fatalf("popped request %q: %v", r, err)
+	}
+	return s.URL
+}
+
+func TestQueueDedupeAndOrder(t *testing.T) {
 	srv := redistest.Start(t)
 	a := testFleet(t, srv).Queue()
 	b := testFleet(t, srv).Queue()
@@ -17,33 +52,77 @@ func TestQueueOrder(t *testing.T) {
 	if r, err := b.GetRequest(); r != nil || err != nil {
 		t.Errorf("GetRequest() on an empty queue = %q, %v, want nil, nil", r, err)
 	}
-	for i, r := range []string{"first", "second", "third"} {
+	adds := []string{"http://x.test/1", "http://y.test/1", "http://x.test/2", "http://x.test/1", "http://x.test/1#frag", "http://y.test/1"}
+	for i, u := range adds {
 		q := a
 		if i%2 == 1 {
 			q = b
 		}
-		if err := q.AddRequest([]byte(r)); err != nil {
-			t.Fatalf("AddRequest(%q): %v", r, err)
+		if err := q.AddRequest(serial(t, u)); err != nil {
+			t.Fatalf("AddRequest(%q): %v", u, err)
 		}
 	}
-	if n, err := a.QueueSize(); n != 3 || err != nil {
-		t.Errorf("QueueSize() = %d, %v, want 3, nil", n, err)
+	st, err := a.f.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Both members pop from the one queue, oldest first.
-	for i, want := range []string{"first", "second", "third"} {
-		q := b
-		if i%2 == 1 {
-			q = a
+	// x.test/1#frag is another URL to colly (its id includes the
+	// fragment); the two repeats are dropped at enqueue.
+	if st.Queued != 4 || st.Duplicates != 2 {
+		t.Errorf("Stats after 6 adds = queued %d, duplicates %d; want 4, 2", st.Queued, st.Duplicates)
+	}
+	// Each host's requests come in order; every host is ready at once.
+	var got []string
+	for i := 0; i < 4; i++ {
+		r, err := a.GetRequest()
+		if err != nil {
+			t.Fatalf("GetRequest() #%d: %v", i+1, err)
 		}
-		if r, err := q.GetRequest(); string(r) != want || err != nil {
-			t.Errorf("GetRequest() #%d = %q, %v, want %q, nil", i+1, r, err, want)
+		got = append(got, urlOf(t, r))
+	}
+	var xs []string
+	for _, u := range got {
+		if strings.HasPrefix(u, "http://x.test/") {
+			xs = append(xs, u)
 		}
 	}
-	if r, err := a.GetRequest(); r != nil || err != nil {
+	if strings.Join(xs, " ") != "http://x.test/1 http://x.test/2 http://x.test/1#frag" {
+		t.Errorf("GetRequest() order of x.test = %v, want the order added", xs)
+	}
+	if r, err := b.GetRequest(); r != nil || err != nil {
 		t.Errorf("GetRequest() on the drained queue = %q, %v, want nil, nil", r, err)
 	}
+	if err := a.AddRequest(serial(t, "http://x.test/2")); err != nil {
+		t.Fatal(err)
+	}
 	if n, err := b.QueueSize(); n != 0 || err != nil {
-		t.Errorf("QueueSize() on the drained queue = %d, %v, want 0, nil", n, err)
+		t.Errorf("QueueSize() after a popped URL was added again = %d, %v, want 0, nil", n, err)
+	}
+}
+
+// TestQueueHostReady checks that a host is popped at most once per gap:
+// GetRequest returns another host's request, or waits.
+func TestQueueHostReady(t *testing.T) {
+	srv := redistest.Start(t)
+	f := testFleet(t, srv)
+	q := f.Queue()
+	ctx := context.Background()
+	for _, u := range []string{"http://x.test/1", "http://x.test/2", "http://y.test/1"} {
+		if err := q.AddRequest(serial(t, u)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p1, err := f.front.pop(ctx, 0, time.Hour)
+	if err != nil || p1.entry != "x.test\n1h1 /1" {
+		t.Fatalf("pop() = %+v, %v; want x.test/1", p1, err)
+	}
+	p2, err := f.front.pop(ctx, 0, time.Hour)
+	if err != nil || p2.entry != "y.test\n1h1 /1" {
+		t.Fatalf("pop() = %+v, %v; want y.test/1 (x.test waits an hour)", p2, err)
+	}
+	p3, err := f.front.pop(ctx, 0, time.Hour)
+	if err != nil || p3.entry != "" || p3.wait < 59*60*1000 {
+		t.Fatalf("pop() = %+v, %v; want nothing, wait about an hour", p3, err)
 	}
 }
 
@@ -58,12 +137,13 @@ func TestQueueFull(t *testing.T) {
 		add     string // AddRequest(add), or GetRequest if ""
 		wantErr error
 	}{
-		{add: "a"},
-		{add: "b"},
-		{add: "c", wantErr: colly.ErrQueueFull},
+		{add: "http://a.test/a"},
+		{add: "http://a.test/a"}, // a duplicate does not count
+		{add: "http://a.test/b"},
+		{add: "http://a.test/c", wantErr: colly.ErrQueueFull},
 		{},
-		{add: "d"},
-		{add: "e", wantErr: colly.ErrQueueFull},
+		{add: "http://a.test/d"},
+		{add: "http://a.test/e", wantErr: colly.ErrQueueFull},
 	} {
 		if tt.add == "" {
 			if _, err := q.GetRequest(); err != nil {
@@ -71,13 +151,13 @@ func TestQueueFull(t *testing.T) {
 			}
 			continue
 		}
-		if err := q.AddRequest([]byte(tt.add)); !errors.Is(err, tt.wantErr) {
+		if err := q.AddRequest(serial(t, tt.add)); !errors.Is(err, tt.wantErr) {
 			t.Errorf("AddRequest(%q) with MaxQueue 2 = %v, want %v", tt.add, err, tt.wantErr)
 		}
 	}
-	for _, want := range []string{"b", "d"} {
-		if r, err := q.GetRequest(); string(r) != want || err != nil {
-			t.Errorf("GetRequest() = %q, %v, want %q, nil", r, err, want)
+	for _, want := range []string{"http://a.test/b", "http://a.test/d"} {
+		if r, err := q.GetRequest(); urlOf(t, r) != want || err != nil {
+			t.Errorf("GetRequest() = %q, %v, want %q, nil", urlOf(t, r), err, want)
 		}
 	}
 }
@@ -118,8 +198,7 @@ func TestQueueOutage(t *testing.T) {
 		call string
 		run  func(f *Fleet) error
 	}{
-		{"AddRequest", func(f *Fleet) error { return f.Queue().AddRequest([]byte("r")) }},
-		{"QueueSize", func(f *Fleet) error { _, err := f.Queue().QueueSize(); return err }},
+		{"AddRequest", func(f *Fleet) error { return f.Queue().AddRequest(serial(t, "http://a.test/")) }},
 		{"GetRequest", func(f *Fleet) error { _, err := f.Queue().GetRequest(); return err }},
 		{"IsVisited", func(f *Fleet) error { _, err := f.Storage().IsVisited(1); return err }},
 		{"Visited", func(f *Fleet) error { return f.Storage().Visited(1) }},
@@ -129,8 +208,8 @@ func TestQueueOutage(t *testing.T) {
 			srv := redistest.Start(t)
 			f := testFleet(t, srv)
 			d := newDownRecorder(f)
-			if _, err := f.Queue().QueueSize(); err != nil { // connects
-				t.Fatalf("QueueSize(): %v", err)
+			if _, err := f.Epoch(context.Background()); err != nil { // connects
+				t.Fatalf("Epoch(): %v", err)
 			}
 
 			srv.Stop()
@@ -160,13 +239,13 @@ func TestQueueOutageClosed(t *testing.T) {
 	srv.Stop()
 	done := make(chan error, 1)
 	go func() {
-		_, err := f.Queue().QueueSize()
+		_, err := f.Queue().GetRequest()
 		done <- err
 	}()
 	<-d.down
 	f.Close()
 	if err := <-done; !errors.Is(err, ErrClosed) {
-		t.Errorf("QueueSize() with Redis down, after Close = %v, want ErrClosed", err)
+		t.Errorf("GetRequest() with Redis down, after Close = %v, want ErrClosed", err)
 	}
 }
 
@@ -178,21 +257,101 @@ func TestQueueOutageAdd(t *testing.T) {
 	f := testFleet(t, srv)
 	d := newDownRecorder(f)
 	q := f.Queue()
-	if err := q.AddRequest([]byte("before")); err != nil {
-		t.Fatalf("AddRequest(%q): %v", "before", err)
+	if err := q.AddRequest(serial(t, "http://a.test/before")); err != nil {
+		t.Fatal(err)
 	}
 	srv.Stop()
 	done := make(chan error, 1)
-	go func() { done <- q.AddRequest([]byte("during")) }()
+	go func() { done <- q.AddRequest(serial(t, "http://a.test/during")) }()
 	<-d.down
 	srv.Restart()
 	if err := <-done; err != nil {
-		t.Fatalf("AddRequest(%q) across an outage = %v, want nil", "during", err)
+		t.Fatalf("AddRequest across an outage = %v, want nil", err)
 	}
-	for _, want := range []string{"before", "during"} {
-		if r, err := q.GetRequest(); string(r) != want || err != nil {
-			t.Errorf("GetRequest() after the outage = %q, %v, want %q, nil", r, err, want)
+	for _, want := range []string{"http://a.test/before", "http://a.test/during"} {
+		if r, err := q.GetRequest(); urlOf(t, r) != want || err != nil {
+			t.Errorf("GetRequest() after the outage = %q, %v, want %q, nil", urlOf(t, r), err, want)
 		}
 	}
 	d.check(t, "AddRequest")
+}
+
+// TestNotRedis checks that a server that does not speak Redis ends every
+// call at once with ErrNotRedis, rather than being waited for as down.
+func TestNotRedis(t *testing.T) {
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer web.Close()
+	f := New(redisClient(strings.TrimPrefix(web.URL, "http://")))
+	defer f.Close()
+	for _, tt := range []struct {
+		call string
+		run  func() error
+	}{
+		{"AddRequest", func() error { return f.Queue().AddRequest(serial(t, "http://a.test/")) }},
+		{"GetRequest", func() error { _, err := f.Queue().GetRequest(); return err }},
+		{"Run", func() error { return runOnce(t, f) }},
+	} {
+		done := make(chan error, 1)
+		go func() { done <- tt.run() }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrNotRedis) {
+				t.Errorf("%s against an HTTP server = %v, want ErrNotRedis", tt.call, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s against an HTTP server still runs after 10 s", tt.call)
+		}
+	}
+}
+
+// TestQueuePriority checks the order of one host's requests: lower depth
+// first (breadth first), a request's own priority (PriorityKey) before
+// its depth, AddFront before the others of its level.
+func TestQueuePriority(t *testing.T) {
+	srv := redistest.Start(t)
+	f := testFleet(t, srv)
+	q := f.Queue()
+	add := func(u string, depth int, priority any, front bool) {
+		t.Helper()
+		r, _ := http.NewRequest("GET", u, nil)
+		ctx := colly.NewContext()
+		if priority != nil {
+			ctx.Put(PriorityKey, priority)
+		}
+		b, err := (&colly.Request{URL: r.URL, Method: "GET", Depth: depth, Ctx: ctx}).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if front {
+			err = q.AddFront(b)
+		} else {
+			err = q.AddRequest(b)
+		}
+		if err != nil {
+			t.Fatalf("adding %s: %v", u, err)
+		}
+	}
+	add("http://x.test/deep", 3, nil, false)
+	add("http://x.test/shallow", 1, nil, false)
+	add("http://x.test/shallow2", 1, nil, false)
+	add("http://x.test/urgent", 5, 0, false)
+	add("http://x.test/first", 1, nil, true)
+	var got []string
+	for range 5 {
+		r, err := q.GetRequest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.TrimPrefix(urlOf(t, r), "http://x.test/"))
+	}
+	if want := "urgent first shallow shallow2 deep"; strings.Join(got, " ") != want {
+		t.Errorf("GetRequest order = %v, want %s", got, want)
+	}
+	r, _ := http.NewRequest("GET", "http://x.test/bad", nil)
+	ctx := colly.NewContext()
+	ctx.Put(PriorityKey, 16)
+	b, _ := (&colly.Request{URL: r.URL, Method: "GET", Ctx: ctx}).Marshal()
+	if err := q.AddRequest(b); err == nil {
+		t.Error("AddRequest with priority 16 = nil, want an error")
+	}
 }

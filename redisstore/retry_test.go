@@ -14,31 +14,33 @@ func TestRetriedCallsAreIdempotent(t *testing.T) {
 	srv := redistest.Start(t)
 	f := New(srv.Client())
 	ctx := context.Background()
-	for _, r := range []string{"first", "second"} {
-		if err := f.Queue().AddRequest([]byte(r)); err != nil {
+	for _, u := range []string{"http://a.test/1", "http://a.test/2"} {
+		if err := f.Queue().AddRequest(serial(t, u)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	keys := []string{f.crawlKey("queue"), f.crawlKey("popped"), f.heldKey(f.ID()), f.crawlKey("visited"), f.crawlKey("holders")}
+	epoch, err := f.Epoch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	pop := func(token string) string {
-		v, err := queuePop.Run(ctx, f.client, keys, f.ID(), token, crawlKeep.Milliseconds()).Text()
-		if err != nil || len(v) < 8 {
-			t.Fatalf("pop(%q) = %q, %v", token, v, err)
+		args := append(f.front.tendArgs(0, epoch), token, 0, crawlKeep.Milliseconds())
+		v, err := popScript.Run(ctx, f.client, []string{f.meta(0)}, args...).Slice()
+		if err != nil || len(v) < 2 {
+			t.Fatalf("pop(%q) = %v, %v", token, v, err)
 		}
-		return v[8:] // after the request's id
+		s, _ := v[1].(string)
+		return s
 	}
-	if a, b := pop("t:1"), pop("t:1"); a != "first" || b != "first" {
-		t.Errorf("pop(t:1) twice = %q, %q; want the same request twice", a, b)
+	if a, b := pop("t:1"), pop("t:1"); a != "a.test\n1h1 /1" || b != a {
+		t.Errorf("pop(t:1) twice = %q, %q; want the first request twice", a, b)
 	}
-	if got := pop("t:12"); got != "second" {
+	if got := pop("t:12"); got != "a.test\n1h1 /2" {
 		t.Errorf("pop(t:12) = %q, want the next request (a token that extends another is another call)", got)
-	}
-	if n := f.client.LLen(ctx, keys[0]).Val(); n != 0 {
-		t.Errorf("queue holds %d after two pops, want 0", n)
 	}
 
 	claim := func(token string) int64 {
-		v, err := visitedClaim.Run(ctx, f.client, []string{f.crawlKey("visited"), f.heldKey(f.ID())}, visitedMember(42), token, crawlKeep.Milliseconds()).Int64()
+		v, err := visitedClaim.Run(ctx, f.client, []string{f.crawlKey("visited")}, visitedMember(42), token, crawlKeep.Milliseconds()).Int64()
 		if err != nil {
 			t.Fatalf("claim(%q): %v", token, err)
 		}

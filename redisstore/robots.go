@@ -142,8 +142,10 @@ func newRobotsStore(f *Fleet) *robotsStore {
 	return s
 }
 
-func (s *robotsStore) recordKey(origin string) string { return s.f.key("robots", tag(origin)) }
-func (s *robotsStore) lockKey(origin string) string   { return s.f.key("robots", tag(origin), "lock") }
+func (s *robotsStore) recordKey(origin string) string { return s.f.politeKey("robots", tag(origin)) }
+func (s *robotsStore) lockKey(origin string) string {
+	return s.f.politeKey("robots", tag(origin), "lock")
+}
 
 // Load implements policy.Store. A record kept in memory that has not
 // expired costs no round trip; otherwise the record is read from Redis,

@@ -9,14 +9,13 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"github.com/gocolly/colly/v2/queue"
-	"github.com/redis/go-redis/v9"
 )
 
 // Run's timing.
 const (
-	// memberTTL is how long a member counts as live (and, while it works,
-	// as busy) after its last heartbeat: a member that crashed stops
-	// holding up the fleet after it.
+	// memberTTL is how long a member's leases last after its last
+	// heartbeat or pop: the requests of a member that crashed go back to
+	// the others after it.
 	memberTTL = 15 * time.Second
 	// The heartbeat's period is a third of memberTTL; beatRetry replaces
 	// it after a heartbeat failed.
@@ -28,12 +27,6 @@ const (
 	idleMin = 200 * time.Millisecond
 	idleMax = 2 * time.Second
 )
-
-// runKeys returns the keys of runStep and runBeat.
-func (f *Fleet) runKeys() []string {
-	return []string{f.crawlKey("queue"), f.crawlKey("busy"), f.crawlKey("members"),
-		f.crawlKey("holders"), f.crawlKey("visited"), f.crawlKey("since")}
-}
 
 // memberTTL returns how long a member counts as live after a heartbeat:
 // memberTTL, or the test's.
@@ -48,140 +41,34 @@ func (f *Fleet) memberTTL() time.Duration {
 // overlaps.
 var errRunning = errors.New("redisstore: Run is already running on this fleet")
 
-// What runStep found.
-const (
-	stepDrained = 0 // the queue is empty and no member is busy
-	stepWork    = 1 // the queue has requests; this member is now busy
-	stepIdle    = 2 // the queue is empty but other members are busy
-)
-
-// luaRenew, at the start of runStep and runBeat, renews member ARGV[1]
-// in the live set KEYS[3] for ARGV[2] ms (ttl) of Redis's clock (now), and
-// records in the hash KEYS[6] since when it has been live without a gap:
-// a member whose registration had expired (a Redis outage, a pause)
-// starts again. Members silent for ten TTLs are forgotten; live counts
-// read the set from now on. It leaves the member's live-since in mine.
-const luaRenew = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local ttl = tonumber(ARGV[2])
-local old = tonumber(redis.call('ZSCORE', KEYS[3], ARGV[1]) or '0')
-if old < now then
-	redis.call('HSET', KEYS[6], ARGV[1], now)
-end
-local mine = tonumber(redis.call('HGET', KEYS[6], ARGV[1]) or tostring(now))
-redis.call('ZADD', KEYS[3], now + ttl, ARGV[1])
-for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - 10 * ttl)) do
-	redis.call('HDEL', KEYS[6], gone)
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 10 * ttl)
-redis.call('PEXPIRE', KEYS[3], 20 * ttl)
-redis.call('PEXPIRE', KEYS[6], 20 * ttl)
-local members = redis.call('ZCOUNT', KEYS[3], now, '+inf')
-`
-
-// runStep takes stock of the fleet for member ARGV[1], with the members'
-// TTL ARGV[2] in ms, everything on Redis's clock. KEYS[1] is the queue,
-// KEYS[2] the ZSET of busy members and KEYS[3] the ZSET of live members,
-// each scored by its expiry, KEYS[4] the set of members holding requests,
-// KEYS[5] the visited hash and KEYS[6] the members' live-since hash;
-// ARGV[3] starts the keys of held hashes.
-//
-// It renews the member (luaRenew), then gives back what dead members held
-// (see held.go). A member is dead when its registration expired at least
-// a TTL ago while this member was live (so Redis was up and it could have
-// renewed it); one no longer registered at all is dead once this member
-// has been live for two TTLs. After a Redis outage every registration
-// has expired, but nobody has been live since: nothing is taken back
-// until the members had the time to renew. Then it drops expired members
-// and the member itself from KEYS[2]; if the queue has requests, it marks
-// the member busy and returns stepWork, else stepDrained if no member is
-// busy and no silent member holds requests that may come back, else
-// stepIdle; and the number of live members.
-var runStep = redis.NewScript(luaRenew + `
-local waiting = false
-for _, d in ipairs(redis.call('SMEMBERS', KEYS[4])) do
-	if d ~= ARGV[1] then
-		local score = redis.call('ZSCORE', KEYS[3], d)
-		local dead
-		if score then
-			score = tonumber(score)
-			dead = score + ttl <= now and mine <= score
-		else
-			dead = mine + 2 * ttl <= now
-		end
-		if dead then
-			local hk = ARGV[3] .. d
-			for _, v in ipairs(redis.call('HVALS', hk)) do
-				local id = string.sub(v, 1, 8)
-				local owner = redis.call('HGET', KEYS[5], id)
-				if owner and string.sub(owner, 1, #d + 1) == d .. ':' then
-					redis.call('HDEL', KEYS[5], id)
-				end
-				redis.call('LPUSH', KEYS[1], v)
-			end
-			redis.call('DEL', hk)
-			redis.call('SREM', KEYS[4], d)
-		elseif not score or score < now then
-			-- Silent, not yet dead: what it holds may come back.
-			waiting = true
-		end
-	end
-end
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('LLEN', KEYS[1]) > 0 then
-	redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])
-	redis.call('PEXPIRE', KEYS[2], 2 * ttl)
-	return {1, members}
-end
-if redis.call('ZCARD', KEYS[2]) == 0 and not waiting then
-	return {0, members}
-end
-return {2, members}
-`)
-
-// runBeat renews member ARGV[1] (luaRenew) and, if ARGV[3] is "1", keeps
-// it in the busy set KEYS[2] for ARGV[2] ms of Redis's clock, and returns
-// the number of live members. Its keys are runStep's.
-var runBeat = redis.NewScript(luaRenew + `
-if ARGV[3] == '1' then
-	redis.call('ZADD', KEYS[2], now + ttl, ARGV[1])
-	redis.call('PEXPIRE', KEYS[2], 2 * ttl)
-end
-return members
-`)
-
 // Run runs colly's queue q with collector c until the fleet's shared
-// queue is drained: until the queue is empty and no live member of the
-// fleet is working on a request, which could add more. q must have been
-// made with queue.New over f.Queue(), and c should use f.Storage(), so
-// that each URL is fetched once by the whole fleet. It returns nil once
-// the fleet's work is done.
+// queue is drained: until no request is queued and no member holds one
+// (a page under way could add more). q must have been made with
+// queue.New over f.Queue(), and c should use f.Storage(). It returns nil
+// once the fleet's work is done.
 //
 // colly's Queue.Run alone returns as soon as the shared queue looks empty
 // to this member, even while other members are still fetching pages
 // whose links will fill it again. Run instead runs q whenever the queue
-// has requests (marking this member busy in Redis for as long), waits for
-// c's pending requests (c.Wait), and otherwise polls the queue, every
-// 200 ms to 2 s, until it is drained. Each member calls Run; every member
-// should add its seeds to the shared queue before calling it (the
-// visited set drops the duplicates), since a member that finds an empty
-// queue and an idle fleet returns at once.
+// has requests, waits for c's pending requests (c.Wait), and otherwise
+// polls the fleet, every 200 ms to 2 s, until it is drained. Each member
+// calls Run; every member may add its seeds to the shared queue before
+// calling it (the frontier drops the duplicates).
 //
-// While it runs, Run keeps this member in Redis's set of live members,
-// with a heartbeat every few seconds; a member that stops beating for 15
-// s no longer counts as live or busy. The number of live members sets the
+// While it runs, Run renews this member's leases with a heartbeat every
+// 5 s (a third of the 15 s TTL); a member silent for a TTL has its
+// requests given back to the others. The number of live members sets the
 // slow-down under Slow (Fleet.SlowFactor).
 //
-// If ctx ends, Run stops taking requests from the shared queue (the
-// rest stay there for the other members), waits for the requests under
-// way, and returns ctx.Err(). While Redis cannot be reached, Run and q
-// wait for it (see Fleet.OnDown), whatever ctx says; Close the Fleet to
-// give up, and Run returns an error wrapping ErrClosed. Run returns q's
-// error if q.Run fails.
-//
-// Run returns ErrClosed at once if the Fleet is closed.
+// Run stops with an error wrapping ErrCrawlLost (a *CrawlLostError) when
+// the crawl's state in Redis vanished or was replaced, and with one
+// wrapping ErrNotRedis when the server does not speak Redis's protocol.
+// While Redis cannot be reached, Run and q wait for it. If ctx ends,
+// during such a wait too, Run stops taking requests (the rest stay for
+// the other members, and what this member held goes back to the front of
+// its hosts' queues), waits for the requests under way, and returns
+// ctx.Err(). Close the Fleet to give up as well: Run then returns an
+// error wrapping ErrClosed, or ErrClosed at once if it was closed before.
 //
 // Run runs once at a time per Fleet (the Fleet is one member): a second
 // call while one runs returns an error at once. Do not run q elsewhere
@@ -197,52 +84,85 @@ func (f *Fleet) Run(ctx context.Context, q *queue.Queue, c *colly.Collector) err
 		return errRunning
 	}
 	defer f.queue.running.Store(false)
+	fr := &f.front
+	if err := fr.failed(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	fr.runCtx.Store(&ctx)
+	defer fr.runCtx.Store(nil)
 	f.watchEnds(c)
-	m := &member{f: f}
+
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		m.heartbeat(stop, f.memberTTL()/3)
+		f.heartbeat(ctx, cancel, stop, f.memberTTL()/3)
 	}()
 	defer func() {
 		close(stop)
 		wg.Wait()
-		m.leave()
+		fr.leave()
 	}()
 
 	idle := idleMin
 	for {
-		if err := ctx.Err(); err != nil {
+		if err := fr.failed(); err != nil {
 			return err
 		}
-		m.setBusy(false)
-		state, err := m.step()
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if err := fr.commit(ctx, false); err != nil {
+			return f.runErr(ctx, err)
+		}
+		st, err := fr.step(ctx)
 		if err != nil {
-			return err
+			return f.runErr(ctx, err)
 		}
-		switch state {
-		case stepDrained:
+		switch {
+		case st.pending == 0 && st.held == 0:
 			f.log(slog.LevelInfo, "fleet drained")
 			return nil
-		case stepIdle:
-			t := time.NewTimer(idle)
+		case st.pending == 0 || (st.wait > 0 && st.held > 0 && st.pending <= st.held):
+			// Others work (their pages may add requests), or every host
+			// with requests is pacing.
+			wait := idle
+			if st.pending > 0 && st.wait >= 0 {
+				wait = min(idle, time.Duration(st.wait+1)*time.Millisecond)
+			}
+			t := time.NewTimer(wait)
 			select {
 			case <-t.C:
 			case <-ctx.Done():
 				t.Stop()
-				return ctx.Err()
 			}
 			idle = min(2*idle, idleMax)
 			continue
 		}
 		idle = idleMin
-		m.setBusy(true)
-		if err := f.runQueue(ctx, q, c); err != nil {
-			return err
+		err = f.runQueue(ctx, q, c)
+		if err2 := f.dropOrphans(ctx); err == nil && err2 != nil {
+			err = err2
+		}
+		if err != nil {
+			return f.runErr(ctx, err)
 		}
 	}
+}
+
+// runErr returns the error that ends a Run: the member's fatal error, or
+// ctx's cause, or err.
+func (f *Fleet) runErr(ctx context.Context, err error) error {
+	if fatal := f.front.failed(); fatal != nil {
+		return fatal
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
 }
 
 // runQueue runs q until it finds the shared queue empty, waits for c's
@@ -276,44 +196,11 @@ func (f *Fleet) runQueue(ctx context.Context, q *queue.Queue, c *colly.Collector
 	return ctx.Err()
 }
 
-// A member is this Fleet's part in one Run.
-type member struct {
-	f *Fleet
-
-	// mu guards busy, and is held through a heartbeat, so that a
-	// heartbeat never marks the member busy again after Run released it.
-	mu   sync.Mutex
-	busy bool
-}
-
-func (m *member) setBusy(busy bool) {
-	m.mu.Lock()
-	m.busy = busy
-	m.mu.Unlock()
-}
-
-// step runs runStep, waiting for Redis.
-func (m *member) step() (int64, error) {
-	f := m.f
-	var res []int64
-	err := f.wait(func(ctx context.Context) error {
-		var err error
-		res, err = runStep.Run(ctx, f.client,
-			f.runKeys(), f.id, f.memberTTL().Milliseconds(), f.crawlKey("held:")).Int64Slice()
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	f.members.Store(res[1])
-	return res[0], nil
-}
-
-// heartbeat renews the member in the live set, and in the busy set while
-// it is busy, every period until stop is closed. A beat is tried once:
-// after a failure, the next one comes after beatRetry if that is sooner.
-func (m *member) heartbeat(stop <-chan struct{}, every time.Duration) {
-	f := m.f
+// heartbeat renews the member's leases on every shard every period until
+// stop is closed, and gives back dead members' requests. A beat is tried
+// once: after a failure, the next one comes after beatRetry if that is
+// sooner. A beat that finds the crawl lost ends the Run.
+func (f *Fleet) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, stop <-chan struct{}, every time.Duration) {
 	t := time.NewTimer(every)
 	defer t.Stop()
 	for {
@@ -322,41 +209,18 @@ func (m *member) heartbeat(stop <-chan struct{}, every time.Duration) {
 			return
 		case <-t.C:
 		}
-		m.mu.Lock()
-		busy := "0"
-		if m.busy {
-			busy = "1"
+		bctx, done := context.WithTimeout(ctx, beatTimeout)
+		_ = f.front.commit(bctx, true) // ends a skipped commit left
+		_, err := f.front.step(bctx)
+		done()
+		if fatal := f.front.failed(); fatal != nil {
+			cancel(fatal)
+			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), beatTimeout)
-		n, err := runBeat.Run(ctx, f.client, f.runKeys(), f.id, f.memberTTL().Milliseconds(), busy).Int64()
-		cancel()
-		m.mu.Unlock()
-		f.seen(err)
 		next := every
-		if err == nil {
-			f.members.Store(n)
-		} else {
+		if err != nil {
 			next = min(every, beatRetry)
 		}
 		t.Reset(next)
 	}
-}
-
-// leave removes the member from the live and busy sets, trying once: if
-// Redis cannot be reached, its entries expire on their own.
-func (m *member) leave() {
-	f := m.f
-	ctx, cancel := context.WithTimeout(context.Background(), beatTimeout)
-	defer cancel()
-	_, err := f.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZRem(ctx, f.crawlKey("busy"), f.id)
-		p.ZRem(ctx, f.crawlKey("members"), f.id)
-		p.HDel(ctx, f.crawlKey("since"), f.id)
-		// Every request this member took has ended (Run waited for c):
-		// what is left was refused by colly before any callback.
-		p.Del(ctx, f.heldKey(f.id))
-		p.SRem(ctx, f.crawlKey("holders"), f.id)
-		return nil
-	})
-	f.seen(err)
 }

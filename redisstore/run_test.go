@@ -20,7 +20,7 @@ import (
 )
 
 // runFrames are the functions of Run's goroutines.
-var runFrames = []string{"redisstore.(*member).heartbeat", "redisstore.(*Fleet).runQueue", "redisstore.(*Fleet).Run"}
+var runFrames = []string{"redisstore.(*Fleet).heartbeat", "redisstore.(*Fleet).runQueue", "redisstore.(*Fleet).Run"}
 
 // checkRunGone fails the test if a goroutine of Run is left after Run
 // returned. It polls: a goroutine may still be on its way out.
@@ -88,14 +88,22 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // TestRunCrawl crawls one site with two members: every page is fetched
 // once by the whole fleet, and both Runs return once the fleet is done.
 func TestRunCrawl(t *testing.T) {
-	srv := redistest.Start(t)
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) { testRunCrawl(t, b.start(t)) })
+	}
+}
+
+func testRunCrawl(t *testing.T, newClient func() redis.UniversalClient) {
 	s := &site{n: 50, hits: make(map[string]int)}
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	fleets := []*Fleet{testFleet(t, srv), testFleet(t, srv)}
+	fleets := []*Fleet{New(newClient()), New(newClient())}
+	for _, f := range fleets {
+		defer f.Close()
+	}
 	errs := make([]error, len(fleets))
 	fetched := make([]atomic.Int64, len(fleets))
 	var wg sync.WaitGroup
@@ -141,12 +149,9 @@ func TestRunCrawl(t *testing.T) {
 	s.mu.Unlock()
 	t.Logf("pages fetched by each member: %d, %d", fetched[0].Load(), fetched[1].Load())
 
-	rdb := srv.Client()
-	for _, k := range []string{"queue", "busy", "members"} {
-		key := fleets[0].crawlKey(k)
-		if n, err := rdb.Exists(context.Background(), key).Result(); err != nil || n != 0 {
-			t.Errorf("EXISTS %s after the crawl = %d, %v, want 0", key, n, err)
-		}
+	st, err := fleets[0].Stats(context.Background())
+	if err != nil || st.Queued != 0 || st.InFlight != 0 || st.Fetched != int64(s.n) || st.Members != 0 {
+		t.Errorf("Stats after the crawl = %+v, %v; want %d fetched, nothing queued or held", st, err, s.n)
 	}
 	for i, f := range fleets {
 		if n := f.members.Load(); n < 1 || n > 2 {
@@ -168,61 +173,6 @@ func newRun(t *testing.T, f *Fleet) (*queue.Queue, *colly.Collector) {
 		t.Fatalf("queue.New: %v", err)
 	}
 	return q, c
-}
-
-// TestRunOthers checks when Run finds the fleet done, given other members
-// in the busy set (scores are ms of Redis's clock).
-func TestRunOthers(t *testing.T) {
-	for _, tt := range []struct {
-		name  string
-		score string // of another member in the busy set, or "" for none
-		done  bool   // Run returns nil without ctx ending
-	}{
-		{"alone", "", true},
-		{"other busy", "+inf", false},
-		{"other expired", "1", true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := redistest.Start(t)
-			f := testFleet(t, srv)
-			rdb := srv.Client()
-			bg := context.Background()
-			if tt.score != "" {
-				if err := rdb.Do(bg, "ZADD", f.crawlKey("busy"), tt.score, "other").Err(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			q, c := newRun(t, f)
-			before := runtime.NumGoroutine()
-			ctx, cancel := context.WithCancel(bg)
-			defer cancel()
-			done := make(chan error, 1)
-			go func() { done <- f.Run(ctx, q, c) }()
-
-			if !tt.done {
-				// Let Run join the fleet, then give up.
-				for {
-					if err := rdb.ZScore(bg, f.crawlKey("members"), f.ID()).Err(); err == nil {
-						break
-					}
-					time.Sleep(5 * time.Millisecond)
-				}
-				cancel()
-			}
-			want := error(nil)
-			if !tt.done {
-				want = context.Canceled
-			}
-			if err := <-done; !errors.Is(err, want) {
-				t.Errorf("Run = %v, want %v", err, want)
-			}
-			if err := rdb.ZScore(bg, f.crawlKey("members"), f.ID()).Err(); !errors.Is(err, redis.Nil) {
-				t.Errorf("ZSCORE members %s after Run = %v, want redis.Nil (left the fleet)", f.ID(), err)
-			}
-			checkGoroutines(t, before)
-			checkRunGone(t)
-		})
-	}
 }
 
 // TestRunCancel checks that Run stops colly's queue and returns when ctx
@@ -252,8 +202,8 @@ func TestRunCancel(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- f.Run(ctx, q, c) }()
 	<-started
-	if n, err := srv.Client().ZCard(context.Background(), f.crawlKey("busy")).Result(); err != nil || n != 1 {
-		t.Errorf("ZCARD busy while Run works = %d, %v, want 1, nil", n, err)
+	if st, err := f.Stats(context.Background()); err != nil || st.InFlight < 1 || st.Members != 1 {
+		t.Errorf("Stats while Run works = %+v, %v; want a member holding requests", st, err)
 	}
 	if err := f.Run(ctx, q, c); !errors.Is(err, errRunning) {
 		t.Errorf("Run while Run runs = %v, want %v", err, errRunning)
@@ -264,114 +214,8 @@ func TestRunCancel(t *testing.T) {
 		t.Errorf("Run = %v, want context.Canceled", err)
 	}
 	checkRunGone(t)
-}
-
-// TestMemberStep checks the states runStep reports, and the member
-// counts.
-func TestMemberStep(t *testing.T) {
-	srv := redistest.Start(t)
-	a := &member{f: testFleet(t, srv)}
-	b := &member{f: testFleet(t, srv)}
-	rdb := srv.Client()
-	bg := context.Background()
-	busy := func(m *member) bool {
-		err := rdb.ZScore(bg, m.f.crawlKey("busy"), m.f.id).Err()
-		return err == nil
-	}
-
-	// The calls run in order, each on the state the earlier ones left.
-	for _, tt := range []struct {
-		name        string
-		m           *member
-		add         bool // push a request first
-		pop         bool // pop a request first
-		want        int64
-		wantMembers int64
-	}{
-		{name: "a", m: a, want: stepDrained, wantMembers: 1},
-		{name: "b", m: b, add: true, want: stepWork, wantMembers: 2},
-		{name: "a", m: a, want: stepWork, wantMembers: 2},
-		{name: "b", m: b, pop: true, want: stepIdle, wantMembers: 2}, // a is busy
-		{name: "a", m: a, want: stepDrained, wantMembers: 2},
-		{name: "b", m: b, want: stepDrained, wantMembers: 2},
-	} {
-		if tt.add {
-			if err := tt.m.f.Queue().AddRequest([]byte("r")); err != nil {
-				t.Fatalf("AddRequest: %v", err)
-			}
-		}
-		if tt.pop {
-			if _, err := tt.m.f.Queue().GetRequest(); err != nil {
-				t.Fatalf("GetRequest: %v", err)
-			}
-		}
-		got, err := tt.m.step()
-		if err != nil || got != tt.want {
-			t.Errorf("%s.step() = %d, %v, want %d, nil", tt.name, got, err, tt.want)
-		}
-		if n := tt.m.f.members.Load(); n != tt.wantMembers {
-			t.Errorf("after %s.step(), %s saw %d members, want %d", tt.name, tt.name, n, tt.wantMembers)
-		}
-		if b := busy(tt.m); b != (tt.want == stepWork) {
-			t.Errorf("after %s.step() = %d, %s busy = %v, want %v", tt.name, got, tt.name, b, !b)
-		}
-	}
-}
-
-// TestMemberHeartbeat checks that the heartbeat renews the member in the
-// live set, and in the busy set only while it is busy.
-func TestMemberHeartbeat(t *testing.T) {
-	srv := redistest.Start(t)
-	f := testFleet(t, srv)
-	m := &member{f: f}
-	rdb := srv.Client()
-	bg := context.Background()
-	score := func(set string) float64 {
-		s, err := rdb.ZScore(bg, f.crawlKey(set), f.id).Result()
-		if errors.Is(err, redis.Nil) {
-			return 0
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	// waitRenewed waits until set's score for m rises above old.
-	waitRenewed := func(set string, old float64) float64 {
-		for {
-			if s := score(set); s > old {
-				return s
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		m.heartbeat(stop, 5*time.Millisecond)
-	}()
-
-	live := waitRenewed("members", 0)
-	if s := score("busy"); s != 0 {
-		t.Errorf("busy score of an idle member = %v, want none", s)
-	}
-	m.setBusy(true)
-	waitRenewed("busy", 0)
-	live = waitRenewed("members", live)
-	m.setBusy(false)
-	if err := rdb.ZRem(bg, f.crawlKey("busy"), f.id).Err(); err != nil {
-		t.Fatal(err)
-	}
-	waitRenewed("members", live)
-	close(stop)
-	wg.Wait()
-	if s := score("busy"); s != 0 {
-		t.Errorf("busy score after the member went idle = %v, want none", s)
-	}
-	if n := f.members.Load(); n != 1 {
-		t.Errorf("members after heartbeats = %d, want 1", n)
+	// What the member held went back to the queue.
+	if st, err := f.Stats(context.Background()); err != nil || st.InFlight != 0 || st.Queued+st.Fetched != 5 || st.Members != 0 {
+		t.Errorf("Stats after Run was cancelled = %+v, %v; want nothing held, 5 requests queued or fetched", st, err)
 	}
 }

@@ -32,12 +32,11 @@ const (
 	cookieTTL = 7 * 24 * time.Hour
 )
 
-// crawlKey returns the key of one of the crawl-wide structures (the
-// queue, the visited set, the cookies, the run's member sets). They share
-// one hash tag, so a script or a DEL that touches several of them stays in
-// one Redis Cluster slot.
+// crawlKey returns the key of one of colly's crawl-wide structures (the
+// visited set of requests sent with Collector.Visit, and the cookies):
+// each is one key, under the crawl's hash tag.
 func (f *Fleet) crawlKey(name string) string {
-	return f.key(tag("crawl"), name)
+	return f.key(tag(f.prefix()), name)
 }
 
 // A Storage is colly's storage.Storage kept in the fleet's Redis: the
@@ -106,7 +105,7 @@ func (s *Storage) Len(ctx context.Context) (int64, error) {
 // visitedClaim claims request ARGV[1] in the visited hash KEYS[1] for
 // the call ARGV[2] (member and call number): 1 if this call holds the
 // claim, now or from an earlier try whose reply was lost, 0 if another
-// call does; the member then no longer holds the request (KEYS[2]).
+// call does.
 var visitedClaim = redis.NewScript(`
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
 	redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -115,29 +114,22 @@ end
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
 	return 1
 end
-redis.call('HDEL', KEYS[2], ARGV[1])
-return 0
-`)
-
-// visitedCheck reports whether request ARGV[1] is in the visited hash
-// KEYS[1]; if it is, colly drops it, and the member no longer holds it
-// (KEYS[2]).
-var visitedCheck = redis.NewScript(`
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
-	redis.call('HDEL', KEYS[2], ARGV[1])
-	return 1
-end
 return 0
 `)
 
 // IsVisited implements storage.Storage: it reports whether any member of
-// the fleet marked the request visited. It waits while Redis cannot be
+// the fleet marked the request visited. A request this member popped
+// from the shared queue was deduplicated as it was queued: it is let
+// through without a round trip. Others wait while Redis cannot be
 // reached.
 func (s *Storage) IsVisited(requestID uint64) (bool, error) {
+	if s.f.front.holdsID(requestID) {
+		return false, nil
+	}
 	var visited bool
-	err := s.f.wait(func(ctx context.Context) error {
-		n, err := visitedCheck.Run(ctx, s.f.client, []string{s.f.crawlKey("visited"), s.f.heldKey(s.f.id)}, visitedMember(requestID)).Int64()
-		visited = n == 1
+	err := s.f.wait(s.f.front.ctx(), func(ctx context.Context) error {
+		n, err := s.f.client.HExists(ctx, s.f.crawlKey("visited"), visitedMember(requestID)).Result()
+		visited = n
 		return err
 	})
 	return visited, err
@@ -150,11 +142,14 @@ func (s *Storage) IsVisited(requestID uint64) (bool, error) {
 // is recognised as this call's own when it is tried again: the URL is
 // neither lost nor fetched twice.
 func (s *Storage) Visited(requestID uint64) error {
+	if s.f.front.holdsID(requestID) {
+		return nil // deduplicated when it was queued
+	}
 	token := s.f.token()
 	var claimed int64
-	err := s.f.wait(func(ctx context.Context) error {
+	err := s.f.wait(s.f.front.ctx(), func(ctx context.Context) error {
 		var err error
-		claimed, err = visitedClaim.Run(ctx, s.f.client, []string{s.f.crawlKey("visited"), s.f.heldKey(s.f.id)}, visitedMember(requestID), token, crawlKeep.Milliseconds()).Int64()
+		claimed, err = visitedClaim.Run(ctx, s.f.client, []string{s.f.crawlKey("visited")}, visitedMember(requestID), token, crawlKeep.Milliseconds()).Int64()
 		return err
 	})
 	if err != nil {
@@ -238,54 +233,43 @@ func (s *Storage) forget() {
 	s.mu.Unlock()
 }
 
-// clearScript deletes KEYS[2:], and the held hashes (keys ARGV[1] and a
-// member) of the members in the holders set KEYS[2], unless the
-// live-member set KEYS[1] has a member whose heartbeat has not expired;
-// it returns how many it has.
-var clearScript = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local live = redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
-if live > 0 then
-	return live
-end
-for _, d in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-	redis.call('DEL', ARGV[1] .. d)
-end
-for i = 1, #KEYS do
-	redis.call('DEL', KEYS[i])
-end
-return 0
-`)
-
-// Clear deletes the crawl's shared state from Redis: the queue, the
-// visited set, the cookies and Run's member sets, so that the next crawl
-// under the same Prefix starts afresh. It also empties this Fleet's own
-// copy of the cookies (other members keep theirs). robots.txt records and
-// per-host pacing are kept: a pause or a rate cut a site asked for holds
-// for the next crawl too, and they expire on their own. Clear refuses,
-// with an error that says so, while a member is running (Run).
+// Clear deletes the crawl's shared state from Redis: the frontier (every
+// shard's queues, seen ids, leases and counts), the visited set and the
+// cookies, so that the next crawl under the same Prefix starts afresh. It
+// also empties this Fleet's own copy of the cookies (other members keep
+// theirs). robots.txt records and per-host pacing are kept: a pause or a
+// rate cut a site asked for holds for the next crawl too, and they expire
+// on their own. Clear refuses, with an error that says so, while a member
+// is running (Run).
 func (f *Fleet) Clear(ctx context.Context) error {
 	f.init()
-	live, err := clearScript.Run(ctx, f.client, []string{
-		f.crawlKey("members"),
-		f.crawlKey("holders"),
-		f.crawlKey("queue"),
-		f.crawlKey("popped"),
-		f.crawlKey("visited"),
-		f.crawlKey("cookies"),
-		f.crawlKey("busy"),
-		f.crawlKey("since"),
-	}, f.crawlKey("held:")).Int64()
+	for i := 0; i < f.shards(); i++ {
+		live, err := clearShardScript.Run(ctx, f.client, []string{f.meta(i)}, f.base(i), max(seenBuckets/f.shards(), 1)).Int64()
+		if ctx.Err() == nil {
+			f.seen(err)
+		}
+		if err != nil {
+			return fmt.Errorf("redisstore: clearing the crawl: %w", err)
+		}
+		if live > 0 {
+			return fmt.Errorf("redisstore: clearing the crawl: %d members are running (Run); clearing now would make them fetch pages again", live)
+		}
+	}
+	err := f.client.Del(ctx, f.crawlKey("visited")).Err()
+	if err == nil {
+		err = f.client.Del(ctx, f.crawlKey("cookies")).Err()
+	}
 	if ctx.Err() == nil {
 		f.seen(err)
 	}
 	if err != nil {
 		return fmt.Errorf("redisstore: clearing the crawl: %w", err)
 	}
-	if live > 0 {
-		return fmt.Errorf("redisstore: clearing the crawl: %d members are running (Run); clearing now would make them fetch pages again", live)
-	}
 	f.storage.forget()
+	f.front.mu.Lock()
+	f.front.epoch = ""
+	f.front.mu.Unlock()
+	f.queue.empty()
+	f.front.fatal.Store(nil)
 	return nil
 }

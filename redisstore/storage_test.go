@@ -17,6 +17,7 @@ import (
 func testFleet(t *testing.T, srv *redistest.Server) *Fleet {
 	t.Helper()
 	f := New(srv.Client())
+	f.init()
 	t.Cleanup(func() { f.Close() })
 	return f
 }
@@ -248,20 +249,20 @@ func TestClear(t *testing.T) {
 	ctx := context.Background()
 	u, _ := url.Parse("http://example.com/")
 
-	if err := f.Queue().AddRequest([]byte("r")); err != nil {
+	if err := f.Queue().AddRequest(serial(t, "http://example.com/a")); err != nil {
 		t.Fatalf("AddRequest: %v", err)
 	}
 	if err := f.Storage().Visited(1); err != nil {
 		t.Fatalf("Visited(1): %v", err)
 	}
 	f.Storage().SetCookies(u, "a=1")
-	m := &member{f: f}
-	if _, err := m.step(); err != nil { // marks f busy and live
+	if _, err := f.front.step(ctx); err != nil { // makes f live
 		t.Fatalf("step: %v", err)
 	}
+	b := f.base(0)
 	keys := []string{
-		f.crawlKey("queue"), f.crawlKey("visited"), f.crawlKey("cookies"),
-		f.crawlKey("busy"), f.crawlKey("members"),
+		f.meta(0), b + "ready", b + "q:example.com:1", b + "n", b + "m", b + "s:" + f.bucket(f.requestID("http://example.com/a", nil)),
+		f.crawlKey("visited"), f.crawlKey("cookies"),
 	}
 	if n, err := rdb.Exists(ctx, keys...).Result(); err != nil || n != int64(len(keys)) {
 		t.Fatalf("EXISTS %v before Clear = %d, %v, want %d", keys, n, err, len(keys))
@@ -270,7 +271,7 @@ func TestClear(t *testing.T) {
 	if err := f.Clear(ctx); err == nil || !strings.Contains(err.Error(), "1 members are running") {
 		t.Fatalf("Clear with a live member = %v, want a refusal naming it", err)
 	}
-	m.leave()
+	f.front.leave()
 	if err := f.Clear(ctx); err != nil {
 		t.Fatalf("Clear: %v", err)
 	}

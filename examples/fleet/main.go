@@ -4,23 +4,30 @@
 // would.
 //
 //	go run ./examples/fleet -redis 127.0.0.1:6379 -rate 2 -agent FleetBot https://example.com/
+//	go run ./examples/fleet -redis rediss://user:pass@redis.example:6380/2 ... https://example.com/
+//	go run ./examples/fleet -redis 127.0.0.1:6379 -stats https://example.com/
 //
 // What the members share, through package redisstore:
 //   - robots.txt: one fetch per origin per expiry for the whole fleet;
 //   - each host's schedule (-rate is the fleet's rate per host, not each
 //     member's), its pauses (one member's 503 + Retry-After pauses all)
 //     and its rate cuts;
-//   - colly's queue and visited set: each URL is fetched once, by one
-//     member.
+//   - the frontier: each URL is queued once, in its host's queue, and
+//     fetched by one member; a killed member's pages go to the others.
 //
-// Each member exits once the shared queue is empty and no member is
-// working on a page, and prints what it did. With -clear it first removes
-// the state of an earlier crawl under the same -prefix (use it on one
-// member only, before the others start). If Redis stops answering, the
-// members pause (-slow: go on alone, each at a fraction of the rate) and
-// resume when it is back. -v prints each page and the Guard's and the
-// fleet's log (log/slog) on stderr; -metrics ADDR serves this member's
-// Guard Stats for Prometheus on http://ADDR/metrics.
+// Each member exits 0 once the shared queue is empty and no member holds
+// a page, and prints what it did. It exits 1 if the crawl's state in
+// Redis was lost under it (Redis restarted without its data, or another
+// crawl replaced it), or if the server is not Redis. With -clear it first
+// removes the state of an earlier crawl under the same -prefix (use it on
+// one member only, before the others start). -stats prints the fleet's
+// counts kept in Redis and exits. If Redis stops answering, the members
+// pause (-slow: go on alone, each at a fraction of the rate) and resume
+// when it is back. -redis takes host:port or a redis:// or rediss:// URL
+// (user, password, database, TLS).
+// -v prints each page and the Guard's and the fleet's log (log/slog) on
+// stderr; -metrics ADDR serves this member's Guard Stats for Prometheus on
+// http://ADDR/metrics.
 package main
 
 import (
@@ -32,6 +39,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -62,10 +70,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	flags := cmdline.New("fleet", "[flags] START_URL", `Crawls the site of START_URL (links on its host) as one member of a fleet
 sharing one Redis. Run it several times at once; each exits when the
 shared queue is drained.`)
-	addr := flags.String("redis", "127.0.0.1:6379", "Redis address (host:port)")
+	addr := flags.String("redis", "127.0.0.1:6379", "Redis address: host:port, or a redis:// or rediss:// URL with user, password and database")
 	perHost := flags.Float64("rate", 1, "requests per second per host, for the whole fleet")
 	agent := flags.String("agent", "FleetBot", "user agent product token, matched against robots.txt")
 	prefix := flags.String("prefix", "", "key prefix of the crawl's shared state (default: fleet:HOST of START_URL)")
+	polite := flags.String("politeness", "", "key prefix of robots.txt and pacing, to share one pacing of each host between crawls (default: -prefix)")
+	showStats := flags.Bool("stats", false, "print the fleet's counts kept in Redis and exit")
 	threads := flags.Int("threads", 4, "queue threads of this member")
 	slow := flags.Bool("slow", false, "while Redis is down, go on alone at the rate divided by the members (default: pause)")
 	clear := flags.Bool("clear", false, "remove the shared state of an earlier crawl under the prefix first")
@@ -89,13 +99,21 @@ shared queue is drained.`)
 	}
 
 	out := &printer{w: stdout, start: time.Now()}
-	rdb := redis.NewClient(&redis.Options{Addr: *addr, DialTimeout: time.Second, MaxRetries: -1})
+	opts := &redis.Options{Addr: *addr}
+	if strings.Contains(*addr, "://") {
+		if opts, err = redis.ParseURL(*addr); err != nil {
+			fmt.Fprintf(stderr, "fleet: -redis: %v\n", err)
+			return 2
+		}
+	}
+	opts.DialTimeout, opts.MaxRetries = time.Second, -1
+	rdb := redis.NewClient(opts)
 	defer rdb.Close()
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	err = rdb.Ping(pctx).Err()
 	cancel()
 	if err != nil {
-		fmt.Fprintf(stderr, "fleet: Redis at %s does not answer: %v\n", *addr, err)
+		fmt.Fprintf(stderr, "fleet: Redis at %s does not answer: %v\n", opts.Addr, err)
 		return 2
 	}
 
@@ -108,6 +126,16 @@ shared queue is drained.`)
 	fleet.Prefix = *prefix
 	if fleet.Prefix == "" {
 		fleet.Prefix = "fleet:" + start.Host
+	}
+	fleet.Politeness = *polite
+	if *showStats {
+		st, err := fleet.Stats(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "fleet: %v\n", err)
+			return 1
+		}
+		printStats(stdout, fleet.Prefix, st)
+		return 0
 	}
 	if *slow {
 		fleet.WhenDown = redisstore.Slow
@@ -213,13 +241,15 @@ shared queue is drained.`)
 		}
 	})
 
-	seen, err := fleet.Storage().Len(ctx)
+	before, err := fleet.Stats(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "fleet: %v\n", err)
 		return 1
 	}
-	// Every member adds the start URL; the shared visited set lets one of
-	// them fetch it.
+	// The crawl under the prefix was complete before this member started:
+	// pages fetched, none queued or held.
+	done := before.Epoch != "" && before.Fetched > 0 && before.Queued == 0 && before.InFlight == 0
+	// Every member adds the start URL; the frontier queues it once.
 	if err := q.AddURL(start.String()); err != nil {
 		fmt.Fprintf(stderr, "fleet: %v\n", err)
 		return 1
@@ -257,10 +287,35 @@ shared queue is drained.`)
 	}
 	out.stamp("%s: this member fetched %d pages; requests sent %d (robots.txt included), blocked %d, deferred %d, retried %d, back-offs %d, gave up %d, links not followed %d",
 		end, n, t.Sent, t.Blocked, t.Deferred, t.Retried, t.Backoffs, t.GaveUp, t.NotFollowed)
-	if n == 0 && seen > 0 {
-		out.stamp("nothing was fetched: %d URLs were already visited under the prefix %q when this member started (run one member with -clear to crawl again)", seen, fleet.Prefix)
+	if n == 0 && done {
+		out.stamp("nothing was fetched: the crawl under the prefix %q was already complete when this member started (%d pages fetched); run one member with -clear to crawl again", fleet.Prefix, before.Fetched)
+	}
+	if st, err := fleet.Stats(ctx); err == nil {
+		out.stamp("fleet: fetched %d, blocked %d, gave up %d, deferred %d, queued %d, in flight %d, duplicates dropped %d, given back %d",
+			st.Fetched, st.Blocked, st.GaveUp, st.Deferred, st.Queued, st.InFlight, st.Duplicates, st.Returned)
 	}
 	return flags.Finish(ctx, stderr, cmdline.ExitOK)
+}
+
+// printStats prints the fleet's counts.
+func printStats(w io.Writer, prefix string, st redisstore.FleetStats) {
+	if st.Epoch == "" {
+		fmt.Fprintf(w, "no crawl under the prefix %q\n", prefix)
+		return
+	}
+	fmt.Fprintf(w, "crawl %q (epoch %s): %d members live\n", prefix, st.Epoch, st.Members)
+	fmt.Fprintf(w, "queued %d, in flight %d, added %d, duplicates dropped %d, refused (queue full) %d\n",
+		st.Queued, st.InFlight, st.Added, st.Duplicates, st.Refused)
+	fmt.Fprintf(w, "fetched %d, blocked %d, gave up %d, dropped by colly %d, deferred %d, given back from dead members %d\n",
+		st.Fetched, st.Blocked, st.GaveUp, st.Dropped, st.Deferred, st.Returned)
+	hosts := make([]string, 0, len(st.InFlightByHost))
+	for h := range st.InFlightByHost {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	for _, h := range hosts {
+		fmt.Fprintf(w, "in flight on %s: %d\n", h, st.InFlightByHost[h])
+	}
 }
 
 // A printer writes lines stamped with the time since the start; it may be

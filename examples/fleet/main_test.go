@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -95,8 +97,13 @@ func TestSecondRun(t *testing.T) {
 		t.Fatalf("first run exited %d: %s%s", code, out.String(), errb.String())
 	}
 	out.Reset()
-	if code := run(context.Background(), args, &out, &errb); code != 0 || !strings.Contains(out.String(), "already visited") {
-		t.Errorf("second run = %d:\n%s\nwant 0 and a note that the URLs were already visited", code, out.String())
+	if code := run(context.Background(), args, &out, &errb); code != 0 || !strings.Contains(out.String(), "already complete") {
+		t.Errorf("second run = %d:\n%s\nwant 0 and a note that the crawl was already complete", code, out.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), append([]string{"-stats"}, args...), &out, &errb); code != 0 ||
+		!strings.Contains(out.String(), "fetched 2, blocked 0, gave up 0") || !strings.Contains(out.String(), "queued 0, in flight 0") {
+		t.Errorf("-stats = %d:\n%s\nwant 0 and the fleet's counts", code, out.String())
 	}
 	out.Reset()
 	errb.Reset()
@@ -121,11 +128,69 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"ftp://example.com/"}, "not an http or https URL"},
 		{[]string{"-rate", "0", "http://example.com/"}, "must be positive"},
 		{[]string{"-redis", "127.0.0.1:1", "http://example.com/"}, "does not answer"},
+		{[]string{"-redis", "redis://u:p@127.0.0.1:1/3", "http://example.com/"}, "does not answer"},
+		{[]string{"-redis", "redis://127.0.0.1:1/notadb", "http://example.com/"}, "-redis: redis: invalid database number"},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer
 		if code := run(context.Background(), tt.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), tt.want) {
 			t.Errorf("run(%q) = %d, stderr %q; want 2 and %q", tt.args, code, errb.String(), tt.want)
+		}
+	}
+}
+
+// A member pointed at a server that is not Redis says so and exits at
+// once, rather than waiting for it.
+func TestNotRedis(t *testing.T) {
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer web.Close()
+	var out, errb bytes.Buffer
+	start := time.Now()
+	code := run(context.Background(), []string{"-redis", strings.TrimPrefix(web.URL, "http://"), web.URL + "/"}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "can't parse") {
+		t.Errorf("run against an HTTP server = %d, stderr %q; want non-zero and the protocol error", code, errb.String())
+	}
+	t.Logf("exited %d after %v", code, time.Since(start))
+}
+
+// Two members whose Redis restarts empty in the middle of the crawl (no
+// persistence) stop with a clear error and exit 1: never a silent success
+// with pages lost.
+func TestRedisLostMidCrawl(t *testing.T) {
+	srv := redistest.Start(t)
+	var fetched atomic.Int64
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fetched.Add(1)
+		var i int
+		fmt.Sscanf(r.URL.Path, "/p%d", &i)
+		time.Sleep(20 * time.Millisecond)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<a href="/p%d">a</a> <a href="/p%d">b</a>`, (2*i+1)%200, (2*i+2)%200)
+	}))
+	defer site.Close()
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	errs := make([]*bytes.Buffer, 2)
+	for i := range codes {
+		errs[i] = &bytes.Buffer{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = run(context.Background(), []string{"-redis", srv.Addr, "-rate", "100", site.URL + "/p0"}, io.Discard, errs[i])
+		}()
+	}
+	for fetched.Load() < 20 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	srv.Wipe()
+	wg.Wait()
+	for i, code := range codes {
+		if code != 1 || !strings.Contains(errs[i].String(), "is gone from Redis") {
+			t.Errorf("member %d after Redis restarted empty = exit %d, stderr %q; want 1 and the crawl lost", i, code, errs[i].String())
 		}
 	}
 }

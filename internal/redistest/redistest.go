@@ -5,7 +5,9 @@ package redistest
 import (
 	"context"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -75,6 +77,20 @@ func (s *Server) Stop() {
 	s.cmd = nil
 }
 
+// Wipe kills the server and starts it again with no data, as a server
+// restarted without persistence comes back.
+func (s *Server) Wipe() {
+	s.t.Helper()
+	s.Stop()
+	entries, _ := os.ReadDir(s.dir)
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(s.dir, e.Name())); err != nil {
+			s.t.Fatalf("wiping redis-server's data: %v", err)
+		}
+	}
+	s.Restart()
+}
+
 // Restart starts the server again on the same port, with the data it had.
 func (s *Server) Restart() {
 	s.t.Helper()
@@ -92,18 +108,5 @@ func (s *Server) Restart() {
 		s.t.Fatalf("starting redis-server: %v", err)
 	}
 	s.cmd = cmd
-	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
-	defer c.Close()
-	for i := 0; ; i++ {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return
-		}
-		if i > 200 {
-			s.t.Fatalf("redis-server on %s did not answer: %v", s.Addr, err)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	waitPing(s.t, s.Addr)
 }
