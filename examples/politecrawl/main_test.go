@@ -97,7 +97,7 @@ func TestInterrupt(t *testing.T) {
 	defer cancel()
 	out := &cancelOnWrite{word: "fetched   /", cancel: cancel}
 	var errOut bytes.Buffer
-	code := run(ctx, []string{"-v"}, out, &errOut, false)
+	code := run(ctx, nil, out, &errOut, false)
 	report := out.buf.String()
 	if code != 130 || errOut.String() != "politecrawl: interrupted\n" {
 		t.Errorf("run after Ctrl-C = %d, stderr %q; want 130 and \"politecrawl: interrupted\"", code, errOut.String())
