@@ -45,7 +45,11 @@ TEXT is a JSON string, so UTF-8: bytes that are not UTF-8 arrive as U+FFFD
 (lint such a file with robotstxt lint). Answers are JSON; a bad request is
 answered 400 with {"error": MESSAGE}.
 
-Fetches go only to public addresses unless -allow-private is given.
+Live fetches reach public addresses only, and the addresses of the site you
+type when the server listens on loopback only (a site on this machine or
+your network, as the other commands allow the sites they are given); its
+redirects and sitemaps reach no other private address. -allow-private lifts
+the guard.
 By default the server listens on loopback only. Ctrl-C stops it (exit
 status 130, as for every command interrupted).
 

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robotsmw/robotsmw/internal/privatetest"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/policy"
 )
@@ -83,6 +84,7 @@ func postAPI(t *testing.T, h http.Handler, path string, req any, resp any) int {
 	}
 	r := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
+	r.Host = "127.0.0.1:8080" // the page's own
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	if resp != nil {
@@ -330,6 +332,27 @@ func TestServeFetch(t *testing.T) {
 	postAPI(t, testServer(false).handler(), "/api/fetch", fetchRequest{URL: ok}, &resp)
 	if resp.State != "unreachable" || !strings.Contains(resp.Meaning, "loopback") || !strings.Contains(resp.Meaning, "-allow-private") {
 		t.Errorf("POST /api/fetch of a loopback site without -allow-private = %+v", resp)
+	}
+	// A server on loopback only serves the person at this machine, who
+	// typed the site: its own address is allowed, as the command line's
+	// sites are, but not another private one a redirect points to.
+	internal := privatetest.New(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "User-agent: *\nDisallow: /\n")
+	}))
+	toInternal := site(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, internal.URL+"/robots.txt", http.StatusFound)
+	})
+	local := testServer(false)
+	local.listenHost = mustAddr(t, "127.0.0.1")
+	resp = fetchResponse{}
+	postAPI(t, local.handler(), "/api/fetch", fetchRequest{URL: ok}, &resp)
+	if resp.State != "parsed" || resp.Robots != "User-agent: *\nDisallow: /private\n" {
+		t.Errorf("POST /api/fetch of the typed loopback site, server on loopback = %+v", resp)
+	}
+	resp = fetchResponse{}
+	postAPI(t, local.handler(), "/api/fetch", fetchRequest{URL: toInternal}, &resp)
+	if resp.State != "unreachable" || !strings.Contains(resp.Meaning, "-allow-private") || internal.Conns() != 0 {
+		t.Errorf("POST /api/fetch of a site redirecting to 127.0.0.2 = %+v; 127.0.0.2 saw %d connections", resp, internal.Conns())
 	}
 	for _, bad := range []string{"", "ftp://example.com/", "http://"} {
 		if code := postAPI(t, h, "/api/fetch", fetchRequest{URL: bad}, nil); code != http.StatusBadRequest {

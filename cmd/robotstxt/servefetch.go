@@ -70,8 +70,9 @@ func (s *server) fetch(ctx context.Context, req *fetchRequest) (*fetchResponse, 
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return nil, badRequest("%q is not an http or https URL of a site", req.URL)
 	}
-	f := s.newFetcher()
-	rt, err := f.get(ctx, u)
+	client, release := s.siteClient(ctx, u)
+	defer release()
+	rt, err := s.newFetcher(client).get(ctx, u)
 	if err != nil {
 		return nil, err // the request ended
 	}
@@ -108,12 +109,33 @@ func (s *server) fetch(ctx context.Context, req *fetchRequest) (*fetchResponse, 
 }
 
 // newFetcher returns a robots.txt fetcher of one API request.
-func (s *server) newFetcher() *fetcher {
+func (s *server) newFetcher(client *http.Client) *fetcher {
 	st := &store{m: make(map[string]policy.Record)}
 	return &fetcher{
 		store: st,
-		cache: &policy.Cache{Client: s.client, UserAgent: serveAgent, Timeout: s.timeout, Store: st},
+		cache: &policy.Cache{Client: client, UserAgent: serveAgent, Timeout: s.timeout, Store: st},
 	}
+}
+
+// siteClient returns the client for fetches of the site the page's user
+// typed. A server on loopback only serves the person at this machine, who
+// named the site as the command line names one: its own addresses are
+// allowed, private or not, as the other commands allow the sites they are
+// given (netguard.SiteTransport); its robots.txt redirects and sitemaps
+// still reach no other non-public address. A server others can reach
+// allows none, unless -allow-private.
+// The caller calls release when the request is done.
+func (s *server) siteClient(ctx context.Context, site *url.URL) (c *http.Client, release func()) {
+	if s.allowPrivate || !s.loopbackOnly() {
+		return s.client, func() {}
+	}
+	t, err := netguard.SiteTransport(ctx, site.String())
+	if err != nil {
+		return s.client, func() {}
+	}
+	sc := *s.client
+	sc.Transport = t
+	return &sc, t.CloseIdleConnections
 }
 
 // privateHint tells how to let fetches reach private addresses.
@@ -168,7 +190,9 @@ func (s *server) sitemaps(ctx context.Context, req *sitemapsRequest) (*sitemapsR
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Hostname() == "" {
 		return nil, badRequest("base %q is not an absolute http or https URL of the site the robots.txt is for", req.Base)
 	}
-	f := s.newFetcher()
+	client, release := s.siteClient(ctx, base)
+	defer release()
+	f := s.newFetcher(client)
 	// The text is the site's robots.txt for the walk: its Sitemap lines
 	// and rules, not the live file's.
 	if err := f.store.seed(base, []byte(req.Robots)); err != nil {
@@ -176,7 +200,7 @@ func (s *server) sitemaps(ctx context.Context, req *sitemapsRequest) (*sitemapsR
 	}
 	resp := &sitemapsResponse{Reports: []sitemapReport{}}
 	w := &sitemap.Walker{
-		Client:    s.client,
+		Client:    client,
 		Robots:    f.cache,
 		UserAgent: serveAgent,
 		Options: sitemap.Options{
