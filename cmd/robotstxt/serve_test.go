@@ -186,7 +186,8 @@ func TestServeSummary(t *testing.T) {
 		"User-agent: Glacial\nCrawl-delay: 301\n\n" +
 		"Clean-param: utm_source&ref /shop\nSitemap: https://example.com/s.xml\nSitemap: /rel.xml\nSitemap: ftp://x/y\n"
 	var resp summaryResponse
-	req := summaryRequest{Robots: body, URLs: []string{"/a", "https://example.com/x"}, Agents: []string{"SlowBot/2.0", "Other"}}
+	req := summaryRequest{Robots: body, URLs: []string{"/a", "https://example.com/x", "/shop/p?utm_source=x&id=2&ref=y", "/blog?ref=z"},
+		Agents: []string{"SlowBot/2.0", "Other"}}
 	if code := postAPI(t, h, "/api/summary", req, &resp); code != http.StatusOK {
 		t.Fatalf("POST /api/summary = %d", code)
 	}
@@ -210,6 +211,10 @@ func TestServeSummary(t *testing.T) {
 	}
 	if want := []cleanParam{{Line: 13, Params: []string{"utm_source", "ref"}, Path: "/shop"}}; !reflect.DeepEqual(resp.CleanParams, want) {
 		t.Errorf("POST /api/summary cleanParams = %+v, want %+v", resp.CleanParams, want)
+	}
+	// Only the URL under /shop loses the parameters; policy decides.
+	if want := []canonicalURL{{"/shop/p?utm_source=x&id=2&ref=y", "/shop/p?id=2"}}; !reflect.DeepEqual(resp.Canonicals, want) {
+		t.Errorf("POST /api/summary canonicals = %+v, want %+v", resp.Canonicals, want)
 	}
 	wantSitemaps := []sitemapSummary{
 		{Value: "https://example.com/s.xml", Resolved: "https://example.com/s.xml"},

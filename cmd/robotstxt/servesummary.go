@@ -27,9 +27,10 @@ type summaryResponse struct {
 	Groups      []groupSummary `json:"groups"`
 	Agents      []agentSummary `json:"agents"`
 	CleanParams []cleanParam   `json:"cleanParams"`
-	// CleanParamNote says how far Clean-param is applied.
-	CleanParamNote string           `json:"cleanParamNote"`
-	Sitemaps       []sitemapSummary `json:"sitemaps"`
+	// Canonicals are the test URLs that Clean-param lines change, with
+	// their canonical form (policy.Robots.Canonical).
+	Canonicals []canonicalURL   `json:"canonicals"`
+	Sitemaps   []sitemapSummary `json:"sitemaps"`
 	// RobotsURL is the robots.txt URL the Sitemap lines resolved against,
 	// "" when there was none.
 	RobotsURL string `json:"robotsUrl"`
@@ -50,6 +51,13 @@ type agentSummary struct {
 	Agent string `json:"agent"`
 	Token string `json:"token"`
 	Group string `json:"group"` // the group's agent, "" for none
+}
+
+// A canonicalURL is a test URL and its canonical form: without the query
+// parameters that the Clean-param lines applying to its path name.
+type canonicalURL struct {
+	URL       string `json:"url"`
+	Canonical string `json:"canonical"`
 }
 
 type cleanParam struct {
@@ -80,8 +88,8 @@ func (s *server) summary(_ context.Context, req *summaryRequest) (*summaryRespon
 	}
 	r := policy.Parse([]byte(req.Robots))
 	resp := &summaryResponse{
-		Groups: []groupSummary{}, Agents: []agentSummary{}, CleanParams: []cleanParam{}, Sitemaps: []sitemapSummary{},
-		CleanParamNote: "Clean-param lines are shown as parsed: the policy package does not compute canonical URLs yet.",
+		Groups: []groupSummary{}, Agents: []agentSummary{}, CleanParams: []cleanParam{}, Canonicals: []canonicalURL{},
+		Sitemaps: []sitemapSummary{},
 	}
 	for _, g := range r.Groups() {
 		gs := groupSummary{Agent: g.Agent, Lines: g.Lines, Rules: []ruleJSON{}, Guard: guardDelay(g.CrawlDelay, g.HasCrawlDelay)}
@@ -101,6 +109,14 @@ func (s *server) summary(_ context.Context, req *summaryRequest) (*summaryRespon
 	}
 	for _, cp := range r.CleanParams() {
 		resp.CleanParams = append(resp.CleanParams, cleanParam{Line: cp.Line, Params: cp.Params, Path: cp.Path})
+	}
+	for i, u := range cases.parsed {
+		if u == nil {
+			continue
+		}
+		if c := r.Canonical(u); c.String() != u.String() {
+			resp.Canonicals = append(resp.Canonicals, canonicalURL{URL: cases.urls[i], Canonical: c.String()})
+		}
 	}
 	if base != nil {
 		resp.RobotsURL = base.String()

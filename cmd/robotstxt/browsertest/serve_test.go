@@ -160,17 +160,25 @@ func TestServePage(t *testing.T) {
 			chromedp.SendKeys(sel, text, chromedp.ByQuery),
 		}
 	}
+	var canonicals []string
 	if err := chromedp.Run(ctx,
 		cdplog.Enable(),
 		chromedp.Navigate(base),
 		chromedp.WaitVisible("#robots", chromedp.ByQuery),
 		idle(10), // the example the page opens with
+		chromedp.Evaluate(`[...document.querySelectorAll("#clean-params li.canonical")].map(li => li.innerText)`, &canonicals),
 		typeInto("#robots", draft),
 		typeInto("#urls", strings.Join(testURLs, "\n")),
 		typeInto("#agents", strings.Join(testAgents, "\n")),
 		idle(len(testURLs)*len(testAgents)),
 	); err != nil {
 		t.Fatal(err)
+	}
+
+	// The example's Clean-param line and its test URL's canonical form,
+	// as policy.Robots.Canonical gives it.
+	if want := []string{"https://example.com/search?q=robots&utm_source=news → https://example.com/search?q=robots"}; !reflect.DeepEqual(canonicals, want) {
+		t.Errorf("canonical forms of the example's URLs = %q, want %q", canonicals, want)
 	}
 
 	// The typed text arrived as typed (line breaks included).

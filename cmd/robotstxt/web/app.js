@@ -37,7 +37,7 @@
     'https://example.com/',
     'https://example.com/private/report.pdf',
     'https://example.com/private/press/launch.html',
-    'https://example.com/search?q=robots',
+    'https://example.com/search?q=robots&utm_source=news',
     'https://example.com/drafts/new.html',
   ].join('\n');
   const exampleAgents = ['Googlebot', 'ExampleBot/2.1 (+https://example.org/bot)'].join('\n');
@@ -358,10 +358,15 @@
     }
     $('agent-groups').replaceChildren(ag);
 
-    $('clean-note').textContent = s.cleanParams.length ? s.cleanParamNote : 'No Clean-param lines.';
+    $('clean-note').textContent = !s.cleanParams.length ? 'No Clean-param lines.'
+      : s.canonicals.length ? 'Test URLs and their canonical form (the parameters these lines name removed):'
+        : 'No test URL has a parameter these lines remove.';
     const cps = document.createDocumentFragment();
     for (const c of s.cleanParams) {
       cps.append(el('li', null, lineButton(c.line), ` ${c.params.join(' & ')} ${c.path ? `on paths starting with ${c.path}` : 'on every path'}`));
+    }
+    for (const c of s.canonicals) {
+      cps.append(el('li', { class: 'canonical' }, el('code', { text: c.url }), ' → ', el('code', { text: c.canonical })));
     }
     $('clean-params').replaceChildren(cps);
 
