@@ -26,7 +26,8 @@ import (
 // memberEnv, when set in the environment of this test binary, makes it
 // one member process of BenchmarkFleetProcesses or
 // the fault tests instead of running tests: "REDIS_ADDR PREFIX SITE_ADDR
-// [MEMBER_TTL_MS [RATE]]".
+// [MEMBER_TTL_MS [RATE]]"; REDIS_ADDR is a comma-separated list of the
+// masters of a Redis Cluster when it has commas.
 const memberEnv = "ROBOTSMW_FLEET_MEMBER"
 
 func TestMain(m *testing.M) {
@@ -47,7 +48,10 @@ func memberProcess(spec string) int {
 		fmt.Fprintln(os.Stderr, "member:", err)
 		return 2
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	var rdb redis.UniversalClient = redis.NewClient(&redis.Options{Addr: addr})
+	if strings.Contains(addr, ",") {
+		rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(addr, ",")})
+	}
 	defer rdb.Close()
 	f := New(rdb)
 	f.Prefix = prefix
@@ -113,10 +117,10 @@ func (s *faultSite) total() int {
 // startFleet seeds the queue and starts n member processes with the
 // given TTL and rate; it returns them and a WaitGroup done when their
 // output ends.
-func startFleet(t *testing.T, srv *redistest.Server, s *faultSite, hosts, pages, n int, ttl time.Duration, r float64) ([]*exec.Cmd, *sync.WaitGroup) {
+func startFleet(t *testing.T, addr string, client redis.UniversalClient, s *faultSite, hosts, pages, n int, ttl time.Duration, r float64) ([]*exec.Cmd, *sync.WaitGroup) {
 	prefix := "test:" + t.Name()
-	seedQueue(srv.Client(), prefix, hosts, pages)
-	spec := fmt.Sprintf("%s %s %s %d %g", srv.Addr, prefix, strings.TrimPrefix(s.URL, "http://"), ttl.Milliseconds(), r)
+	seedQueue(client, prefix, hosts, pages)
+	spec := fmt.Sprintf("%s %s %s %d %g", addr, prefix, strings.TrimPrefix(s.URL, "http://"), ttl.Milliseconds(), r)
 	var cmds []*exec.Cmd
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
@@ -216,10 +220,20 @@ func (l *lockedBuffer) String() string {
 // survivors finish the crawl. Requests it had sent whose answers it
 // never read are fetched again.
 func TestFleetSurvivesKilledMember(t *testing.T) {
-	srv := redistest.Start(t)
+	t.Run("single", func(t *testing.T) {
+		srv := redistest.Start(t)
+		testKilledMember(t, srv.Addr, srv.Client())
+	})
+	t.Run("cluster", func(t *testing.T) {
+		c := redistest.StartCluster(t)
+		testKilledMember(t, strings.Join(c.Addrs, ","), c.Client())
+	})
+}
+
+func testKilledMember(t *testing.T, addr string, client redis.UniversalClient) {
 	s := newFaultSite(t, 100*time.Millisecond)
 	const hosts, pages, ttl = 10, 30, time.Second
-	cmds, wg := startFleet(t, srv, s, hosts, pages, 3, ttl, 50)
+	cmds, wg := startFleet(t, addr, client, s, hosts, pages, 3, ttl, 50)
 	for s.total() < 60 {
 		time.Sleep(5 * time.Millisecond)
 	}

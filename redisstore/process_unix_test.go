@@ -19,7 +19,7 @@ func TestFleetStoppedMemberNoBurst(t *testing.T) {
 	srv := redistest.Start(t)
 	s := newFaultSite(t, 50*time.Millisecond)
 	const hosts, pages, ttl, perHost = 10, 30, time.Second, 5.0
-	cmds, wg := startFleet(t, srv, s, hosts, pages, 3, ttl, perHost)
+	cmds, wg := startFleet(t, srv.Addr, srv.Client(), s, hosts, pages, 3, ttl, perHost)
 	for s.total() < 40 {
 		time.Sleep(5 * time.Millisecond)
 	}
