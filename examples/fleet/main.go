@@ -3,6 +3,7 @@
 // the site of START_URL (links on the same host) as one polite crawler
 // would.
 //
+//	go run ./examples/fleet                      # offline: 3 members crawl an embedded demo site
 //	go run ./examples/fleet -redis 127.0.0.1:6379 -rate 2 -agent FleetBot https://example.com/
 //	go run ./examples/fleet -redis rediss://user:pass@redis.example:6380/2 ... https://example.com/
 //	go run ./examples/fleet -redis 127.0.0.1:6379 -stats https://example.com/
@@ -67,9 +68,11 @@ func main() {
 
 // run is the whole program; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flags := cmdline.New("fleet", "[flags] START_URL", `Crawls the site of START_URL (links on its host) as one member of a fleet
+	flags := cmdline.New("fleet", "[flags] [START_URL]", `Crawls the site of START_URL (links on its host) as one member of a fleet
 sharing one Redis. Run it several times at once; each exits when the
-shared queue is drained.`)
+shared queue is drained. Without START_URL it crawls an embedded demo site
+on 127.0.0.1 with -members members in this one process, offline (Redis
+still needed: redis-server --port 6379 --save "" --daemonize yes).`)
 	addr := flags.String("redis", "127.0.0.1:6379", "Redis address: host:port, or a redis:// or rediss:// URL with user, password and database")
 	perHost := flags.Float64("rate", 1, "requests per second per host, for the whole fleet")
 	agent := flags.String("agent", "FleetBot", "user agent product token, matched against robots.txt")
@@ -82,11 +85,18 @@ shared queue is drained.`)
 	verbose := flags.Bool("v", false, "print every page fetched, and the Guard's and the fleet's log (log/slog) on stderr")
 	metrics := flags.String("metrics", "", "serve this member's Guard Stats for Prometheus on `ADDR`/metrics (e.g. 127.0.0.1:9100)")
 	allowPrivate := flags.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
+	members := flags.Int("members", 3, "members of the demo crawl, without START_URL")
 	if code := flags.Parse(args, 1, stdout, stderr); code >= 0 {
 		return code
 	}
-	if flags.NArg() != 1 {
-		return flags.UsageError(stderr, errors.New("missing START_URL"))
+	if flags.NArg() == 0 {
+		if *members < 1 || *members > 16 {
+			return flags.UsageError(stderr, errors.New("-members must be 1 to 16"))
+		}
+		if *showStats {
+			return flags.UsageError(stderr, errors.New("-stats needs the START_URL of the crawl"))
+		}
+		return demo(ctx, args, *members, stdout, stderr)
 	}
 	start, err := url.Parse(flags.Arg(0))
 	if err != nil || (start.Scheme != "http" && start.Scheme != "https") || start.Host == "" {
@@ -113,7 +123,7 @@ shared queue is drained.`)
 	err = rdb.Ping(pctx).Err()
 	cancel()
 	if err != nil {
-		fmt.Fprintf(stderr, "fleet: Redis at %s does not answer: %v\n", opts.Addr, err)
+		fmt.Fprintf(stderr, "fleet: Redis at %s does not answer: %v\n(start one with: redis-server --port 6379 --save \"\" --daemonize yes)\n", opts.Addr, err)
 		return 2
 	}
 

@@ -124,7 +124,8 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "fleet: missing START_URL\nusage: fleet [flags] START_URL\n"},
+		{[]string{"-members", "0"}, "fleet: -members must be 1 to 16\nusage: fleet [flags] [START_URL]\n"},
+		{[]string{"-stats"}, "-stats needs the START_URL"},
 		{[]string{"ftp://example.com/"}, "not an http or https URL"},
 		{[]string{"-rate", "0", "http://example.com/"}, "must be positive"},
 		{[]string{"-redis", "127.0.0.1:1", "http://example.com/"}, "does not answer"},
@@ -191,6 +192,27 @@ func TestRedisLostMidCrawl(t *testing.T) {
 	for i, code := range codes {
 		if code != 1 || !strings.Contains(errs[i].String(), "is gone from Redis") {
 			t.Errorf("member %d after Redis restarted empty = exit %d, stderr %q; want 1 and the crawl lost", i, code, errs[i].String())
+		}
+	}
+}
+
+// TestDemo: with no START_URL the example crawls its embedded demo site
+// with three members in one process, offline, and the site sees what one
+// polite crawler would send: robots.txt once, each page once, no
+// disallowed page, one request at a time.
+func TestDemo(t *testing.T) {
+	srv := redistest.Start(t)
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"-redis", srv.Addr}, &out, &errb); code != 0 {
+		t.Fatalf("run(-redis %s) = %d, want 0; stderr:\n%s\nstdout:\n%s", srv.Addr, code, errb.String(), out.String())
+	}
+	for _, want := range []string{
+		"demo: 3 members crawl the demo site at http://127.0.0.1:",
+		"member 1: ", "member 2: ", "member 3: ",
+		fmt.Sprintf("demo: the site saw robots.txt fetched 1 time(s), %d pages (0 of them more than once), 0 requests for disallowed pages, at most 1 request(s) at once\n", demoPages+1),
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("run(-redis %s) output lacks %q:\n%s", srv.Addr, want, out.String())
 		}
 	}
 }
