@@ -145,9 +145,10 @@ return redis.call('HMGET', KEYS[1], 'epoch', 'shards')
 `)
 
 // popScript: luaEpoch, luaTend; ARGV[6] the call's token, ARGV[7] the gap
-// (ms) before the popped host may go again, ARGV[8] the keep ms. It pops
-// the front request of the host whose ready time is the earliest and
-// past, holds it for the member (base.."h:"..member) and returns {1,
+// (ms) before the popped host may go again, ARGV[8] the keep ms. Of the
+// hosts whose ready time is past (the 16 earliest), it pops the front
+// request of the one whose best request has the highest priority (ties:
+// the earliest ready), holds it for the member (base.."h:"..member) and returns {1,
 // "HOST\nITEM", pending, 0, gone}; {0, "", pending, wait, gone} if no
 // host may go now; {2, ...} to ask again. A call tried again because its
 // reply was lost gets the same request.
@@ -157,12 +158,26 @@ local lastpop = redis.call('HGET', KEYS[1], 'pop:' .. me)
 if lastpop and string.sub(lastpop, 1, #token) == token then
 	return {1, string.sub(lastpop, #token + 1), pending, 0, gone}
 end
-local r = redis.call('ZRANGEBYSCORE', base .. 'ready', '-inf', now, 'LIMIT', 0, 1)
+local r = redis.call('ZRANGEBYSCORE', base .. 'ready', '-inf', now, 'LIMIT', 0, 16)
 if #r == 0 then
 ` + luaWait + `
 	return {0, '', pending, wait, gone}
 end
-local host = r[1]
+-- Of the hosts that may go now (the 16 ready longest), the one whose best
+-- queued request has the highest priority (the lowest level) goes; a tie
+-- goes to the host ready longest.
+local host, best = r[1], 16
+for _, h in ipairs(r) do
+	for lv = 0, best - 1 do
+		if redis.call('LLEN', base .. 'q:' .. h .. ':' .. string.format('%x', lv)) > 0 then
+			host, best = h, lv
+			break
+		end
+	end
+	if best == 0 then
+		break
+	end
+end
 local item
 for lv = 0, 15 do
 	item = redis.call('LPOP', base .. 'q:' .. host .. ':' .. string.format('%x', lv))

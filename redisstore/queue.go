@@ -40,7 +40,11 @@ const popWaitMax = 250 * time.Millisecond
 // they came: the level is the request's priority (PriorityKey in its
 // colly Ctx), or its depth, so each host is crawled breadth first; a
 // request given back by a dead member, or added with AddFront, goes
-// before the others of its level.
+// before the others of its level. Across hosts, of those that may go now
+// (the 16 ready longest in a shard), the host whose best request has the
+// highest priority goes first; on a Redis Cluster, where hosts are spread
+// over Fleet.Shards shards that members take from in turn, this holds
+// within each shard.
 //
 // During a Run, requests added (FollowLinks's links) are sent with the
 // end of the page that found them, in one round trip; outside a Run each

@@ -355,3 +355,41 @@ func TestQueuePriority(t *testing.T) {
 		t.Error("AddRequest with priority 16 = nil, want an error")
 	}
 }
+
+// Priorities hold across hosts too: of the hosts that may go now, the one
+// with the most urgent request goes first, even if another host has been
+// ready for longer.
+func TestQueuePriorityAcrossHosts(t *testing.T) {
+	srv := redistest.Start(t)
+	f := testFleet(t, srv)
+	q := f.Queue()
+	add := func(u string, depth int, priority any) {
+		t.Helper()
+		r, _ := http.NewRequest("GET", u, nil)
+		ctx := colly.NewContext()
+		if priority != nil {
+			ctx.Put(PriorityKey, priority)
+		}
+		b, err := (&colly.Request{URL: r.URL, Method: "GET", Depth: depth, Ctx: ctx}).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.AddRequest(b); err != nil {
+			t.Fatalf("AddRequest(%s): %v", u, err)
+		}
+	}
+	add("http://a.test/deep", 4, nil)
+	add("http://b.test/shallow", 2, nil)
+	add("http://c.test/urgent", 9, 0)
+	var got []string
+	for range 3 {
+		r, err := q.GetRequest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, urlOf(t, r))
+	}
+	if want := "http://c.test/urgent http://b.test/shallow http://a.test/deep"; strings.Join(got, " ") != want {
+		t.Errorf("GetRequest order = %v, want %s", got, want)
+	}
+}
