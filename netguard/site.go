@@ -17,6 +17,10 @@ import (
 // non-public address: not the metadata service, not 127.0.0.1 on another
 // host name's behalf, not the rest of the network.
 //
+// Link-local addresses (169.254.0.0/16, fe80::/10: where cloud metadata
+// services answer) are never allowed this way, even for a host that
+// resolves to one: reaching them takes an explicit Dialer.Allow prefix.
+//
 // The host is trusted as it resolves when AllowHost is called: a name that
 // an attacker controls and points at 127.0.0.1 is allowed 127.0.0.1. Call it
 // for the site a user asked to crawl, never for a URL the crawl found.
@@ -34,7 +38,7 @@ func AllowHost(ctx context.Context, host string) ([]netip.Prefix, error) {
 	var allow []netip.Prefix
 	for _, a := range addrs {
 		a = a.Unmap().WithZone("")
-		if Reason(a) != "" {
+		if r := Reason(a); r != "" && r != "link-local" {
 			allow = append(allow, netip.PrefixFrom(a, a.BitLen()))
 		}
 	}

@@ -19,6 +19,8 @@ func TestAllowHost(t *testing.T) {
 		{"[::1]", []netip.Prefix{netip.MustParsePrefix("::1/128")}},
 		{"::ffff:10.0.0.1", []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}},
 		{"8.8.8.8", nil},
+		{"169.254.169.254", nil}, // link-local (metadata): never allowed by name
+		{"fe80::1", nil},
 	}
 	for _, tt := range tests {
 		got, err := AllowHost(context.Background(), tt.host)

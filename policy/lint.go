@@ -543,9 +543,9 @@ func (l *linter) rule(ln lineInfo, allow bool, value []byte) {
 	} else {
 		l.groupRules[k] = ln.num
 		if first, ok := l.groupRules[k^1]; ok {
-			dis := ln.num
+			dis := first // this line is the allow
 			if !allow {
-				dis = first
+				dis = ln.num
 			}
 			l.add(ln.num, SeverityWarning, codeUnreachableRule,
 				"allow and disallow %s in one group (lines %d and %d): allow wins the tie, so the disallow on line %d never applies", quote(value), first, ln.num, dis)

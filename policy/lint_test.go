@@ -469,3 +469,25 @@ func BenchmarkLint(b *testing.B) {
 		Lint(body)
 	}
 }
+
+// TestLintUnreachableRuleNamesTheDisallow: the message names the line of
+// the disallow that never applies, whichever of the two comes first.
+func TestLintUnreachableRuleNamesTheDisallow(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"User-agent: *\nDisallow: /a\nAllow: /a\n", "the disallow on line 2 never applies"},
+		{"User-agent: *\nAllow: /a\nDisallow: /a\n", "the disallow on line 3 never applies"},
+	} {
+		found := false
+		for _, d := range Lint([]byte(tc.body)) {
+			if d.Code == codeUnreachableRule {
+				found = true
+				if !strings.Contains(d.Message, tc.want) {
+					t.Errorf("Lint(%q): %q, want it to say %q", tc.body, d.Message, tc.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("Lint(%q): no %s diagnostic", tc.body, codeUnreachableRule)
+		}
+	}
+}

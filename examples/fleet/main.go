@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"os/signal"
@@ -122,9 +123,21 @@ still needed: redis-server --port 6379 --save "" --daemonize yes).`)
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	err = rdb.Ping(pctx).Err()
 	cancel()
-	if err != nil {
+	var netErr net.Error
+	var redisErr redis.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &redisErr):
+		// Redis answered with an error: a wrong password, an ACL.
+		fmt.Fprintf(stderr, "fleet: Redis at %s refused: %v\n", opts.Addr, err)
+		return 2
+	case errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.EOF):
 		fmt.Fprintf(stderr, "fleet: Redis at %s does not answer: %v\n(start one with: redis-server --port 6379 --save \"\" --daemonize yes)\n", opts.Addr, err)
 		return 2
+	default:
+		// An answer, but not in Redis's protocol.
+		fmt.Fprintf(stderr, "fleet: %s is not a Redis server: %v\n", opts.Addr, err)
+		return 1
 	}
 
 	var logger *slog.Logger

@@ -148,8 +148,8 @@ func TestNotRedis(t *testing.T) {
 	var out, errb bytes.Buffer
 	start := time.Now()
 	code := run(context.Background(), []string{"-redis", strings.TrimPrefix(web.URL, "http://"), web.URL + "/"}, &out, &errb)
-	if code == 0 || !strings.Contains(errb.String(), "can't parse") {
-		t.Errorf("run against an HTTP server = %d, stderr %q; want non-zero and the protocol error", code, errb.String())
+	if code != 1 || !strings.Contains(errb.String(), "is not a Redis server") {
+		t.Errorf("run against an HTTP server = %d, stderr %q; want 1 and \"is not a Redis server\"", code, errb.String())
 	}
 	t.Logf("exited %d after %v", code, time.Since(start))
 }

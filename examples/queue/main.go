@@ -56,7 +56,8 @@ func main() {
 
 // run is the whole program; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cmd := cmdline.New("queue", "", `Crawls the embedded demo sites, offline, or the site of -url, with colly's
+	cmd := cmdline.New("queue", "", `Crawls the embedded demo sites, offline, or the first 20 pages of the site
+of -url, with colly's
 queue (several threads), a collector and a clone of it, all made polite by
 one robotsmw Guard, and prints every final outcome and the Guard's
 statistics.`)
@@ -92,7 +93,7 @@ statistics.`)
 	if *verbose {
 		g.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
-	limit := 0 // requests per collector; 0 means no limit
+	limit := 0 // pages of the site queued; 0 means no limit
 	var start *url.URL
 	if *siteFlag != "" {
 		u, err := cmdline.SiteURL("url", *siteFlag)
@@ -128,7 +129,6 @@ statistics.`)
 	c := colly.NewCollector(
 		colly.UserAgent("QueueBot/1.0 (+https://example.org/bot)"),
 		colly.StdlibContext(ctx),
-		colly.MaxRequests(uint32(limit)),
 		dial,     // before the Guard, which wraps the transport it finds
 		g.Attach, // before the callbacks below
 	)
@@ -142,6 +142,8 @@ statistics.`)
 		fmt.Fprintf(stderr, "queue: %v\n", err)
 		return 1
 	}
+	var queuedMu sync.Mutex                         // guards queued
+	queued := map[string]bool{start.String(): true} // the site's pages queued
 	c.OnHTML("a[href]", func(e *colly.HTMLElement) {
 		link, err := url.Parse(e.Request.AbsoluteURL(e.Attr("href")))
 		if err != nil || (link.Scheme != "http" && link.Scheme != "https") {
@@ -154,6 +156,23 @@ statistics.`)
 			return
 		}
 		// The queue takes duplicates; colly skips the pages it visited.
+		// A real site's crawl stops at limit pages, and says which links
+		// it left (colly's MaxRequests would drop queued requests without
+		// a word: its queue counts each one twice).
+		queuedMu.Lock()
+		seen := queued[link.String()]
+		full := !seen && limit > 0 && len(queued) >= limit
+		if !seen && !full {
+			queued[link.String()] = true
+		}
+		queuedMu.Unlock()
+		if seen {
+			return
+		}
+		if full {
+			out.stamp("left     %s: not queued, the example stops at %d pages of a site", out.name(link), limit)
+			return
+		}
 		if err := q.AddURL(link.String()); err != nil {
 			out.stamp("error    %s: %s", out.name(link), cmdline.ErrorText(err, link))
 		}
