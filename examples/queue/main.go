@@ -57,10 +57,9 @@ func main() {
 // run is the whole program; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmd := cmdline.New("queue", "", `Crawls the embedded demo sites, offline, or the first 20 pages of the site
-of -url, with colly's
-queue (several threads), a collector and a clone of it, all made polite by
-one robotsmw Guard, and prints every final outcome and the Guard's
-statistics.`)
+of -url, with colly's queue (several threads), a collector and a clone of
+it, all made polite by one robotsmw Guard, and prints every final outcome
+and the Guard's statistics.`)
 	siteFlag := cmd.String("url", "", "crawl this site instead of the demo site")
 	verbose := cmd.Bool("v", false, "print the Guard's log (log/slog) on stderr")
 	allowPrivate := cmd.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
