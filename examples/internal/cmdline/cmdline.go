@@ -110,6 +110,9 @@ func SiteURL(flagName, raw string) (*url.URL, error) {
 // ErrorText returns the text of err for a line that names u already:
 // without u, which the errors of robotsmw and net/http carry.
 func ErrorText(err error, u *url.URL) string {
+	if ue, ok := err.(*url.Error); ok && (ue.URL == u.String() || ue.URL == u.Redacted()) {
+		err = ue.Err // net/http's "Get URL: …": the line has the URL
+	}
 	msg := err.Error()
 	for _, s := range []string{u.Redacted(), u.String()} {
 		for _, t := range []string{` "` + s + `": `, " " + s + ": ", s + " ", s + ": ", s} {

@@ -67,4 +67,9 @@ func TestErrorText(t *testing.T) {
 			t.Errorf("ErrorText(%q) = %q, want %q", tc.err, got, tc.want)
 		}
 	}
+	// net/http's wrapping: neither "Get" nor the URL again.
+	wrapped := &url.Error{Op: "Get", URL: u.String(), Err: errors.New("robotsmw: gave up: http://127.0.0.1:8080/a?b=1 not sent: context canceled")}
+	if got, want := ErrorText(wrapped, u), "robotsmw: gave up: not sent: context canceled"; got != want {
+		t.Errorf("ErrorText(%q) = %q, want %q", wrapped, got, want)
+	}
 }
