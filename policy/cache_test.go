@@ -601,7 +601,7 @@ func TestCacheStoreWithoutRobots(t *testing.T) {
 // (record, LRU bookkeeping and compiled policy) for the median-size file of
 // the corpus and on average over the corpus.
 func BenchmarkCachedPolicyMemory(b *testing.B) {
-	dir := filepath.Join("..", "..", "shared", "corpus", "robots")
+	dir := corpusDir
 	files, err := os.ReadDir(dir)
 	if err != nil {
 		b.Skipf("corpus not found: %v", err)

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"github.com/robotsmw/robotsmw/internal/sharedtest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,7 +12,7 @@ import (
 
 // corpusDir holds real-world robots.txt files; their origins are recorded
 // in ../../shared/corpus/SOURCES.md.
-const corpusDir = "../../shared/corpus/robots"
+var corpusDir = sharedtest.Corpus("robots")
 
 // corpusFiles returns the corpus files and their bodies, or skips the test
 // when the corpus is absent.

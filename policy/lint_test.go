@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"fmt"
+	"github.com/robotsmw/robotsmw/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -416,10 +417,10 @@ func TestLintNoPanic(t *testing.T) {
 // messages; the one file over 500 KiB reports it. With -v it prints the
 // number of diagnostics per code.
 func TestLintCorpus(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "corpus", "robots")
+	dir := corpusDir
 	files, err := filepath.Glob(filepath.Join(dir, "*"))
-	if err != nil || len(files) == 0 {
-		t.Skipf("no corpus in %s", dir)
+	if dir == "" || err != nil || len(files) == 0 {
+		t.Skip(sharedtest.Missing("robots"))
 	}
 	counts := map[string]int{}
 	withCode := map[string]int{}

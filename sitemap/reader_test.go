@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/robotsmw/robotsmw/internal/sharedtest"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,21 +21,8 @@ var update = flag.Bool("update", false, "rewrite testdata/corpus.golden")
 // findCorpus returns the directory of the shared sitemap corpus, looked up
 // from the package directory upwards (the repository sits next to shared/).
 func findCorpus() (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		c := filepath.Join(dir, "shared", "corpus", "sitemaps")
-		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
-			return c, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
+	c := sharedtest.Corpus("sitemaps")
+	return c, c != ""
 }
 
 // corpusDir returns the corpus directory or skips the test.
@@ -42,7 +30,7 @@ func corpusDir(t testing.TB) string {
 	t.Helper()
 	dir, ok := findCorpus()
 	if !ok {
-		t.Skip("corpus shared/corpus/sitemaps not found in the package directory's parents")
+		t.Skip(sharedtest.Missing("sitemaps"))
 	}
 	return dir
 }

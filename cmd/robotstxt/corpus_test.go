@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"github.com/robotsmw/robotsmw/internal/sharedtest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite testdata/corpus-lint.golden")
 
 // corpusDirs are where the real-world robots.txt files may be: next to the
 // repository (as CI checks it out) or in the shared reference directory.
-var corpusDirs = []string{"../../../shared/corpus/robots", "/work/shared/corpus/robots"}
+var corpusDirs = []string{sharedtest.Corpus("robots"), "/work/shared/corpus/robots"}
 
 // TestLintCorpusGolden lints the 261 real robots.txt files of the corpus in
 // one run and compares the output with testdata/corpus-lint.golden, which

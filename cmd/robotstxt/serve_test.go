@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/robotsmw/robotsmw/internal/sharedtest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -39,7 +40,10 @@ func serveBodies(t *testing.T) map[string]string {
 		"crlf":    "User-agent: *\r\nDisallow: /x\r\n\r\nUser-agent: Bot\rDisallow: /y\r",
 		"escapes": "User-agent: *\nDisallow: /%7Efoo\nDisallow: /caf%C3%A9\nAllow: /a$b\n",
 	}
-	for _, dir := range []string{"../../testdata/robots", "../../../shared/corpus/robots"} {
+	for _, dir := range []string{"../../testdata/robots", sharedtest.Corpus("robots")} {
+		if dir == "" {
+			continue
+		}
 		files, _ := filepath.Glob(filepath.Join(dir, "*"))
 		for _, f := range files {
 			b, err := os.ReadFile(f)
