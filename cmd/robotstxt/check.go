@@ -16,7 +16,7 @@ import (
 func checkCommand() command {
 	return command{
 		name:     "check",
-		synopsis: "[-agent A] [-json] [-timeout D] [-robots ROBOTS | ROBOTS] [URL...]",
+		synopsis: "[-agent A] [-json] [-timeout D] [-allow-private] [-robots ROBOTS | ROBOTS] [URL...]",
 		summary:  "say whether robots.txt allows each URL, and which rule decided",
 		help: `check prints one line per URL: ALLOWED or DISALLOWED, the URL, and why: the
 deciding rule with its line and group, or that no rule of the group matched,

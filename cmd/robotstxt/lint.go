@@ -13,7 +13,7 @@ import (
 func lintCommand() command {
 	return command{
 		name:     "lint",
-		synopsis: "[-strict] [-json] [-timeout D] ROBOTS...",
+		synopsis: "[-strict] [-json] [-timeout D] [-allow-private] ROBOTS...",
 		summary:  "report what crawlers ignore or may misread in robots.txt files",
 		help: `lint prints the problems of each robots.txt, sorted by line, one a line:
 

@@ -7,9 +7,9 @@
 //
 // Usage:
 //
-//	robotstxt check [-agent A] [-json] [-timeout D] [-robots ROBOTS | ROBOTS] [URL...]
-//	robotstxt lint [-strict] [-json] [-timeout D] ROBOTS...
-//	robotstxt sitemaps [-base URL] [-walk [-urls] [-follow P]... [-rule P=TAG]... [-alternates]] [-agent A] [-timeout D] SITE|ROBOTS|SITEMAP
+//	robotstxt check [-agent A] [-json] [-timeout D] [-allow-private] [-robots ROBOTS | ROBOTS] [URL...]
+//	robotstxt lint [-strict] [-json] [-timeout D] [-allow-private] ROBOTS...
+//	robotstxt sitemaps [-base URL] [-walk [-urls] [-follow P]... [-rule P=TAG]... [-alternates]] [-agent A] [-timeout D] [-allow-private] SITE|ROBOTS|SITEMAP
 //	robotstxt serve [-addr HOST:PORT] [-allow-private] [-timeout D]
 //	robotstxt help [COMMAND]
 //

@@ -17,7 +17,7 @@ import (
 func sitemapsCommand() command {
 	return command{
 		name:     "sitemaps",
-		synopsis: "[-base URL] [-walk [-urls] [-follow P]... [-rule P=TAG]... [-alternates]] [-agent A] [-timeout D] SITE|ROBOTS|SITEMAP",
+		synopsis: "[-base URL] [-walk [-urls] [-follow P]... [-rule P=TAG]... [-alternates]] [-agent A] [-timeout D] [-allow-private] SITE|ROBOTS|SITEMAP",
 		summary:  "list the Sitemap lines of a robots.txt, or walk the sitemaps",
 		help: `sitemaps prints the sitemap URLs a robots.txt lists, one a line. SITE is an
 http or https URL of a site, whose robots.txt is fetched; relative Sitemap
