@@ -136,12 +136,15 @@ the walk found, what it dropped and why, and the pages fetched.`)
 	st, err := g.Seed(c, site)
 	c.Wait()
 	var walkErr *sitemap.WalkError
+	code := cmdline.ExitOK
 	switch {
 	case ctx.Err() != nil:
 		// Ctrl-C: report what was done.
 	case errors.As(err, &walkErr) && st.Sitemaps > 0:
-		// Some sitemaps failed; the others were walked: report them.
+		// Some sitemaps failed; the others were walked: report them,
+		// and exit 1 as robotstxt sitemaps does.
 		fmt.Fprintf(stderr, "sitemapseed: %v\n", err)
+		code = 1
 	case err != nil:
 		fmt.Fprintf(stderr, "sitemapseed: %v\n", err)
 		return 1
@@ -168,7 +171,7 @@ the walk found, what it dropped and why, and the pages fetched.`)
 	if demo != nil {
 		out.printf("never requested:    %s", strings.Join(demo.notRequested(), ", "))
 	}
-	return cmd.Finish(ctx, stderr, cmdline.ExitOK)
+	return cmd.Finish(ctx, stderr, code)
 }
 
 // A printer writes lines from concurrent colly callbacks one at a time.
