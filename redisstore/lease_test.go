@@ -42,7 +42,9 @@ func popOne(t *testing.T, f *Fleet) string {
 // it and sends none of them.
 func TestDeadMemberRequestsReturn(t *testing.T) {
 	srv := redistest.Start(t)
-	const ttl = 500 * time.Millisecond
+	// Long enough that a loaded machine does not let a's lease lapse
+	// before b's first pop.
+	const ttl = 2 * time.Second
 	a, b := testFleet(t, srv), testFleet(t, srv)
 	a.ttl, b.ttl = ttl, ttl
 	for i := range 6 {
