@@ -115,6 +115,7 @@ func indexOf(locs ...string) string {
 // replaced by "H" (and the other site's by "O"), sorted.
 func walkSite(t *testing.T, w *Walker, s *testSite) ([]string, Stats, error) {
 	t.Helper()
+	unpaced(w)
 	var mu sync.Mutex
 	var got []string
 	st, err := w.Walk(context.Background(), s.srv.URL, func(e Entry) error {
@@ -131,8 +132,18 @@ func walkSite(t *testing.T, w *Walker, s *testSite) ([]string, Stats, error) {
 	return got, st, err
 }
 
+// unpaced turns the Walker's own pacing off, unless the test set an
+// Interval: these tests are about what is walked; pacing_test.go is about
+// when.
+func unpaced(w *Walker) {
+	if w.Interval == 0 {
+		w.Interval = -1
+	}
+}
+
 // noSleep records the waits of a Walker instead of sleeping.
 func noSleep(w *Walker) *[]time.Duration {
+	unpaced(w)
 	var waits []time.Duration
 	var mu sync.Mutex
 	w.sleep = func(ctx context.Context, d time.Duration) error {
