@@ -28,7 +28,10 @@ import (
 // and a sorted set, f.politeKey("lease", "{host}"), of the leases in flight:
 // member the lease's id, score when it runs out. A lease whose member died
 // runs out and is dropped by the next Reserve (the fleet's in-flight count
-// never stays taken). Both keys carry the host in braces, so they share a
+// never stays taken): a lease lasts no longer than a member's TTL (15 s),
+// as the requests a member holds do, so the host of a killed member's
+// requests is free again by the time they are given back. A request that
+// runs longer than that loses its lease. Both keys carry the host in braces, so they share a
 // cluster slot. Each operation is one Lua script on those keys
 // (politeness.md §3.6: one atomic read-modify-write per host, one clock,
 // monotone merges), the same rules as robotsmw.MemoryPacer's. Every
@@ -253,7 +256,7 @@ func (p *pacer) slowFloor(floor time.Duration) time.Duration {
 func (p *pacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) (robotsmw.Slot, error) {
 	v, err := reserveScript.Run(ctx, p.f.client, p.key(host),
 		us(a.Floor), us(a.Gap), strconv.FormatFloat(a.Latency, 'g', -1, 64), us(a.Limit), max(a.InFlight, 1),
-		us(leaseTTL(a.Lease)), flag(a.Positioned), flag(a.NoLease), pacerKeep.Milliseconds(),
+		us(min(leaseTTL(a.Lease), p.f.memberTTL())), flag(a.Positioned), flag(a.NoLease), pacerKeep.Milliseconds(),
 		us(robotsmw.MaxLatencyGap), us(busyPoll), us(minBusyWait)).Result()
 	p.f.seen(err)
 	if err != nil {
