@@ -30,29 +30,32 @@ var errRobotsPending = errors.New("robotsmw: robots.txt still being fetched")
 
 // admit decides whether a request or redirect hop to u may be sent, and
 // waits until it may, but never longer than limit: robots.txt first, then
-// the host's pause and schedule, and, with gate set, the host's gate too
-// (for redirect hops and requests the transport admits itself, where
-// nothing runs between admission and sending).
+// the host's schedule (see Guard.schedule): its pause and the request's
+// position, and, with gate set, the host's gate too (for redirect hops
+// and requests the transport admits itself, where nothing runs between
+// admission and sending): a lease of one of its in-flight places.
 //
-// It returns nil when the request may go on, a *DeferredError when it
-// would have to wait longer than limit (a slot in the host's schedule is
-// then kept for it, see wait), or a final error. reserved says that the
-// request already holds a slot from an earlier deferral.
-func (g *Guard) admit(ctx context.Context, cache *policy.Cache, u *url.URL, agent string, limit time.Duration, reserved, gate bool) error {
+// It returns nil, and with gate the request's lease, when the request may
+// go on, a *DeferredError when it would have to wait longer than limit
+// (its position in the host's schedule is then kept for it), or a final
+// error. reserved says that the request holds a position from an earlier
+// deferral.
+func (g *Guard) admit(ctx context.Context, cache *policy.Cache, u *url.URL, agent string, limit time.Duration, reserved, gate bool) (uint64, error) {
 	if err := ctx.Err(); err != nil {
-		return g.ended(u, err)
+		return 0, g.ended(u, err)
 	}
 	h := g.host(u)
 	if err := g.check(ctx, cache, h, u, agent, limit); err != nil {
-		return err
+		return 0, err
 	}
-	if err := g.wait(ctx, h, u, limit, reserved); err != nil {
-		return err
+	lease, err := g.schedule(ctx, h, u, limit, reserved, gate)
+	if err != nil {
+		return 0, err
 	}
 	if gate {
-		return g.gate(ctx, h, u, limit)
+		g.pass(h)
 	}
-	return nil
+	return lease, nil
 }
 
 // check applies robots.txt to u for agent (RFC 9309 §2.2.2; only
@@ -130,7 +133,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 			}
 			d = MaxCrawlDelay
 		}
-		h.setCrawlDelay(e.Origin, d, g.rateFloor())
+		h.setCrawlDelay(e.Origin, d, h.base)
 		return nil
 	}
 }
@@ -184,46 +187,6 @@ func (g *Guard) deferred(h *host, u *url.URL, start, pauseUntil int64, reserved 
 	return &DeferredError{URL: u, Until: time.Unix(0, start), Err: cause, reserved: reserved}
 }
 
-// wait takes the request's slot in the host's schedule and sleeps until it
-// comes, after any pause. If the slot is further away than limit, the
-// request is deferred to it instead, and the slot stays taken: the
-// deferred request comes back to it (reserved) without taking another, so
-// deferred requests are spread over the schedule rather than all returning
-// at once. A strike voids the schedule: sleeping waiters wake and take new
-// slots after the pause; slots kept for deferred requests are void too
-// (the gate still spaces them).
-func (g *Guard) wait(ctx context.Context, h *host, u *url.URL, limit time.Duration, reserved bool) error {
-	if g.Pacer != nil {
-		return g.sharedWait(h, u, limit)
-	}
-	for {
-		n, err := g.lockOpen(h, u)
-		if err != nil {
-			return err
-		}
-		start := max(n, h.pauseUntil)
-		if !reserved {
-			start = max(start, h.next)
-			h.next = start + int64(h.interval)
-		}
-		d := time.Duration(start - n)
-		if d > limit {
-			pauseUntil := h.pauseUntil
-			h.mu.Unlock()
-			return g.deferred(h, u, start, pauseUntil, true)
-		}
-		if d <= 0 {
-			h.mu.Unlock()
-			return nil
-		}
-		voided, err := g.sleepFor(ctx, h, u, d)
-		if err != nil || !voided {
-			return err
-		}
-		reserved = false
-	}
-}
-
 // lockOpen locks h and returns the time on the Guard's clock, unless the
 // host is excluded (a Retry-After beyond maxRetryAfter): then h.mu is not
 // held and the error is final.
@@ -241,10 +204,18 @@ func (g *Guard) lockOpen(h *host, u *url.URL) (int64, error) {
 // sleepFor sleeps d waiting for h, or until a strike voids h's schedule
 // (voided), or until ctx ends. h.mu must be held; it is released.
 func (g *Guard) sleepFor(ctx context.Context, h *host, u *url.URL, d time.Duration) (voided bool, err error) {
+	return g.waitOn(h, u, func(woken <-chan struct{}) error { return g.pause(ctx, d, woken) })
+}
+
+// waitOn runs wait with the channel h's next change closes, counting it as
+// a waiter of h, and reports whether a strike voided h's schedule
+// meanwhile; wait's error ends the request. h.mu must be held; it is
+// released.
+func (g *Guard) waitOn(h *host, u *url.URL, wait func(woken <-chan struct{}) error) (voided bool, err error) {
 	gen, ch := h.gen, h.changes()
 	h.waiters++
 	h.mu.Unlock()
-	err = g.pause(ctx, d, ch)
+	err = wait(ch)
 	h.mu.Lock()
 	h.waiters--
 	voided = h.gen != gen
@@ -263,47 +234,25 @@ func (h *host) changes() chan struct{} {
 	return h.changed
 }
 
-// gate is the last step before bytes go to the host, right before the HTTP
-// client sends them: it waits while the host is paused, and spaces request
-// starts by at least the host's interval. The schedule in wait orders the
-// requests without holding colly's LimitRule slots; the gate keeps requests
-// that bunched up behind a slot, or drifted while being scheduled, from
-// reaching the host closer together than the interval. A wait longer than
-// limit defers the request. It counts the request as sent.
-func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration) error {
-	if g.Pacer != nil {
-		return g.sharedGate(ctx, g.Pacer, h, u, limit, false)
+// gate is the last step before bytes go to the host, right before the
+// HTTP client sends them (after any LimitRule slot was taken, and after
+// every OnRequest callback, so no callback can abort the request any
+// more): it takes the request's lease of one of the host's in-flight
+// places (Guard.InFlight), once the host's pause is over, the start
+// spacing is kept and the previous response ended at least the gap
+// (Crawl-delay, latency) before, waiting at most limit. The position
+// taken in OnRequest orders the requests without holding colly's
+// LimitRule slots, spaced by the host's expected time per request, so a
+// request mostly finds its host free here. A wait longer than limit
+// defers the request. It counts the request as fetched, and returns the
+// lease it is sent under.
+func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration) (uint64, error) {
+	lease, err := g.schedule(ctx, h, u, limit, true, true)
+	if err != nil {
+		return 0, err
 	}
-	for {
-		n, err := g.lockOpen(h, u)
-		if err != nil {
-			return err
-		}
-		at := max(n, h.pauseUntil, h.lastSend+int64(h.interval))
-		d := time.Duration(at - n)
-		if d > limit {
-			pauseUntil := h.pauseUntil
-			h.mu.Unlock()
-			return g.deferred(h, u, at, pauseUntil, false)
-		}
-		h.lastSend = at // the slot is taken while this request sleeps
-		if d > 0 {
-			voided, err := g.sleepFor(ctx, h, u, d)
-			if err != nil {
-				return err
-			}
-			h.mu.Lock()
-			if voided || g.clock().UnixNano() < h.pauseUntil {
-				h.mu.Unlock()
-				continue
-			}
-		}
-		h.sent++
-		h.mu.Unlock()
-		g.totals[cSent].Add(1)
-		g.passed(h, time.Unix(0, at))
-		return nil
-	}
+	g.pass(h)
+	return lease, nil
 }
 
 // passed tells the test seam that a request passed h's gate in the slot at.
@@ -352,6 +301,11 @@ func (g *Guard) pause(ctx context.Context, d time.Duration, woken <-chan struct{
 		}
 		return g.sleep(ctx, d)
 	}
+	return realPause(ctx, d, woken)
+}
+
+// realPause is pause on the real clock.
+func realPause(ctx context.Context, d time.Duration, woken <-chan struct{}) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

@@ -25,7 +25,7 @@ func BenchmarkHooks(b *testing.B) {
 	g := &Guard{Rate: rate.Inf}
 	c := colly.NewCollector(g.Attach)
 	u := mustURL(b, s.URL+"/some/page?q=1")
-	if err := g.admit(context.Background(), g.cacheFor(c, nil), u, g.agent(c), DefaultMaxWait, false, false); err != nil {
+	if _, err := g.admit(context.Background(), g.cacheFor(c, nil), u, g.agent(c), DefaultMaxWait, false, false); err != nil {
 		b.Fatal(err)
 	}
 	hdr := http.Header{"Content-Type": {"text/html"}}
@@ -63,7 +63,7 @@ func BenchmarkLogOff(b *testing.B) {
 			g := &Guard{Rate: rate.Inf, Logger: tc.l}
 			c := colly.NewCollector(g.Attach)
 			u := mustURL(b, s.URL+"/private/page?q=1")
-			if err := g.admit(context.Background(), g.cacheFor(c, nil), u, g.agent(c), DefaultMaxWait, false, false); !errors.Is(err, ErrDisallowed) {
+			if _, err := g.admit(context.Background(), g.cacheFor(c, nil), u, g.agent(c), DefaultMaxWait, false, false); !errors.Is(err, ErrDisallowed) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
@@ -87,14 +87,14 @@ func BenchmarkAdmitParallel(b *testing.B) {
 	c := colly.NewCollector(g.Attach)
 	u := mustURL(b, s.URL+"/some/page")
 	cache, agent := g.cacheFor(c, nil), g.agent(c)
-	if err := g.admit(context.Background(), cache, u, agent, DefaultMaxWait, false, false); err != nil {
+	if _, err := g.admit(context.Background(), cache, u, agent, DefaultMaxWait, false, false); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if err := g.admit(context.Background(), cache, u, agent, DefaultMaxWait, false, false); err != nil {
+			if _, err := g.admit(context.Background(), cache, u, agent, DefaultMaxWait, false, false); err != nil {
 				b.Error(err)
 				return
 			}

@@ -73,26 +73,34 @@ func (t *clientTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	again := (req.Method == http.MethodGet || req.Method == http.MethodHead) &&
 		(req.Body == nil || req.Body == http.NoBody)
 	for attempt := 0; ; attempt++ {
-		if err := g.admit(ctx, cache, req.URL, token, maxDuration, false, true); err != nil {
+		lease, err := g.admit(ctx, cache, req.URL, token, maxDuration, false, true)
+		if err != nil {
 			closeBody(req)
 			return nil, err
 		}
-		resp, err := t.next.RoundTrip(req)
 		h := g.host(req.URL)
+		f := g.newFlight(h, lease)
+		resp, err := t.next.RoundTrip(req)
 		if err != nil {
+			f.end(true) // an error or a timeout: loaded
 			if !ended(req, err) {
 				g.strikeFor(h, g.clock(), soft, req.URL, nil, 0, err)
 			}
 			return nil, err
 		}
-		g.judge(h, resp)
+		cls := g.judge(h, resp)
 		throttled := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable
+		if isRedirect(resp) {
+			f.end(false) // loaded: the next hop may need the host's place
+		}
 		if !throttled || !again || attempt >= g.maxRetries() {
+			resp.Body = &flightBody{ReadCloser: resp.Body, f: f, failed: cls == hard || cls == soft}
 			return resp, nil
 		}
 		// Read a little of the body so the connection can be reused.
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
+		f.end(true)
 		g.count(h, cRetried)
 	}
 }

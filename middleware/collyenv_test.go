@@ -285,9 +285,12 @@ func TestCollyRobotsTransportPassesOthers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := rt.RoundTrip(req); err != nil {
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
 			t.Errorf("RoundTrip(%s %s) = %v", tt.method, tt.url, err)
+			continue
 		}
+		resp.Body.Close() // the end of the response frees the host
 	}
 	want := []string{"GET /robots.txt", "HEAD /robots.txt", "GET /robots.txt", "GET /page"}
 	if fmt.Sprint(seen) != fmt.Sprint(want) {

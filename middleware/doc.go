@@ -83,15 +83,25 @@
 //     Crawl-delays above [MaxCrawlDelay] exclude the host with
 //     [ErrCrawlDelayTooLong] unless [Guard.ClampCrawlDelay] is set. The
 //     Guard's own robots.txt fetches keep the host's pause and spacing
-//     too, but go ahead of the pages waiting in the schedule; waiting for
-//     their slot never counts against the fetch's timeout, and each
-//     redirect hop gets the whole timeout once it may go.
+//     too; waiting for their slot never counts against the fetch's
+//     timeout, and each redirect hop gets the whole timeout once it may
+//     go. Positions are spaced by the host's expected time per request
+//     (its smoothed response time and gap) when that is longer, so
+//     requests reach a slow host's gate about when it is free.
 //
 // Right before colly's HTTP client is called (OnRequestHeaders, after any
-// LimitRule slot), a last gate waits again, at most MaxWait, if the host
-// was paused meanwhile, and spaces request starts by the host's interval,
-// so requests that bunched up behind a LimitRule slot do not reach the
-// host together.
+// LimitRule slot and every OnRequest callback), the host's gate takes the
+// request's lease of one of the host's in-flight places ([Guard.InFlight],
+// 1 by default), waiting at most MaxWait (then the request is deferred):
+// once any pause is over, the start is the interval after the last one,
+// and the previous response ended at least the host's gap before — its
+// Crawl-delay, counted from the end of the response as seeds/003 defines
+// it ("after loading one page, before starting to load another"), or its
+// smoothed response time if that is longer ([Guard.FixedPace] turns that
+// off). The lease is given back when the response's body is read to its
+// end, fails or is closed, when the request fails or times out, and for a
+// redirect when its headers arrive. The schedule lives in the Guard's
+// [Pacer]: its own [MemoryPacer] unless [Guard.Pacer] is set.
 //
 // The callbacks never abort a request: their verdict travels to the
 // transport the Guard installs under colly's HTTP client, which fails the

@@ -2,6 +2,7 @@ package robotsmw
 
 import (
 	"context"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -42,4 +43,22 @@ func (c *fakeClock) sleep(ctx context.Context, d time.Duration) error {
 func fakeGuard(g *Guard, c *fakeClock, u float64) *Guard {
 	g.now, g.sleep, g.rand = c.now, c.sleep, func() float64 { return u }
 	return g
+}
+
+// wait is the OnRequest step of a request in tests: robots.txt aside, it
+// takes the request's position in h's schedule.
+func (g *Guard) wait(ctx context.Context, h *host, u *url.URL, limit time.Duration, reserved bool) error {
+	_, err := g.schedule(ctx, h, u, limit, reserved, false)
+	return err
+}
+
+// gateEnded is the gate of a request in tests whose response ends as
+// soon as it is sent: it passes the gate and gives the lease back.
+func (g *Guard) gateEnded(ctx context.Context, h *host, u *url.URL, limit time.Duration) error {
+	l, err := g.gate(ctx, h, u, limit)
+	if err != nil {
+		return err
+	}
+	g.release(h, l, 0, false, false)
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -44,8 +45,10 @@ const (
 type Guard struct {
 	// Agent is the product token matched against robots.txt User-agent
 	// lines (RFC 9309 §2.2.1); a full User-Agent value is cut to its
-	// product token. If empty, the product token of the collector's
-	// UserAgent at request time is used.
+	// product token (policy.ProductToken: "Mozilla/5.0 (compatible;
+	// MyBot/1.0; +URL)" is MyBot; a browser's User-Agent names no bot and
+	// matches only User-agent: *). If empty, the product token of the
+	// collector's UserAgent at request time is used.
 	Agent string
 
 	// Rate is the steady rate of requests to each host (host name without
@@ -128,6 +131,39 @@ type Guard struct {
 	// this state in its own memory.
 	Pacer Pacer
 
+	// InFlight is the most requests in flight to one host at once, from
+	// the moment a request is sent to the end of its response (body read
+	// to its end, failed or timed out): colly's threads, retries and
+	// deferred requests, redirect hops, Guard.Transport, Seed's walker and
+	// robots.txt fetches alike; with a Pacer, across the fleet. Zero means
+	// 1, what Nutch, StormCrawler and Heritrix keep per host. A request
+	// that would wait longer than MaxWait for its host's place is
+	// deferred, without holding a colly thread.
+	InFlight int
+
+	// Hosts overrides Rate and InFlight for the hosts its rules name, in
+	// the spirit of colly's LimitRule: the operator's own site faster, a
+	// fragile host slower. The first rule that names a host applies. A
+	// rule never lets a host go faster than its robots.txt Crawl-delay, a
+	// Retry-After or back-off allow: those still apply on top.
+	Hosts []HostRule
+
+	// Jitter, between 0 and 1, delays each request by a random fraction
+	// of up to Jitter times its host's interval, so that many hosts do not
+	// tick in lockstep. It never makes a request go sooner. Zero means
+	// none.
+	Jitter float64
+
+	// FixedPace turns latency-aware pacing off. By default a host that
+	// slows down is given more time: after each response the next request
+	// to the host waits at least the host's smoothed response time
+	// (headers and body), up to MaxLatencyGap, as well as its Crawl-delay
+	// (counted from the end of the response) and the Rate's spacing of
+	// starts. The wait shrinks back as the host recovers, never below Rate
+	// or Crawl-delay, and failed responses never shorten it. Stats shows
+	// each host's smoothed latency and gap.
+	FixedPace bool
+
 	// MaxRobotsFetches bounds the robots.txt fetches of the Guard's own
 	// cache that run at once; the others wait in line, without a
 	// goroutine each, and the time they wait does not count against the
@@ -194,6 +230,8 @@ type Guard struct {
 	own     *policy.Cache
 
 	pacer     pacerState   // what the Guard keeps about its Pacer
+	memOnce   sync.Once    // sets mem's clock
+	mem       MemoryPacer  // the schedule's home when Pacer is nil
 	hosts     hostTable    // per-host pacing and back-off
 	totals    totals       // counters over all hosts
 	tickets   ticketBox    // verdicts on their way to the transport
@@ -281,7 +319,7 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	admitted := g.clock().UnixNano()
 	ctx := withCrawl(collectorContext(c), c)
 	reserved := g.attempts.reserved(r.Method, r.URL)
-	err := g.admit(ctx, g.cacheFor(c, nil), r.URL, g.agent(c), g.maxWait(), reserved, false)
+	_, err := g.admit(ctx, g.cacheFor(c, nil), r.URL, g.agent(c), g.maxWait(), reserved, false)
 	if err == nil && g.CleanParams {
 		err = g.canonical.check(g.cacheFor(c, nil), r.Method, r.URL)
 	}
@@ -295,7 +333,6 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	}
 	tk := newTicket(r, err)
 	tk.crawl, tk.parseErrors = collectorContext(c), c.ParseHTTPErrorResponse
-	tk.slot = reserved && g.Pacer != nil
 	tk.admitted = admitted
 	g.tickets.put(r.URL, tk)
 	if err != nil && c.CacheDir != "" {
@@ -311,13 +348,8 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if tk == nil || tk.err != nil || r.IsAbort() {
 		return
 	}
-	var err error
-	if tk.slot {
-		// Back at the shared slot its deferral kept: no new one.
-		err = g.sharedGate(collectorContext(c), g.Pacer, g.host(r.URL), r.URL, g.maxWait(), true)
-	} else {
-		err = g.gate(collectorContext(c), g.host(r.URL), r.URL, g.maxWait())
-	}
+	lease, err := g.gate(collectorContext(c), g.host(r.URL), r.URL, g.maxWait())
+	tk.lease = lease
 	if err != nil {
 		tk.err = err
 		return
@@ -346,7 +378,7 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 		ctx, cancel := g.hopContext(req.Context(), c, via[0])
 		defer cancel()
 		ctx = withCrawl(ctx, c)
-		err := g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), g.waitLimit(ctx), false, true)
+		lease, err := g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), g.waitLimit(ctx), false, true)
 		if err != nil && req.Context().Err() == nil && ctx.Err() != nil {
 			// The client's deadline passed while the hop waited.
 			h := g.host(req.URL)
@@ -359,7 +391,7 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 			de.hop = &hopResume{url: req.URL, method: req.Method, header: req.Header.Clone(), body: req.GetBody != nil}
 		}
 		if err == nil {
-			tk := &ticket{gated: true}
+			tk := &ticket{gated: true, lease: lease}
 			if prev != nil {
 				tk.r, tk.method, tk.orig = prev.r, prev.method, prev.orig
 				tk.crawl, tk.parseErrors = prev.crawl, prev.parseErrors
@@ -374,7 +406,16 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 // its body, also one that colly's CacheDir replays without the transport.
 func (g *Guard) onResponseHeaders(resp *colly.Response) {
 	g.unmarkSent(resp.Request)
-	g.tickets.drop(resp.Request.URL)
+	g.dropTicket(resp.Request.URL)
+}
+
+// dropTicket forgets the ticket of u; the lease of a request that passed
+// its gate but never reached the transport (a later OnRequestHeaders
+// callback aborted it) is given back.
+func (g *Guard) dropTicket(u *url.URL) {
+	if tk := g.tickets.take(u); tk != nil && tk.lease != 0 {
+		g.release(g.host(u), tk.lease, 0, false, true)
+	}
 }
 
 // onError sees every failed attempt before the user's OnError callbacks
@@ -386,7 +427,7 @@ func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
 		return
 	}
 	g.unmarkSent(r)
-	g.tickets.drop(r.URL)
+	g.dropTicket(r.URL)
 	if own := g.tickets.takeOutcome(r); own != nil {
 		// What the transport returned, even if net/http replaced it with
 		// its timeout text on the way (the client's Timeout fired while
@@ -514,13 +555,19 @@ func (g *Guard) agent(c *colly.Collector) string {
 }
 
 func (g *Guard) rateFloor() time.Duration {
+	return limitInterval(g.Rate)
+}
+
+// limitInterval returns the spacing of starts rate r asks for: zero means
+// DefaultRate, rate.Inf (or a negative rate) none.
+func limitInterval(r rate.Limit) time.Duration {
 	switch {
-	case g.Rate == 0:
+	case r == 0:
 		return time.Duration(float64(time.Second) / float64(DefaultRate))
-	case g.Rate == rate.Inf || g.Rate < 0:
+	case r == rate.Inf || r < 0:
 		return 0
 	}
-	return time.Duration(float64(time.Second) / float64(g.Rate))
+	return time.Duration(float64(time.Second) / float64(r))
 }
 
 func (g *Guard) backoffBase() time.Duration {
@@ -545,6 +592,11 @@ func (g *Guard) maxRetries() int {
 		return 0
 	}
 	return g.MaxRetries
+}
+
+// hostInFlight returns the in-flight places of a host (InFlight).
+func (g *Guard) hostInFlight() int {
+	return max(g.InFlight, 1)
 }
 
 func (g *Guard) maxWait() time.Duration {

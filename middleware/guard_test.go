@@ -640,6 +640,10 @@ func TestQueue(t *testing.T) {
 	if err := q.Run(c); err != nil {
 		t.Fatal(err)
 	}
+	// As the package documentation says: queue.Run may return while a
+	// deferred retry waits in the Guard (one request in flight: /p3's
+	// retry may come after every other page).
+	c.Wait()
 	for i := 0; i < 10; i++ {
 		want := 1
 		if i == 3 {

@@ -65,26 +65,33 @@ func hostKey(u *url.URL) string {
 // small (politeness.md §5.2 B): a broad crawl holds one per live host.
 // Times are Unix nanoseconds on the Guard's clock.
 //
-// Pacing is a virtual schedule with burst 1 (GCRA, what rate.Limiter does
-// with a burst of 1): next is the first free slot, and each request takes
-// one, moving next on by the interval. Unlike rate.Limiter's reservations,
-// the schedule can be voided: a strike moves next to the end of the pause
-// and wakes every waiter (changed), who take new slots after it.
+// The schedule itself lives in the Guard's Pacer (a MemoryPacer of its
+// own by default); a host here is the Guard's copy of what the Pacer said
+// (interval, pause, latency), its back-off state and its counters. A
+// strike voids the schedule and wakes every waiter (changed, gen), who
+// take new positions after the pause; a lease given back wakes them too
+// (changed), to ask for the host again.
 type host struct {
 	name string
+	// base is the spacing Rate asks for, or the host's HostRule's: the
+	// floor before Crawl-delays; inFlight is its in-flight places. Both
+	// are set when the state is made and never change.
+	base     time.Duration
+	inFlight int
 
 	// mu guards every field below.
 	mu sync.Mutex
 	// interval is the current spacing between request starts, ≥ the
 	// floor; 0 means no limit.
 	interval time.Duration
-	// next is the first free slot of the schedule.
-	next int64
-	// lastSend is when the last request passed, or will pass, the gate.
+	// lastSend is when the last request passed the gate.
 	lastSend int64
 	// pauseUntil is the hard gate set by Retry-After or back-off; nothing
 	// is sent to the host before it.
 	pauseUntil int64
+	// latency is the host's smoothed response time, as its Pacer last
+	// said; 0 if not known.
+	latency time.Duration
 	// waiters counts requests sleeping for this host; a host with waiters
 	// is never evicted.
 	waiters int32
@@ -120,7 +127,7 @@ type trouble struct {
 // nanoseconds). Its schedule starts then, which also keeps it from looking
 // idle while its first request waits for robots.txt.
 func newHost(name string, rateFloor time.Duration, now int64) *host {
-	return &host{name: name, interval: rateFloor, next: now}
+	return &host{name: name, base: rateFloor, inFlight: 1, interval: rateFloor, lastSend: now}
 }
 
 // floor returns the host's floor; h.mu must be held.
@@ -144,7 +151,7 @@ func (h *host) troubled(rateFloor time.Duration) *trouble {
 // is still counted, no Crawl-delay, and idle since idle: nothing sent,
 // scheduled or first seen after it. h.mu must be held.
 func (h *host) quiet(now, idle int64) bool {
-	if h.waiters > 0 || now < h.pauseUntil || max(h.lastSend, h.pauseUntil, h.next) > idle {
+	if h.waiters > 0 || now < h.pauseUntil || max(h.lastSend, h.pauseUntil) > idle {
 		return false
 	}
 	t := h.t
@@ -160,6 +167,27 @@ func (h *host) wake() {
 		close(h.changed)
 		h.changed = nil
 	}
+}
+
+// notify wakes the waiters without voiding their positions: a lease was
+// given back. h.mu must be held.
+func (h *host) notify() {
+	if h.changed != nil {
+		close(h.changed)
+		h.changed = nil
+	}
+}
+
+// crawlDelay returns the longest Crawl-delay of the host's origins, the
+// least gap after each response; h.mu must be held.
+func (h *host) crawlDelay() time.Duration {
+	var d time.Duration
+	if h.t != nil {
+		for _, v := range h.t.delays {
+			d = max(d, v)
+		}
+	}
+	return d
 }
 
 // setCrawlDelay records the Crawl-delay d of origin and updates the floor.
@@ -262,8 +290,7 @@ func (h *host) strike(now time.Time, c class, ra time.Duration, raOK bool, base,
 		t.cut = true
 		t.lastCut = n
 	}
-	h.next = h.pauseUntil // slots taken before the strike are void
-	h.wake()
+	h.wake() // positions taken before the strike are void
 	return pause, longer
 }
 
@@ -348,6 +375,8 @@ func (h *host) snapshot() HostStats {
 		GaveUp:      int64(h.gaveUp),
 		NotFollowed: int64(h.notFollowed),
 		Interval:    h.interval,
+		Latency:     h.latency,
+		Gap:         h.crawlDelay(),
 	}
 	if h.pauseUntil != 0 {
 		s.PausedUntil = time.Unix(0, h.pauseUntil)

@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"testing"
 	"time"
@@ -47,7 +48,7 @@ func grants(t *testing.T, g *Guard, c *fakeClock, h *host, n int) []time.Time {
 		if err := g.wait(context.Background(), h, u, time.Hour, false); err != nil {
 			t.Fatalf("wait #%d: %v", i, err)
 		}
-		if err := g.gate(context.Background(), h, u, time.Hour); err != nil {
+		if err := g.gateEnded(context.Background(), h, u, time.Hour); err != nil {
 			t.Fatalf("gate #%d: %v", i, err)
 		}
 		at = append(at, c.now())
@@ -121,7 +122,7 @@ func TestWaitBeyondLimitDefers(t *testing.T) {
 	if err := g.wait(context.Background(), h, u, limit, false); err != nil {
 		t.Fatalf("first wait = %v, want nil", err)
 	}
-	if err := g.gate(context.Background(), h, u, limit); err != nil {
+	if err := g.gateEnded(context.Background(), h, u, limit); err != nil {
 		t.Fatalf("first gate = %v, want nil", err)
 	}
 	start := c.now()
@@ -143,16 +144,18 @@ func TestWaitBeyondLimitDefers(t *testing.T) {
 	}
 	// The gate spaces sends by the interval even when the schedule is
 	// bypassed, e.g. by requests that bunched up behind a LimitRule slot.
-	if err := g.gate(context.Background(), h, u, limit); !errors.Is(err, ErrHostBusy) {
+	if err := g.gateEnded(context.Background(), h, u, limit); !errors.Is(err, ErrHostBusy) {
 		t.Errorf("second gate within the interval = %v, want ErrHostBusy", err)
 	}
-	h.strike(c.now(), hard, 3*time.Hour, true, time.Minute, time.Hour, g.rateFloor(), 0)
+	g.strike(h, c.now(), hard, http.Header{"Retry-After": {"10800"}})
 	var pe *PausedError
 	if err := g.wait(context.Background(), h, u, limit, true); !errors.As(err, &pe) {
 		t.Errorf("wait on a paused host = %v, want a PausedError", err)
 	}
-	if err := g.gate(context.Background(), h, u, limit); !errors.As(err, &pe) {
-		t.Errorf("gate on a paused host = %v, want a PausedError", err)
+	// The gate of another request takes the next position, an interval
+	// after the pause's end.
+	if err := g.gateEnded(context.Background(), h, u, limit); !errors.As(err, &de) || de.Until.Before(pe.Until) {
+		t.Errorf("gate on a paused host = %v, want a deferral past the pause's end", err)
 	}
 	if got := h.snapshot().Deferred; got != 5 {
 		t.Errorf("Deferred = %d, want 5", got)
@@ -180,8 +183,8 @@ func TestWaitContextEnds(t *testing.T) {
 	}
 }
 
-// A strike voids the schedule: a waiter sleeping for a slot far away wakes
-// at once and takes a new slot after the (short) pause. With
+// A strike voids the schedule: a waiter sleeping for a position far away
+// wakes at once (here to be deferred to the pause's end). With
 // rate.Limiter's reservations the slot stayed taken, and the host sat
 // idle (defect 2: seconds of silence after one 429).
 func TestStrikeWakesWaiters(t *testing.T) {
@@ -189,6 +192,9 @@ func TestStrikeWakesWaiters(t *testing.T) {
 	u := mustURL(t, "http://example.com/")
 	h := g.host(u)
 	if err := g.wait(context.Background(), h, u, 2*time.Hour, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.gateEnded(context.Background(), h, u, 2*time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error)
@@ -202,14 +208,12 @@ func TestStrikeWakesWaiters(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	h.strike(time.Now(), hard, time.Second, true, time.Minute, time.Hour, g.rateFloor(), 0)
-	h.mu.Lock()
-	h.interval = time.Millisecond // pretend the pause was the whole story
-	h.mu.Unlock()
+	g.strike(h, time.Now(), hard, http.Header{"Retry-After": {"10800"}})
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Errorf("wait after the strike = %v", err)
+		var pe *PausedError
+		if !errors.As(err, &pe) {
+			t.Errorf("wait after the strike = %v, want a deferral to the pause's end", err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the waiter was not woken by the strike")
@@ -249,8 +253,8 @@ func TestStrike(t *testing.T) {
 	if h.interval != 4*time.Second {
 		t.Errorf("after strike #2 interval = %v, want 4s", h.interval)
 	}
-	if want := now.Add(2 * base).UnixNano(); h.pauseUntil != want || h.next != want {
-		t.Errorf("pauseUntil, next = %v, %v; want %v", h.pauseUntil, h.next, want)
+	if want := now.Add(2 * base).UnixNano(); h.pauseUntil != want {
+		t.Errorf("pauseUntil = %v; want %v", h.pauseUntil, want)
 	}
 	// Retry-After is never shortened by a shorter one: pauses merge by max.
 	end := h.pauseUntil

@@ -31,9 +31,10 @@ type hostTable struct {
 	evicted atomic.Int64
 }
 
-// get returns the state of the host named name, creating it on first use.
-// now returns the Guard's clock in Unix nanoseconds; it is read only then.
-func (t *hostTable) get(name string, rateFloor, idle time.Duration, clock func() int64) *host {
+// get returns the state of the host named name, creating it on first use
+// with mk. clock returns the Guard's clock in Unix nanoseconds; it is read
+// only then.
+func (t *hostTable) get(name string, idle time.Duration, clock func() int64, mk func(name string, now int64) *host) *host {
 	t.mu.RLock()
 	h := t.m[name]
 	t.mu.RUnlock()
@@ -51,7 +52,7 @@ func (t *hostTable) get(name string, rateFloor, idle time.Duration, clock func()
 		t.lastSweep = now
 	}
 	t.sweepLocked(now, idle)
-	h = newHost(name, rateFloor, now)
+	h = mk(name, now)
 	t.m[name] = h
 	return h
 }
@@ -105,7 +106,24 @@ func (t *hostTable) lookup(name string) *host {
 
 // host returns the state of u's host, creating it on first use.
 func (g *Guard) host(u *url.URL) *host {
-	return g.hosts.get(hostKey(u), g.rateFloor(), g.idleTimeout(), func() int64 { return g.clock().UnixNano() })
+	return g.hosts.get(hostKey(u), g.idleTimeout(), func() int64 { return g.clock().UnixNano() }, g.newHost)
+}
+
+// newHost returns the state of the host named name first seen at now,
+// with its Rate and InFlight, or its HostRule's.
+func (g *Guard) newHost(name string, now int64) *host {
+	floor, n := g.rateFloor(), g.hostInFlight()
+	if r := g.hostRule(name); r != nil {
+		if r.Rate != 0 {
+			floor = limitInterval(r.Rate)
+		}
+		if r.InFlight > 0 {
+			n = r.InFlight
+		}
+	}
+	h := newHost(name, floor, now)
+	h.inFlight = n
+	return h
 }
 
 func (g *Guard) idleTimeout() time.Duration {

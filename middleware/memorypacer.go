@@ -6,32 +6,47 @@ import (
 	"time"
 )
 
-// A MemoryPacer is a [Pacer] in memory: the Guards of one process that
-// share it pace each host as one (several collectors with Guards of their
-// own, say). It is also the reference for what a Pacer does; package
-// redisstore does the same over Redis, for a fleet of processes.
+// A MemoryPacer is a [Pacer] in memory. It is the home of a Guard's
+// schedule when Guard.Pacer is nil (each Guard then has its own), and the
+// Guards of one process that share one pace each host as one (several
+// collectors with Guards of their own, say). It is also the reference for
+// what a Pacer does; package redisstore does the same over Redis, for a
+// fleet of processes.
 //
 // The zero MemoryPacer is ready to use. It is safe for concurrent use by
 // multiple goroutines. A host's state is forgotten once it holds nothing:
-// its schedule and pause are past and its interval is not cut.
+// its schedule and pause are past, its interval is not cut and no lease
+// is held.
 type MemoryPacer struct {
 	// Now returns the current time. If nil, time.Now is used.
 	Now func() time.Time
 
-	// mu guards hosts, watchers, nextID and lastSweep.
+	// mu guards hosts, watchers, nextID, nextLease and lastSweep.
 	mu        sync.Mutex
 	hosts     map[string]*pace
 	watchers  map[int]func(string, Pace)
 	nextID    int
+	nextLease uint64
 	lastSweep time.Time
 }
 
 // pace is one host's state in a MemoryPacer.
 type pace struct {
-	tat        time.Time     // the next free slot
+	tat        time.Time     // the next free position
 	interval   time.Duration // the cut interval; 0 when not cut
 	pauseUntil time.Time
 	lastCut    time.Time
+	lastStart  time.Time     // when the last lease was granted or renewed
+	lastEnd    time.Time     // when the last response ended
+	latency    time.Duration // smoothed response time; 0 when unknown
+	leases     []lease       // requests in flight
+}
+
+// A lease is one request in flight.
+type lease struct {
+	id      uint64
+	start   time.Time
+	expires time.Time
 }
 
 // memoryPacerSweep is how often a MemoryPacer looks for hosts to forget.
@@ -53,7 +68,9 @@ func (m *MemoryPacer) get(host string, now time.Time) *pace {
 	if now.Sub(m.lastSweep) >= memoryPacerSweep {
 		m.lastSweep = now
 		for k, p := range m.hosts {
-			if p.interval == 0 && !now.Before(p.tat) && !now.Before(p.pauseUntil) {
+			p.expire(now)
+			if p.interval == 0 && len(p.leases) == 0 && !now.Before(p.tat) && !now.Before(p.pauseUntil) &&
+				now.Sub(p.lastEnd) >= memoryPacerSweep {
 				delete(m.hosts, k)
 			}
 		}
@@ -63,34 +80,105 @@ func (m *MemoryPacer) get(host string, now time.Time) *pace {
 		p = &pace{tat: now}
 		m.hosts[host] = p
 	}
+	p.expire(now)
 	return p
+}
+
+// expire drops the leases that ran out at now (their member died, or a
+// request never reported its end).
+func (p *pace) expire(now time.Time) {
+	for i := 0; i < len(p.leases); {
+		if !now.Before(p.leases[i].expires) {
+			p.leases[i] = p.leases[len(p.leases)-1]
+			p.leases = p.leases[:len(p.leases)-1]
+			continue
+		}
+		i++
+	}
 }
 
 // state returns p's Pace at now for floor.
 func (p *pace) state(now time.Time, floor time.Duration) Pace {
-	return Pace{Interval: max(p.interval, floor), Paused: max(p.pauseUntil.Sub(now), 0)}
+	return Pace{
+		Interval: max(p.interval, floor),
+		Paused:   max(p.pauseUntil.Sub(now), 0),
+		Latency:  p.latency,
+		InFlight: len(p.leases),
+	}
+}
+
+// find returns the index of lease id, or -1.
+func (p *pace) find(id uint64) int {
+	for i := range p.leases {
+		if p.leases[i].id == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // Reserve implements Pacer.
-func (m *MemoryPacer) Reserve(_ context.Context, host string, floor, limit time.Duration) (Slot, error) {
+func (m *MemoryPacer) Reserve(_ context.Context, host string, a Ask) (Slot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
 	p := m.get(host, now)
-	at := p.tat
-	if at.Before(now) {
-		at = now
+	pc := p.state(now, a.Floor)
+	gap := endGap(a.Gap, p.latency, a.Latency)
+	if !a.Positioned {
+		at := maxTime(p.tat, now, p.pauseUntil)
+		wait := at.Sub(now)
+		if wait > a.Limit {
+			return Slot{Wait: wait, Pace: pc}, nil
+		}
+		p.tat = at.Add(spacing(pc.Interval, p.latency, gap, a.InFlight))
+		if wait > 0 || a.NoLease {
+			return Slot{Reserved: true, Wait: wait, Pace: pc}, nil
+		}
+	} else if now.Before(p.pauseUntil) {
+		// A pause voids the position.
+		return Slot{Wait: p.pauseUntil.Sub(now), Pace: pc}, nil
+	} else if a.NoLease {
+		return Slot{Reserved: true, Pace: pc}, nil
 	}
-	if at.Before(p.pauseUntil) {
-		at = p.pauseUntil
+	// The request has its position, now: the lease, if the host is free.
+	if len(p.leases) >= max(a.InFlight, 1) {
+		busy := p.lastStart
+		for _, l := range p.leases {
+			busy = maxTime(busy, l.start)
+		}
+		est := busy.Add(p.latency).Add(gap).Sub(now)
+		if p.latency == 0 {
+			est = max(pc.Interval, busyPoll)
+		}
+		return Slot{Reserved: true, Wait: max(est, minBusyWait), Pace: pc}, nil
 	}
-	s := Slot{Wait: at.Sub(now), Pace: p.state(now, floor)}
-	if s.Wait > limit {
-		return s, nil
+	free := maxTime(p.lastStart.Add(pc.Interval), p.lastEnd.Add(gap))
+	if free.After(now) {
+		return Slot{Reserved: true, Wait: free.Sub(now), Pace: pc}, nil
 	}
-	s.Reserved = true
-	p.tat = at.Add(s.Interval)
-	return s, nil
+	m.nextLease++
+	p.leases = append(p.leases, lease{id: m.nextLease, start: now, expires: now.Add(leaseTTL(a.Lease))})
+	p.lastStart = now
+	pc.InFlight++
+	return Slot{Reserved: true, Lease: m.nextLease, Pace: pc}, nil
+}
+
+// Release implements Pacer.
+func (m *MemoryPacer) Release(_ context.Context, host string, r Release) (Pace, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	p := m.get(host, now)
+	if i := p.find(r.Lease); i >= 0 {
+		p.leases[i] = p.leases[len(p.leases)-1]
+		p.leases = p.leases[:len(p.leases)-1]
+	}
+	if !r.Unsent {
+		p.lastEnd = maxTime(p.lastEnd, now)
+		p.latency = smoothLatency(p.latency, r.Latency, r.Failed)
+	}
+	return p.state(now, r.Floor), nil
 }
 
 // Strike implements Pacer.
@@ -111,8 +199,10 @@ func (m *MemoryPacer) Strike(_ context.Context, host string, s Strike) (Pace, er
 		p.interval = min(time.Duration(float64(from)*s.Factor), max(s.Ceiling, s.Floor))
 		p.lastCut = now
 	}
-	if p.tat.Before(p.pauseUntil) {
-		p.tat = p.pauseUntil // slots before the pause's end are void
+	if now.Before(p.pauseUntil) {
+		// The schedule restarts at the pause's end: positions taken
+		// before are void (their holders were woken, or ask again).
+		p.tat = p.pauseUntil
 	}
 	pc := p.state(now, s.Floor)
 	fns := make([]func(string, Pace), 0, len(m.watchers))
@@ -161,4 +251,13 @@ func (m *MemoryPacer) Watch(fn func(host string, p Pace)) (stop func()) {
 		defer m.mu.Unlock()
 		delete(m.watchers, id)
 	}
+}
+
+func maxTime(t time.Time, ts ...time.Time) time.Time {
+	for _, u := range ts {
+		if u.After(t) {
+			t = u
+		}
+	}
+	return t
 }

@@ -33,7 +33,7 @@ func gateOnce(t *testing.T, g *Guard, c *fakeClock, u string) time.Time {
 	if err := g.wait(context.Background(), h, pu, time.Hour, false); err != nil {
 		t.Fatalf("wait(%s): %v", u, err)
 	}
-	if err := g.gate(context.Background(), h, pu, time.Hour); err != nil {
+	if err := g.gateEnded(context.Background(), h, pu, time.Hour); err != nil {
 		t.Fatalf("gate(%s): %v", u, err)
 	}
 	return c.now()
@@ -142,7 +142,7 @@ type failingPacer struct{ MemoryPacer }
 
 var errDown = errors.New("connection refused")
 
-func (*failingPacer) Reserve(context.Context, string, time.Duration, time.Duration) (Slot, error) {
+func (*failingPacer) Reserve(context.Context, string, Ask) (Slot, error) {
 	return Slot{}, errDown
 }
 
@@ -155,7 +155,7 @@ func TestPacerDownDefers(t *testing.T) {
 	h := g.host(u)
 	var until []time.Duration
 	for i := 0; i < 3; i++ {
-		err := g.gate(context.Background(), h, u, time.Hour)
+		err := g.gateEnded(context.Background(), h, u, time.Hour)
 		var de *DeferredError
 		if !errors.As(err, &de) || !errors.Is(err, ErrPacerUnavailable) || !errors.Is(err, errDown) || IsFinal(err) {
 			t.Fatalf("gate with the Pacer down = %v, want a deferral wrapping ErrPacerUnavailable and the cause", err)
@@ -222,7 +222,10 @@ func TestSharedDeferralsKeepTheirSlots(t *testing.T) {
 	start := c.now()
 	for i := 0; i < 4; i++ {
 		g := gs[i%2]
-		err := g.sharedGate(context.Background(), g.Pacer, g.host(u), u, 0, false)
+		l, err := g.schedule(context.Background(), g.host(u), u, 0, false, true)
+		if l != 0 {
+			g.release(g.host(u), l, 0, false, false) // its response ended
+		}
 		var de *DeferredError
 		switch {
 		case i == 0 && err != nil:
@@ -240,14 +243,14 @@ func TestSharedDeferralsKeepTheirSlots(t *testing.T) {
 	// Back at its slot, a request goes at once, without a new slot.
 	c.advance(time.Second)
 	h := gs[1].host(u)
-	if err := gs[1].sharedGate(context.Background(), gs[1].Pacer, h, u, 0, true); err != nil {
+	if _, err := gs[1].schedule(context.Background(), h, u, 0, true, true); err != nil {
 		t.Errorf("request back at its slot: %v", err)
 	}
 	// A pause learned since voids the slot: the request waits for it.
 	gs[0].strike(gs[0].host(u), c.now(), hard, http.Header{"Retry-After": {"10"}})
-	err := gs[1].sharedGate(context.Background(), gs[1].Pacer, h, u, 0, true)
+	_, err := gs[1].schedule(context.Background(), h, u, 0, true, true)
 	var de *DeferredError
-	if !errors.As(err, &de) || de.reserved || de.Until.Sub(c.now()) != 10*time.Second {
-		t.Errorf("request with a slot from before a 10s pause: %v, want deferred to the pause's end", err)
+	if !errors.As(err, &de) || de.Until.Sub(c.now()) != 10*time.Second {
+		t.Errorf("request with a slot from before a 10s pause: %v, want deferred to the pause's end (to a new position there)", err)
 	}
 }

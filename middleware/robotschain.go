@@ -2,6 +2,7 @@ package robotsmw
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -69,9 +70,19 @@ func (t *chainTable) start(ctx context.Context, timeout time.Duration) (*chainHo
 		c = &chain{}
 		t.m[ctx] = c
 		context.AfterFunc(ctx, func() {
-			t.mu.Lock()
-			delete(t.m, ctx)
-			t.mu.Unlock()
+			forget := func() {
+				t.mu.Lock()
+				delete(t.m, ctx)
+				t.mu.Unlock()
+			}
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				// The deadline may pass while a hop waits for its host's
+				// gate (not counted): the chain's later hops still spend
+				// what is left of its budget.
+				time.AfterFunc(timeout, forget)
+				return
+			}
+			forget()
 		})
 	}
 	t.mu.Unlock()

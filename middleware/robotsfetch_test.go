@@ -90,7 +90,7 @@ func TestRobotsRedirectHopOwnBudget(t *testing.T) {
 	g := fakeGuard(&Guard{Rate: rate.Inf}, clk, 0)
 	scaledSleep(g, clk)
 	g.host(u).setCrawlDelay("x", 35*time.Second, g.rateFloor())
-	if err := g.gate(context.Background(), g.host(u), u, time.Minute); err != nil { // a page was just sent
+	if err := g.gateEnded(context.Background(), g.host(u), u, time.Minute); err != nil { // a page was just sent
 		t.Fatal(err)
 	}
 	const timeout = 200 * time.Millisecond // the hop's wait takes 350 ms

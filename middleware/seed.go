@@ -152,10 +152,12 @@ func (g *Guard) Seed(c *colly.Collector, site string) (SeedStats, error) {
 // Guard.Transport over next, the transport c had before Attach, the Guard's
 // robots.txt cache, c's UserAgent, the Guard's sitemap validators, and the
 // Seeding options as they are now. The transport retries 429 and 503
-// itself, so the walker does not (Options.Retries < 0).
+// itself, so the walker does not (Options.Retries < 0), and paces each
+// host, so the walker does not either (Options.Interval < 0).
 func (g *Guard) seedWalker(c *colly.Collector, next http.RoundTripper) *sitemap.Walker {
 	opts := g.Seeding.Options
 	opts.Retries = -1
+	opts.Interval = -1 // the Guard paces every request of the walk
 	return &sitemap.Walker{
 		Client:     &http.Client{Transport: g.Transport(next)},
 		Robots:     g.cacheFor(c, nil),

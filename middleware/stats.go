@@ -48,6 +48,13 @@ type HostStats struct {
 	// no limit. It grows after cuts and shrinks as the host recovers.
 	// Zero in totals.
 	Interval time.Duration
+	// Latency is the host's smoothed response time (headers and body),
+	// as its schedule knows it; 0 if not known yet. Zero in totals.
+	Latency time.Duration
+	// Gap is the least time the host is left alone after each response
+	// before the next request starts: its Crawl-delay, or its smoothed
+	// latency if that is longer (see Guard.FixedPace). Zero in totals.
+	Gap time.Duration
 	// PausedUntil is the end of the host's current or last pause; in
 	// totals, the latest of the listed hosts'.
 	PausedUntil time.Time
@@ -181,7 +188,7 @@ func (g *Guard) Stats() Stats {
 	}
 	g.hosts.mu.RUnlock()
 	for _, e := range top {
-		hs := e.h.snapshot()
+		hs := g.snapshot(e.h)
 		s.Busiest = append(s.Busiest, hs)
 		if hs.PausedUntil.After(s.Total.PausedUntil) {
 			s.Total.PausedUntil = hs.PausedUntil
@@ -197,5 +204,14 @@ func (g *Guard) Host(name string) (HostStats, bool) {
 	if h == nil {
 		return HostStats{}, false
 	}
-	return h.snapshot(), true
+	return g.snapshot(h), true
+}
+
+// snapshot returns h's statistics, its gap as the Guard paces it.
+func (g *Guard) snapshot(h *host) HostStats {
+	hs := h.snapshot()
+	if !g.FixedPace {
+		hs.Gap = endGap(hs.Gap, hs.Latency, latencyFactor)
+	}
+	return hs
 }

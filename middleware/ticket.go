@@ -45,7 +45,7 @@ type ticket struct {
 	orig   *url.URL                    // r's URL when the Guard admitted it: its retry count's key
 	err    error                       // nil: admitted; else the outcome the transport returns
 	gated  bool                        // the request passed the host's gate
-	slot   bool                        // the request holds a slot of its host's shared schedule (Pacer)
+	lease  uint64                      // the request's lease of its host's in-flight place; 0 if none
 	// parseErrors is the collector's ParseHTTPErrorResponse when the
 	// ticket was issued; see crawlend.go.
 	parseErrors bool

@@ -52,6 +52,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	g := t.g
 	tk := g.tickets.take(req.URL)
+	var lease uint64
 	switch {
 	case tk == nil:
 		// Not admitted by the Guard's callbacks: admit it here.
@@ -60,28 +61,37 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if agent == "" {
 			agent = req.Header.Get("User-Agent")
 		}
-		if err := g.admit(ctx, g.cacheFor(nil, t.next), req.URL, policy.ProductToken(agent), g.waitLimit(ctx), false, true); err != nil {
+		l, err := g.admit(ctx, g.cacheFor(nil, t.next), req.URL, policy.ProductToken(agent), g.waitLimit(ctx), false, true)
+		if err != nil {
 			closeBody(req)
 			return nil, err
 		}
+		lease = l
 	case tk.err != nil:
 		closeBody(req)
 		return nil, tk.err
 	case !tk.gated:
 		ctx := req.Context()
-		if err := g.gate(ctx, g.host(req.URL), req.URL, g.waitLimit(ctx)); err != nil {
+		l, err := g.gate(ctx, g.host(req.URL), req.URL, g.waitLimit(ctx))
+		if err != nil {
 			closeBody(req)
 			return nil, err
 		}
+		lease = l
+	default:
+		lease = tk.lease
 	}
-	return t.send(req, tk)
+	if tk != nil {
+		tk.lease = 0 // the flight has it now
+	}
+	return t.send(req, tk, lease)
 }
 
 // send sends an admitted request and classifies the outcome. tk is the
 // request's ticket, or nil for a request the transport admitted itself;
 // only colly requests of the Guard's callbacks have their failures turned
 // into retries.
-func (t *guardTransport) send(req *http.Request, tk *ticket) (*http.Response, error) {
+func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*http.Response, error) {
 	g := t.g
 	ours := tk.colly()
 	cancel := context.CancelFunc(func() {})
@@ -95,9 +105,11 @@ func (t *guardTransport) send(req *http.Request, tk *ticket) (*http.Response, er
 		ctx, cancel = context.WithDeadline(req.Context(), dl.Add(-margin))
 		req = req.WithContext(ctx)
 	}
-	resp, err := t.base().RoundTrip(req)
 	h := g.host(req.URL)
+	f := g.newFlight(h, lease)
+	resp, err := t.base().RoundTrip(req)
 	if err != nil {
+		f.end(true) // an error or a timeout: loaded
 		cancel()
 		if tk.crawlOver() {
 			// Final, and not the host's fault: colly's own outcome.
@@ -115,23 +127,33 @@ func (t *guardTransport) send(req *http.Request, tk *ticket) (*http.Response, er
 		}
 		return nil, err
 	}
-	if cls := g.judge(h, resp); ours && (cls == hard || cls == soft) && !tk.parseErrors {
+	cls := g.judge(h, resp)
+	failed := cls == hard || cls == soft
+	if ours && failed && !tk.parseErrors {
 		resp.Body.Close()
+		f.end(true)
 		cancel()
 		return nil, g.failed(tk, h, &StatusError{StatusCode: resp.StatusCode, Header: resp.Header})
 	}
-	if tk != nil && isRedirect(resp) {
-		// The redirect handler carries the ticket on to the next hop; the
-		// request is not complete yet.
-		g.tickets.put(req.URL, tk)
+	if isRedirect(resp) {
+		// A redirect is loaded with its headers: the client checks the
+		// next hop, which may need the host's place, before it closes
+		// this body.
+		f.end(failed)
+		if tk != nil {
+			// The redirect handler carries the ticket on to the next
+			// hop; the request is not complete yet.
+			g.tickets.put(req.URL, tk)
+		}
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 		return resp, nil
 	}
 	if !ours {
 		cancel() // a no-op: only colly requests get their own deadline
+		resp.Body = &flightBody{ReadCloser: resp.Body, f: f, failed: failed}
 		return resp, nil
 	}
-	resp.Body = &watchedBody{ReadCloser: resp.Body, g: g, tk: tk, h: h, req: req, cancel: cancel}
+	resp.Body = &watchedBody{ReadCloser: resp.Body, g: g, tk: tk, h: h, req: req, cancel: cancel, f: f}
 	return resp, nil
 }
 
@@ -167,8 +189,8 @@ func (g *Guard) judge(h *host, resp *http.Response) class {
 		}
 		g.strikeFor(h, g.clock(), cls, u, resp.Header, resp.StatusCode, nil)
 	case healthy:
-		if iv, floor, ok := h.healthy(g.clock); ok && g.Pacer != nil {
-			g.sharedRecover(context.Background(), g.Pacer, h, iv, floor)
+		if iv, floor, ok := h.healthy(g.clock); ok {
+			g.sharedRecover(context.Background(), g.pacerOf(), h, iv, floor)
 		}
 	}
 	return cls
@@ -185,14 +207,12 @@ func (g *Guard) strike(h *host, now time.Time, c class, hdr http.Header) {
 // error err.
 func (g *Guard) strikeFor(h *host, now time.Time, c class, u *url.URL, hdr http.Header, status int, err error) {
 	ra, ok := policy.RetryAfter(hdr, now)
-	pause, longer := h.strike(now, c, ra, ok, g.backoffBase(), g.maxBackoff(), g.rateFloor(), g.random())
+	pause, longer := h.strike(now, c, ra, ok, g.backoffBase(), g.maxBackoff(), h.base, g.random())
 	if longer {
 		g.totals[cBackoffs].Add(1)
 		g.logPaused(h, u, status, err, pause, now.Add(pause), ra, ok)
 	}
-	if g.Pacer != nil {
-		g.sharedStrike(context.Background(), g.Pacer, h, c, pause)
-	}
+	g.sharedStrike(context.Background(), g.pacerOf(), h, c, pause)
 }
 
 // failed counts a failed attempt of the colly request of tk and returns
@@ -240,13 +260,18 @@ type watchedBody struct {
 	h      *host
 	req    *http.Request
 	cancel context.CancelFunc // ends the request's context once closed
+	f      *flight            // ends when the body is read to its end, fails or is closed
 	failed bool               // only read and set by the goroutine reading the body
 }
 
 func (b *watchedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.f.end(false)
+	}
 	if err != nil && err != io.EOF && !b.failed {
 		b.failed = true
+		b.f.end(true)
 		if b.tk.crawlOver() {
 			// Final, and not the host's fault: colly's own outcome.
 			return n, err
@@ -262,6 +287,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 
 func (b *watchedBody) Close() error {
 	err := b.ReadCloser.Close()
+	b.f.end(b.failed)
 	b.cancel()
 	if !b.failed {
 		b.g.attempts.clear(b.tk.method, b.tk.orig)
@@ -336,11 +362,14 @@ type pacedTransport struct {
 func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	live, stop := liveContext(req.Context())
 	h := t.g.host(req.URL)
-	if err := t.g.gate(live, h, req.URL, maxDuration); err != nil {
+	lease, err := t.g.schedule(live, h, req.URL, maxDuration, false, true)
+	if err != nil {
 		stop()
 		closeBody(req)
 		return nil, err
 	}
+	t.g.pass(h)
+	f := t.g.newFlight(h, lease)
 	timeout := t.timeout
 	if timeout <= 0 {
 		timeout = robotsTimeout
@@ -356,14 +385,18 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req.WithContext(sendCtx))
 	now := t.g.clock()
 	if err != nil {
+		f.end(true)
 		if !errors.Is(err, context.Canceled) || live.Err() == nil {
 			t.g.strikeFor(h, now, soft, req.URL, nil, 0, err)
 		}
 		cancel()
 		return nil, err
 	}
-	t.g.judge(h, resp)
-	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	cls := t.g.judge(h, resp)
+	if isRedirect(resp) {
+		f.end(false) // loaded: the next hop may need the host's place
+	}
+	resp.Body = &cancelBody{ReadCloser: &flightBody{ReadCloser: resp.Body, f: f, failed: cls == hard || cls == soft}, cancel: cancel}
 	return resp, nil
 }
 

@@ -300,7 +300,22 @@ func TestProductToken(t *testing.T) {
 		{"Foo Bar", "Foo"},
 		{"  \tFooBot/1", "FooBot"},
 		{"Bot2", "Bot"},
-		{"Mozilla/5.0 (compatible; ExampleBot/0.1; +https://www.example.com/bot.html)", "Mozilla"},
+		// Browser-compatible bot User-Agents: the bot's product, not Mozilla.
+		{"Mozilla/5.0 (compatible; ExampleBot/0.1; +https://www.example.com/bot.html)", "ExampleBot"},
+		{"Mozilla/5.0 (compatible; MyBot/1.0; +https://example.org/bot)", "MyBot"},
+		{"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "Googlebot"},
+		{"Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)", "bingbot"},
+		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1; +http://www.google.com/bot.html) Chrome/120.0.0.0 Safari/537.36", "Googlebot"},
+		{"Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "Googlebot"},
+		{"Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)", "YandexBot"},
+		{"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 MyBot/2", "MyBot"},
+		// A browser's User-Agent names no crawler: only User-agent: * applies.
+		{"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36", ""},
+		{"Mozilla/5.0 (X11; Linux x86_64; rv:109.0) Gecko/20100101 Firefox/115.0", ""},
+		{"Mozilla/5.0 (compatible; MSIE 9.0; Windows NT 6.1; Trident/5.0)", ""},
+		{"Mozilla/5.0", ""},
+		{"Mozilla", "Mozilla"},
+		{"Opera/9.80 (Windows NT 6.0) Presto/2.12.388 Version/12.14", ""},
 		{"", ""},
 		{"*", ""},
 		{"ツBot", ""},
@@ -1032,6 +1047,27 @@ func TestConcurrentFirstUse(t *testing.T) {
 		close(errs)
 		for e := range errs {
 			t.Error(e)
+		}
+	}
+}
+
+// The group of a browser-compatible bot User-Agent is its bot's; a
+// browser's User-Agent gets only the '*' group (issue 20).
+func TestAllowedBrowserCompatibleAgent(t *testing.T) {
+	r := Parse([]byte("User-agent: MyBot\nDisallow: /mybot-only\n\nUser-agent: Mozilla\nDisallow: /mozilla\n\nUser-agent: *\nDisallow: /all\n"))
+	for _, c := range []struct {
+		ua, path string
+		want     bool
+	}{
+		{"Mozilla/5.0 (compatible; MyBot/1.0; +https://example.org/bot)", "/mybot-only", false},
+		{"Mozilla/5.0 (compatible; MyBot/1.0; +https://example.org/bot)", "/all", true},
+		{"Mozilla/5.0 (compatible; MyBot/1.0; +https://example.org/bot)", "/mozilla", true},
+		{"Mozilla/5.0 (X11; Linux x86_64; rv:109.0) Gecko/20100101 Firefox/115.0", "/all", false},
+		{"Mozilla/5.0 (X11; Linux x86_64; rv:109.0) Gecko/20100101 Firefox/115.0", "/mozilla", true},
+	} {
+		u, _ := url.Parse("https://example.com" + c.path)
+		if got := r.Allowed(ProductToken(c.ua), u); got != c.want {
+			t.Errorf("Allowed(ProductToken(%q), %s) = %v, want %v", c.ua, c.path, got, c.want)
 		}
 	}
 }

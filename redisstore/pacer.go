@@ -13,18 +13,30 @@ import (
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
-// A host's pacing state is one Redis hash, f.key("pace", "{host}"), with
+// A host's pacing state is one Redis hash, f.politeKey("pace", "{host}"), with
 // its times in microseconds on Redis's clock (TIME):
 //
-//	tat  the next free slot (GCRA's theoretical arrival time, burst 1)
+//	tat  the next free position (GCRA's theoretical arrival time, burst 1)
 //	iv   the interval a cut set; 0 or absent when not cut
 //	pu   the end of the pause in force
 //	lc   when the last cut was made
+//	ls   when the last lease was granted (the last request started)
+//	le   when the last response ended
+//	lat  the smoothed response time; 0 or absent when not known
+//	nl   the last lease's id
 //
-// Each operation is one Lua script on that one key (politeness.md §3.6:
-// one atomic read-modify-write per host, one clock, monotone merges).
-// Every write sets a TTL that outlives the pause and the schedule by
-// pacerKeep, so an idle host's state expires.
+// and a sorted set, f.politeKey("lease", "{host}"), of the leases in flight:
+// member the lease's id, score when it runs out. A lease whose member died
+// runs out and is dropped by the next Reserve (the fleet's in-flight count
+// never stays taken): a lease lasts no longer than a member's TTL (15 s),
+// as the requests a member holds do, so the host of a killed member's
+// requests is free again by the time they are given back. A request that
+// runs longer than that loses its lease. Both keys carry the host in braces, so they share a
+// cluster slot. Each operation is one Lua script on those keys
+// (politeness.md §3.6: one atomic read-modify-write per host, one clock,
+// monotone merges), the same rules as robotsmw.MemoryPacer's. Every
+// write sets a TTL that outlives the pause, the schedule and the leases
+// by pacerKeep, so an idle host's state expires.
 
 // pacerKeep is how long a host's pacing state is kept after its schedule
 // and pause are past.
@@ -37,23 +49,90 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 `
 
-// reserveScript: KEYS[1] the host's hash; ARGV floor_us, limit_us,
-// keep_ms. Returns {reserved, wait_us, interval_us, paused_us}.
+// reserveScript: KEYS[1] the host's hash, KEYS[2] its leases; ARGV
+// floor_us, gap_us, latency factor, limit_us, in-flight, lease_us,
+// positioned, nolease, keep_ms, max_latency_gap_us, busy_poll_us,
+// min_busy_us. Returns {reserved, lease, wait_us, interval_us, paused_us,
+// latency_us, in_flight}. See robotsmw.Pacer.Reserve.
 var reserveScript = redis.NewScript(luaNow + `
 local floor = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-local v = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'pu')
+local gap = tonumber(ARGV[2])
+local lf = tonumber(ARGV[3])
+local limit = tonumber(ARGV[4])
+local maxf = math.max(tonumber(ARGV[5]), 1)
+local ttl = tonumber(ARGV[6])
+local positioned = ARGV[7] == '1'
+local nolease = ARGV[8] == '1'
+local keep = tonumber(ARGV[9])
+local v = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'pu', 'ls', 'le', 'lat')
 local tat = tonumber(v[1]) or now
 local iv = math.max(tonumber(v[2]) or 0, floor)
 local pu = tonumber(v[3]) or 0
-local at = math.max(tat, now, pu)
+local ls = tonumber(v[4]) or 0
+local le = tonumber(v[5]) or 0
+local lat = tonumber(v[6]) or 0
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local n = redis.call('ZCARD', KEYS[2])
+local g = gap
+if lf > 0 and lat > 0 then g = math.max(gap, math.min(math.floor(lat * lf), tonumber(ARGV[10]))) end
 local paused = math.max(pu - now, 0)
-if at - now > limit then
-  return {0, at - now, iv, paused}
+if not positioned then
+  local at = math.max(tat, now, pu)
+  if at - now > limit then
+    return {0, 0, at - now, iv, paused, lat, n}
+  end
+  local sp = math.max(iv, math.floor((lat + g) / maxf))
+  redis.call('HSET', KEYS[1], 'tat', at + sp)
+  redis.call('PEXPIRE', KEYS[1], math.ceil((math.max(at + sp, pu, ls + ttl) - now) / 1000) + keep)
+  if at > now or nolease then
+    return {1, 0, at - now, iv, paused, lat, n}
+  end
+elseif pu > now then
+  return {0, 0, pu - now, iv, paused, lat, n}
+elseif nolease then
+  return {1, 0, 0, iv, paused, lat, n}
 end
-redis.call('HSET', KEYS[1], 'tat', at + iv)
-redis.call('PEXPIRE', KEYS[1], math.ceil((at + iv - now) / 1000) + tonumber(ARGV[3]))
-return {1, at - now, iv, paused}
+if n >= maxf then
+  local est = ls + lat + g - now
+  if lat == 0 then est = math.max(iv, tonumber(ARGV[11])) end
+  return {1, 0, math.max(est, tonumber(ARGV[12])), iv, paused, lat, n}
+end
+local free = math.max(ls + iv, le + g)
+if free > now then
+  return {1, 0, free - now, iv, paused, lat, n}
+end
+local id = redis.call('HINCRBY', KEYS[1], 'nl', 1)
+redis.call('ZADD', KEYS[2], now + ttl, id)
+redis.call('PEXPIRE', KEYS[2], math.ceil(ttl / 1000) + keep)
+redis.call('HSET', KEYS[1], 'ls', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil((math.max(tat, pu, now + ttl) - now) / 1000) + keep)
+return {1, id, 0, iv, paused, lat, n + 1}
+`)
+
+// leaseReleaseScript: KEYS[1] the host's hash, KEYS[2] its leases; ARGV lease,
+// latency_us, failed, unsent, floor_us, keep_ms. Gives the lease back,
+// records the end and smooths the latency as robotsmw.MemoryPacer does
+// (a slowdown at once, a recovery a quarter of the way per response, a
+// failure never lowers it). Returns {interval_us, paused_us, latency_us, in_flight}.
+var leaseReleaseScript = redis.NewScript(luaNow + `
+redis.call('ZREM', KEYS[2], ARGV[1])
+local sample = tonumber(ARGV[2])
+local floor = tonumber(ARGV[5])
+local v = redis.call('HMGET', KEYS[1], 'iv', 'pu', 'lat')
+local iv = math.max(tonumber(v[1]) or 0, floor)
+local pu = tonumber(v[2]) or 0
+local lat = tonumber(v[3]) or 0
+if ARGV[4] ~= '1' then
+  if sample > 0 then
+    if sample >= lat then lat = sample
+    elseif ARGV[3] ~= '1' then lat = lat - math.floor((lat - sample) / 4)
+    end
+  end
+  redis.call('HSET', KEYS[1], 'le', now, 'lat', lat)
+  local ttl = redis.call('PTTL', KEYS[1])
+  redis.call('PEXPIRE', KEYS[1], math.max(ttl, tonumber(ARGV[6])))
+end
+return {iv, math.max(pu - now, 0), lat, redis.call('ZCARD', KEYS[2])}
 `)
 
 // strikeScript: KEYS[1] the host's hash; ARGV pause_us, factor, floor_us,
@@ -81,9 +160,10 @@ if incident and factor > 1 and (lc == 0 or now - lc >= iv) then
   cut = math.min(math.floor(base * factor), math.max(ceil, floor))
   lc = now
 end
-tat = math.max(tat, pu)
+if pu > now then tat = pu end -- positions before the pause's end are void
 redis.call('HSET', KEYS[1], 'tat', tat, 'iv', cut, 'pu', pu, 'lc', lc)
-redis.call('PEXPIRE', KEYS[1], math.ceil((tat - now) / 1000) + tonumber(ARGV[6]))
+local kept = redis.call('PTTL', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], math.max(kept, math.ceil((math.max(tat, pu) - now) / 1000) + tonumber(ARGV[6])))
 iv = math.max(cut, floor)
 redis.call('PUBLISH', ARGV[7], string.format('%d %d %s', pu - now, iv, ARGV[8]))
 return {iv, pu - now}
@@ -135,7 +215,9 @@ func (f *Fleet) Pacer() robotsmw.Pacer {
 	return f.pacer
 }
 
-func (p *pacer) key(host string) []string { return []string{p.f.politeKey("pace", tag(host))} }
+func (p *pacer) key(host string) []string {
+	return []string{p.f.politeKey("pace", tag(host)), p.f.politeKey("lease", tag(host))}
+}
 
 func (p *pacer) channel() string { return p.f.politeKey("pace", "events") }
 
@@ -171,24 +253,69 @@ func (p *pacer) slowFloor(floor time.Duration) time.Duration {
 }
 
 // Reserve implements robotsmw.Pacer: one EVALSHA.
-func (p *pacer) Reserve(ctx context.Context, host string, floor, limit time.Duration) (robotsmw.Slot, error) {
-	v, err := reserveScript.Run(ctx, p.f.client, p.key(host), us(floor), us(limit), pacerKeep.Milliseconds()).Result()
+func (p *pacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) (robotsmw.Slot, error) {
+	v, err := reserveScript.Run(ctx, p.f.client, p.key(host),
+		us(a.Floor), us(a.Gap), strconv.FormatFloat(a.Latency, 'g', -1, 64), us(a.Limit), max(a.InFlight, 1),
+		us(min(leaseTTL(a.Lease), p.f.memberTTL())), flag(a.Positioned), flag(a.NoLease), pacerKeep.Milliseconds(),
+		us(robotsmw.MaxLatencyGap), us(busyPoll), us(minBusyWait)).Result()
 	p.f.seen(err)
 	if err != nil {
 		if isDown(err) && p.f.WhenDown == Slow {
-			return p.local.Reserve(ctx, host, p.slowFloor(floor), limit)
+			a.Floor = p.slowFloor(a.Floor)
+			return p.local.Reserve(ctx, host, a)
 		}
 		return robotsmw.Slot{}, fmt.Errorf("redisstore: reserving a slot for %s: %w", host, err)
 	}
-	r, err := ints(v, 4)
+	r, err := ints(v, 7)
 	if err != nil {
 		return robotsmw.Slot{}, err
 	}
 	return robotsmw.Slot{
 		Reserved: r[0] == 1,
-		Wait:     fromUS(r[1]),
-		Pace:     robotsmw.Pace{Interval: fromUS(r[2]), Paused: fromUS(r[3])},
+		Lease:    uint64(r[1]),
+		Wait:     fromUS(r[2]),
+		Pace:     robotsmw.Pace{Interval: fromUS(r[3]), Paused: fromUS(r[4]), Latency: fromUS(r[5]), InFlight: int(r[6])},
 	}, nil
+}
+
+// Busy hosts are asked again after these (robotsmw's own values).
+const (
+	busyPoll    = 250 * time.Millisecond
+	minBusyWait = 10 * time.Millisecond
+)
+
+// leaseTTL returns how long a lease asked for with d lasts.
+func leaseTTL(d time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return robotsmw.DefaultLease
+}
+
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// Release implements robotsmw.Pacer: one EVALSHA. A lease given back
+// while Redis is down runs out there instead.
+func (p *pacer) Release(ctx context.Context, host string, r robotsmw.Release) (robotsmw.Pace, error) {
+	v, err := leaseReleaseScript.Run(ctx, p.f.client, p.key(host),
+		r.Lease, us(r.Latency), flag(r.Failed), flag(r.Unsent), us(r.Floor), pacerKeep.Milliseconds()).Result()
+	p.f.seen(err)
+	if err != nil {
+		if isDown(err) && p.f.WhenDown == Slow {
+			return p.local.Release(ctx, host, r)
+		}
+		return robotsmw.Pace{}, fmt.Errorf("redisstore: giving back a lease of %s: %w", host, err)
+	}
+	x, err := ints(v, 4)
+	if err != nil {
+		return robotsmw.Pace{}, err
+	}
+	return robotsmw.Pace{Interval: fromUS(x[0]), Paused: fromUS(x[1]), Latency: fromUS(x[2]), InFlight: int(x[3])}, nil
 }
 
 // Strike implements robotsmw.Pacer: one EVALSHA, which also tells every

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robotsmw/robotsmw/internal/pacertest"
 	"github.com/robotsmw/robotsmw/internal/redistest"
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
@@ -20,24 +21,24 @@ func TestPacerReserveShared(t *testing.T) {
 	srv := redistest.Start(t)
 	a, b := New(srv.Client()), New(srv.Client())
 	ctx := context.Background()
-	s1, err := a.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute)
+	s1, err := a.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
 	if err != nil || !s1.Reserved || s1.Wait != 0 {
 		t.Fatalf("first Reserve = %+v, %v; want reserved now", s1, err)
 	}
-	s2, err := b.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute)
+	s2, err := b.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
 	if err != nil || !s2.Reserved || !near(s2.Wait, time.Second, tol) {
 		t.Fatalf("second Reserve from another member = %+v, %v; want reserved about 1s on", s2, err)
 	}
-	s3, err := a.Pacer().Reserve(ctx, "example.com", time.Second, 1500*time.Millisecond)
+	s3, err := a.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: 1500 * time.Millisecond, NoLease: true})
 	if err != nil || s3.Reserved || !near(s3.Wait, 2*time.Second, tol) {
 		t.Fatalf("Reserve beyond limit = %+v, %v; want not reserved, wait about 2s", s3, err)
 	}
 	// Not reserved: the next slot is still 2s away.
-	s4, _ := b.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute)
+	s4, _ := b.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
 	if !s4.Reserved || !near(s4.Wait, 2*time.Second, tol) {
 		t.Errorf("Reserve after a refused one = %+v; want reserved about 2s on", s4)
 	}
-	if s, _ := a.Pacer().Reserve(ctx, "other.example", time.Second, time.Minute); !s.Reserved || s.Wait != 0 {
+	if s, _ := a.Pacer().Reserve(ctx, "other.example", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true}); !s.Reserved || s.Wait != 0 {
 		t.Errorf("Reserve of another host = %+v; want reserved now", s)
 	}
 	if ttl := srv.Client().PTTL(ctx, a.key("pace", tag("example.com"))).Val(); ttl <= 0 || ttl > pacerKeep+4*time.Second {
@@ -72,7 +73,7 @@ func TestPacerStrikeMergesAndCutsOnce(t *testing.T) {
 			t.Errorf("Strike #%d = %+v; want interval 2s (one cut per incident), pause about 5s", i, pc)
 		}
 	}
-	s, _ := fs[0].Pacer().Reserve(ctx, "example.com", time.Second, time.Minute)
+	s, _ := fs[0].Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
 	if !s.Reserved || !near(s.Wait, 5*time.Second, tol) {
 		t.Errorf("Reserve during the pause = %+v; want the slot at the pause's end", s)
 	}
@@ -127,18 +128,18 @@ func TestPacerDown(t *testing.T) {
 	}
 	ctx := context.Background()
 	srv.Stop()
-	if _, err := pause.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute); err == nil {
+	if _, err := pause.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true}); err == nil {
 		t.Errorf("Reserve with Redis down and Pause: no error")
 	}
-	s1, err1 := slow.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute)
-	s2, err2 := slow.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute)
+	s1, err1 := slow.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
+	s2, err2 := slow.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
 	// A call to a stopped Redis takes a while (go-redis dials again), so
 	// the second slot is less than 3s from the moment it is asked for.
 	if err1 != nil || err2 != nil || !s2.Reserved || s2.Interval != 3*time.Second || !near(s2.Wait, 3*time.Second, 2*time.Second) {
 		t.Errorf("Reserve with Redis down and Slow ×3 = %+v, %v, %+v, %v; want local slots 3s apart", s1, err1, s2, err2)
 	}
 	srv.Restart()
-	if _, err := pause.Pacer().Reserve(ctx, "example.com", time.Second, time.Minute); err != nil {
+	if _, err := pause.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true}); err != nil {
 		t.Errorf("Reserve after Redis restarted: %v", err)
 	}
 	mu.Lock()
@@ -146,4 +147,14 @@ func TestPacerDown(t *testing.T) {
 	if len(downs) != 2 || downs[0] == nil || downs[1] != nil {
 		t.Errorf("OnDown calls = %v, want [error, nil]", downs)
 	}
+}
+
+// The Pacer contract, against Redis's clock: the same table as the
+// MemoryPacer's.
+func TestPacerContract(t *testing.T) {
+	srv := redistest.Start(t)
+	pacertest.Run(t, func(t *testing.T) pacertest.Home {
+		srv.Client().FlushAll(context.Background())
+		return pacertest.Home{Pacer: New(srv.Client()).Pacer(), Advance: time.Sleep, Tol: 60 * time.Millisecond}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/robotsmw/robotsmw/internal/redistest"
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
 // Two crawls with separate frontiers (prefixes) share one schedule per
@@ -25,10 +26,10 @@ func TestPolitenessNamespace(t *testing.T) {
 		a, b := testFleet(t, srv), testFleet(t, srv)
 		a.Prefix, b.Prefix = "crawl-a:"+tt.name, "crawl-b:"+tt.name
 		a.Politeness, b.Politeness = tt.polite1, tt.polite2
-		if _, err := a.Pacer().Reserve(ctx, "x.test", interval, time.Minute); err != nil {
+		if _, err := a.Pacer().Reserve(ctx, "x.test", robotsmw.Ask{Floor: interval, Limit: time.Minute, NoLease: true}); err != nil {
 			t.Fatal(err)
 		}
-		s, err := b.Pacer().Reserve(ctx, "x.test", interval, time.Minute)
+		s, err := b.Pacer().Reserve(ctx, "x.test", robotsmw.Ask{Floor: interval, Limit: time.Minute, NoLease: true})
 		if err != nil {
 			t.Fatal(err)
 		}

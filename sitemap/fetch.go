@@ -255,7 +255,7 @@ func (wk *walk) allowed(ctx context.Context, u *url.URL) (bool, error) {
 // disallows, and otherwise asks the client's own rule.
 func (wk *walk) hopClient() *http.Client {
 	base := wk.w.client()
-	c := *base
+	c := *wk.w.paced(base)
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if !wk.markVisited(req.URL.String()) {
 			return errSeen

@@ -41,6 +41,7 @@ func (f *fakeWeb) requests() []string {
 
 func walkFake(t *testing.T, w *Walker, site string) ([]string, Stats, error) {
 	t.Helper()
+	unpaced(w)
 	var got []string
 	st, err := w.Walk(context.Background(), site, func(e Entry) error {
 		got = append(got, e.Loc)

@@ -203,7 +203,7 @@ func walkHostile(tb testing.TB, h *hostileSite) (Stats, error, *recordingDialer,
 	tr := netguard.Transport(nil)
 	tr.DialContext = rd.DialContext
 	defer tr.CloseIdleConnections()
-	w := &Walker{Client: &http.Client{Transport: tr}}
+	w := &Walker{Client: &http.Client{Transport: tr}, Options: Options{Interval: -1}} // bounds, not pacing (pacing_test.go)
 	runtime.GC()
 	stop := peakHeap()
 	n := 0

@@ -126,6 +126,13 @@ type Options struct {
 	// Concurrency is the number of sitemaps fetched at once, never two
 	// from one host; zero means DefaultConcurrency.
 	Concurrency int
+	// Interval is the least time between two requests of the walk to one
+	// host, robots.txt fetches included; each also starts no sooner than
+	// the host's Crawl-delay after the end of the previous response, and
+	// one host has one request in flight at a time. Zero means
+	// DefaultInterval; negative means no pacing of the Walker's own, for
+	// a Client that paces (middleware.Guard.Transport).
+	Interval time.Duration
 	// Timeout bounds the fetch and read of one sitemap file, waits for
 	// the host's politeness included; zero means DefaultTimeout.
 	Timeout time.Duration
@@ -201,6 +208,7 @@ type Walker struct {
 	ownOnce sync.Once
 	own     *policy.Cache
 	memo    Validators
+	pacing  hostPacing // per-host pacing (pacing.go)
 }
 
 // Walk walks the sitemaps of site, an http or https URL of the site (any
@@ -312,7 +320,7 @@ func (w *Walker) robots() *policy.Cache {
 		return w.Robots
 	}
 	w.ownOnce.Do(func() {
-		w.own = &policy.Cache{Client: w.Client, UserAgent: w.UserAgent, Now: w.now, Logger: w.Logger}
+		w.own = &policy.Cache{Client: w.paced(w.client()), UserAgent: w.UserAgent, Now: w.now, Logger: w.Logger}
 	})
 	return w.own
 }

@@ -115,6 +115,7 @@ func indexOf(locs ...string) string {
 // replaced by "H" (and the other site's by "O"), sorted.
 func walkSite(t *testing.T, w *Walker, s *testSite) ([]string, Stats, error) {
 	t.Helper()
+	unpaced(w)
 	var mu sync.Mutex
 	var got []string
 	st, err := w.Walk(context.Background(), s.srv.URL, func(e Entry) error {
@@ -131,8 +132,18 @@ func walkSite(t *testing.T, w *Walker, s *testSite) ([]string, Stats, error) {
 	return got, st, err
 }
 
+// unpaced turns the Walker's own pacing off, unless the test set an
+// Interval: these tests are about what is walked; pacing_test.go is about
+// when.
+func unpaced(w *Walker) {
+	if w.Interval == 0 {
+		w.Interval = -1
+	}
+}
+
 // noSleep records the waits of a Walker instead of sleeping.
 func noSleep(w *Walker) *[]time.Duration {
+	unpaced(w)
 	var waits []time.Duration
 	var mu sync.Mutex
 	w.sleep = func(ctx context.Context, d time.Duration) error {
@@ -685,7 +696,10 @@ func TestWalkConcurrencyAcrossHosts(t *testing.T) {
 		}))
 		t.Cleanup(srvs[i].Close)
 	}
-	st, err := (&Walker{}).Walk(context.Background(), srvs[0].URL, func(Entry) error { return nil })
+	// Both servers are 127.0.0.1, one host name for pacing (pacing.go, one
+	// request in flight per host name); this test is about the walk's
+	// concurrency across hosts, so the Walker's pacing is off.
+	st, err := (&Walker{Options: Options{Interval: -1}}).Walk(context.Background(), srvs[0].URL, func(Entry) error { return nil })
 	if err != nil || st.Sitemaps != 3 {
 		t.Fatalf("Walk = %+v, %v; want 3 sitemaps read", st, err)
 	}

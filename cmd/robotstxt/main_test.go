@@ -14,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/robotsmw/robotsmw/internal/loadsite"
 )
 
 const robots = `User-agent: *
@@ -202,6 +205,9 @@ func TestCheck(t *testing.T) {
 			contains: []string{"ALLOWED    https://example.com/private/open: by line 3"}},
 		// Flags may follow the arguments.
 		{args: []string{"check", agents, "https://example.com/g", "-agent", "Googlebot/2.1"}, code: 1,
+			contains: []string{`DISALLOWED https://example.com/g: by line 2: disallow: /g (group "Googlebot")`}},
+		// A browser-compatible bot User-Agent picks its bot's group (issue 20).
+		{args: []string{"check", "-agent", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", agents, "https://example.com/g"}, code: 1,
 			contains: []string{`DISALLOWED https://example.com/g: by line 2: disallow: /g (group "Googlebot")`}},
 		{args: []string{"check", "-agent", "Bingbot", agents, "https://example.com/g"}, code: 0,
 			contains: []string{`ALLOWED    https://example.com/g: no group names "Bingbot" and there is no "*" group, so everything is allowed`}},
@@ -584,6 +590,40 @@ func TestParseInterspersed(t *testing.T) {
 		pos, err := parseInterspersed(fs, c.args)
 		if err != nil || !slices.Equal(pos, c.pos) || *agent != c.agent {
 			t.Errorf("parseInterspersed(%q) = %q, %v with -agent %q; want %q with %q", c.args, pos, err, *agent, c.pos, c.agent)
+		}
+	}
+}
+
+// Issue 20, point 5: sitemaps -walk goes through the Guard, so it is as
+// polite as a crawl, judged at the server: one request in flight, and
+// the Crawl-delay counted from the end of each response, robots.txt's
+// included.
+func TestWalkIsPaced(t *testing.T) {
+	srv := loadsite.New(t, func(*http.Request) time.Duration { return 50 * time.Millisecond }, func(w http.ResponseWriter, r *http.Request) {
+		site := "http://" + r.Host
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 1.5\nSitemap: /index.xml\n")
+		case "/index.xml":
+			fmt.Fprintf(w, `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>%s/a.xml</loc></sitemap></sitemapindex>`, site)
+		case "/a.xml":
+			fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/p1</loc></url></urlset>`, site)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	args := []string{"sitemaps", "-walk", srv.URL}
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), args, strings.NewReader(""), &out, &errOut, srv.Client()); code != 0 {
+		t.Fatalf("run(%q) exit = %d, stderr %q", args, code, errOut.String())
+	}
+	peak, spans := srv.Result()
+	if len(spans) != 3 || peak != 1 {
+		t.Fatalf("server saw %d requests, peak in flight %d; want 3 (robots.txt, index, a.xml), 1", len(spans), peak)
+	}
+	for i := 1; i < len(spans); i++ {
+		if idle := spans[i].Start.Sub(spans[i-1].End); idle < 1500*time.Millisecond {
+			t.Errorf("request %d started %v after the end of the one before, want ≥ Crawl-delay 1.5s", i, idle)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/policy"
 	"github.com/robotsmw/robotsmw/sitemap"
 )
@@ -172,13 +173,24 @@ func (e *env) printSitemaps(name string, base *url.URL, lines []string) {
 // walk walks the sitemaps of site and prints the summary.
 func (e *env) walk(ctx context.Context, f *fetcher, site *url.URL, o sitemapsOptions) (int, error) {
 	p := newProgress(e.stderr)
+	// Every request of the walk, robots.txt included, goes through a
+	// Guard (Guard.Transport), so the walk is exactly as polite as a
+	// crawl: one request in flight per host, the Guard's rate,
+	// Crawl-delay from the end of the previous response, back-off and
+	// Retry-After (the Guard retries 429 and 503 itself).
+	g := &robotsmw.Guard{Agent: o.agent, Cache: f.cache}
+	client := e.httpClient(o.timeout)
+	client.Transport = g.Transport(client.Transport)
+	f.cache.Client = client
 	w := &sitemap.Walker{
-		Client:    e.httpClient(o.timeout),
+		Client:    client,
 		Robots:    f.cache,
 		UserAgent: o.agent,
 		Options: sitemap.Options{
 			Timeout:   o.timeout,
 			OnSitemap: p.sitemap,
+			Retries:   -1,
+			Interval:  -1,
 		},
 	}
 	o.walkOptions.apply(&w.Options)

@@ -1,0 +1,194 @@
+package robotsmw
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"golang.org/x/time/rate"
+
+	"github.com/robotsmw/robotsmw/internal/loadsite"
+)
+
+// newLoadSite returns a loadsite.Site serving robotsTxt at once and
+// pages after delay(path).
+func newLoadSite(t *testing.T, robotsTxt string, delay func(path string) time.Duration) *loadsite.Site {
+	return loadsite.New(t, func(r *http.Request) time.Duration {
+		if r.URL.Path == "/robots.txt" {
+			return -1
+		}
+		return delay(r.URL.Path)
+	}, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, robotsTxt)
+			return
+		}
+		fmt.Fprint(w, "<html><body>ok</body></html>")
+	})
+}
+
+// Issue 20, point 1: a slow host gets one request in flight, not more,
+// however many colly threads want it; InFlight raises the limit.
+func TestOneRequestInFlightPerHost(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		inFlight int
+		want     int
+	}{
+		{"default", 0, 1},
+		{"InFlight 2", 2, 2},
+	} {
+		s := newLoadSite(t, "User-agent: *\nAllow: /\n", func(string) time.Duration { return 150 * time.Millisecond })
+		g := &Guard{Rate: rate.Inf, InFlight: tt.inFlight, FixedPace: true}
+		c := colly.NewCollector(g.Attach, colly.Async())
+		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8})
+		for i := 0; i < 6; i++ {
+			c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
+		}
+		waitOrFail(t, "Wait", c.Wait)
+		peak, spans := s.Result()
+		if len(spans) != 6 || peak != tt.want {
+			t.Errorf("%s: server saw %d pages, peak in flight %d; want 6 pages, peak %d", tt.name, len(spans), peak, tt.want)
+		}
+	}
+}
+
+// Guard.Transport's requests share the host's place with colly's.
+func TestTransportOneInFlight(t *testing.T) {
+	s := newLoadSite(t, "", func(string) time.Duration { return 100 * time.Millisecond })
+	g := &Guard{Rate: rate.Inf, FixedPace: true}
+	client := &http.Client{Transport: g.Transport(nil)}
+	c := colly.NewCollector(g.Attach, colly.Async())
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ {
+		c.Visit(fmt.Sprintf("%s/c%d", s.URL, i))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := client.Get(fmt.Sprintf("%s/t%d", s.URL, i))
+			if err != nil {
+				t.Errorf("Get: %v", err)
+				return
+			}
+			resp.Body.Close()
+		}()
+	}
+	wg.Wait()
+	waitOrFail(t, "Wait", c.Wait)
+	if peak, spans := s.Result(); peak != 1 || len(spans) != 6 {
+		t.Errorf("server saw %d pages, peak in flight %d; want 6, peak 1", len(spans), peak)
+	}
+}
+
+// Issue 20, point 2 (seeds/003): Crawl-delay is the time "after loading
+// one page, before starting to load another": counted from the end of the
+// previous response, not from its start.
+func TestCrawlDelayFromEndOfResponse(t *testing.T) {
+	const delay, work = 300 * time.Millisecond, 200 * time.Millisecond
+	s := newLoadSite(t, "User-agent: *\nCrawl-delay: 0.3\n", func(string) time.Duration { return work })
+	g := &Guard{Rate: rate.Inf, FixedPace: true}
+	c := colly.NewCollector(g.Attach, colly.Async())
+	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4})
+	for i := 0; i < 4; i++ {
+		c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	peak, spans := s.Result()
+	if len(spans) != 4 || peak != 1 {
+		t.Fatalf("server saw %d pages, peak %d; want 4, peak 1", len(spans), peak)
+	}
+	if idle, _ := loadsite.MinIdle(spans); idle < delay-slack {
+		t.Errorf("shortest time from the end of a response to the next request = %v, want ≥ Crawl-delay %v", idle, delay)
+	}
+}
+
+// Issue 20, point 3: a host that slows down is given time: after each
+// response it is left alone for at least its smoothed response time, which
+// Stats shows; FixedPace turns that off.
+func TestLatencyAwarePacing(t *testing.T) {
+	const work = 150 * time.Millisecond
+	for _, fixed := range []bool{false, true} {
+		s := newLoadSite(t, "", func(string) time.Duration { return work })
+		g := &Guard{Rate: rate.Inf, FixedPace: fixed}
+		c := colly.NewCollector(g.Attach)
+		for i := 0; i < 4; i++ {
+			c.Visit(fmt.Sprintf("%s/p%d", s.URL, i))
+		}
+		_, spans := s.Result()
+		idle, _ := loadsite.MinIdle(spans[1:]) // from the second response on, the latency is known
+		hs := hostStats(g, "127.0.0.1")
+		switch {
+		case !fixed && idle < work-slack:
+			t.Errorf("latency-aware: shortest idle time after a %v response = %v, want ≥ %v", work, idle, work)
+		case !fixed && (hs.Latency < work || hs.Latency > 3*work || hs.Gap != hs.Latency):
+			t.Errorf("latency-aware: Stats Latency %v, Gap %v; want about %v, Gap = Latency", hs.Latency, hs.Gap, work)
+		case fixed && idle >= work-slack:
+			t.Errorf("FixedPace: shortest idle time = %v, want no latency gap", idle)
+		}
+	}
+}
+
+// Per-host overrides (Guard.Hosts): a host a rule names gets its own rate
+// and in-flight places, and still never goes faster than its
+// Crawl-delay, counted from the end of each response.
+func TestHostRules(t *testing.T) {
+	fast := newLoadSite(t, "User-agent: *\nAllow: /\n", func(string) time.Duration { return 50 * time.Millisecond })
+	slow := newLoadSite(t, "User-agent: *\nCrawl-delay: 0.3\n", func(string) time.Duration { return 50 * time.Millisecond })
+	// Both sites are 127.0.0.1; "localhost" reaches the slow one under
+	// another host name.
+	slowURL := strings.Replace(slow.URL, "127.0.0.1", "localhost", 1)
+	g := &Guard{
+		Rate:      1,
+		FixedPace: true,
+		Hosts: []HostRule{
+			{Host: "127.0.0.1", Rate: rate.Inf, InFlight: 2},
+			{Host: "local*", Rate: rate.Inf},
+		},
+	}
+	c := colly.NewCollector(g.Attach, colly.Async())
+	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8})
+	for i := 0; i < 4; i++ {
+		c.Visit(fmt.Sprintf("%s/p%d", fast.URL, i))
+		c.Visit(fmt.Sprintf("%s/p%d", slowURL, i))
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	if peak, spans := fast.Result(); peak != 2 || len(spans) != 4 {
+		t.Errorf("fast host: %d pages, peak in flight %d; want 4, 2 (its rule)", len(spans), peak)
+	}
+	peak, spans := slow.Result()
+	if peak != 1 || len(spans) != 4 {
+		t.Errorf("ruled host with a Crawl-delay: %d pages, peak %d; want 4, 1", len(spans), peak)
+	}
+	if idle, _ := loadsite.MinIdle(spans); idle < 300*time.Millisecond-slack {
+		t.Errorf("ruled host: shortest time after a response = %v, want ≥ its Crawl-delay 300ms despite Rate: rate.Inf", idle)
+	}
+}
+
+// Jitter delays requests by up to a fraction of the interval, never
+// sends one sooner.
+func TestJitterNeverSooner(t *testing.T) {
+	c := newFakeClock()
+	g := fakeGuard(&Guard{Rate: 10, Jitter: 0.5}, c, 0.8)
+	u := mustURL(t, "http://example.com/")
+	h := g.host(u)
+	var at []time.Time
+	for i := 0; i < 4; i++ {
+		if err := g.wait(context.Background(), h, u, time.Hour, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.gateEnded(context.Background(), h, u, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		at = append(at, c.now())
+	}
+	for i := 1; i < len(at); i++ {
+		if d := at[i].Sub(at[i-1]); d < 100*time.Millisecond || d > 140*time.Millisecond {
+			t.Errorf("gap %d with Jitter 0.5 at 10/s = %v, want in [100ms, 140ms]", i, d)
+		}
+	}
+}
