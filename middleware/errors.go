@@ -88,6 +88,9 @@ type DeferredError struct {
 
 	hop      *hopResume // the redirect hop the request resumes at, if any
 	reserved bool       // the request keeps a slot of its host's schedule
+	// parse is set when an attempt failed: its collector's
+	// ParseHTTPErrorResponse then, which the retry keeps.
+	parse parseSnapshot
 }
 
 // Error implements error.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -229,14 +230,18 @@ type Guard struct {
 	ownOnce sync.Once
 	own     *policy.Cache
 
-	pacer     pacerState   // what the Guard keeps about its Pacer
-	memOnce   sync.Once    // sets mem's clock
-	mem       MemoryPacer  // the schedule's home when Pacer is nil
-	hosts     hostTable    // per-host pacing and back-off
-	totals    totals       // counters over all hosts
-	tickets   ticketBox    // verdicts on their way to the transport
-	attempts  attemptTable // failed attempts per request
-	later     laterQueue   // deferred requests
+	pacer    pacerState   // what the Guard keeps about its Pacer
+	memOnce  sync.Once    // sets mem's clock
+	mem      MemoryPacer  // the schedule's home when Pacer is nil
+	hosts    hostTable    // per-host pacing and back-off
+	totals   totals       // counters over all hosts
+	tickets  ticketBox    // verdicts on their way to the transport
+	attempts attemptTable // failed attempts per request
+	later    laterQueue   // deferred requests
+	// retrying maps a request being sent again (retryKey) to the
+	// ParseHTTPErrorResponse of its failed attempt, for onRequest.
+	retrying  sync.Map
+	retryingN atomic.Int64 // entries in retrying: onRequest skips it when 0
 	seeds     seedTable    // Seed's requests in flight
 	canonical canonSet     // CleanParams: canonical forms requested
 
@@ -333,6 +338,15 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	}
 	tk := newTicket(r, err)
 	tk.crawl, tk.parseErrors = collectorContext(c), c.ParseHTTPErrorResponse
+	if g.retryingN.Load() > 0 {
+		if v, ok := g.retrying.LoadAndDelete(retryKey{r.Ctx, r.URL.String()}); ok {
+			// A retry is handled as its first attempt was: a user who
+			// turns ParseHTTPErrorResponse on meanwhile asked for later
+			// requests.
+			g.retryingN.Add(-1)
+			tk.parseErrors = v.(bool)
+		}
+	}
 	tk.admitted = admitted
 	g.tickets.put(r.URL, tk)
 	if err != nil && c.CacheDir != "" {

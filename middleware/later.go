@@ -48,6 +48,7 @@ type laterItem struct {
 	c        *colly.Collector
 	wg       interface{ Done() } // the collector's WaitGroup, held for r; may be nil
 	reserved bool                // r holds a slot of its host's schedule
+	parse    parseSnapshot       // the failed attempt's ParseHTTPErrorResponse, if it had a response
 	index    int
 }
 
@@ -77,7 +78,7 @@ func (g *Guard) deferRequest(c *colly.Collector, r *colly.Request, de *DeferredE
 		wg.Add(1)
 	}
 	due := max(de.Until.UnixNano(), g.clock().Add(minReissue).UnixNano())
-	it := &laterItem{due: due, settled: time.Now().Add(minReissue), r: r, c: c, reserved: de.reserved}
+	it := &laterItem{due: due, settled: time.Now().Add(minReissue), r: r, c: c, reserved: de.reserved, parse: de.parse}
 	if wg != nil {
 		it.wg = wg
 	}
@@ -184,7 +185,15 @@ func (g *Guard) reissue(it *laterItem) {
 	if it.reserved {
 		g.attempts.reserve(attemptKey(r.Method, r.URL))
 	}
+	key := retryKey{r.Ctx, r.URL.String()}
+	if it.parse.set {
+		g.retryingN.Add(1)
+		g.retrying.Store(key, it.parse.value)
+	}
 	if err := r.Retry(); err != nil && (it.c.Async || notSent(err)) {
+		if _, ok := g.retrying.LoadAndDelete(key); ok {
+			g.retryingN.Add(-1)
+		}
 		if it.reserved {
 			g.attempts.reserved(r.Method, r.URL)
 		}
@@ -212,4 +221,15 @@ func (h *laterHeap) Pop() any {
 	old[len(old)-1] = nil
 	*h = old[:len(old)-1]
 	return it
+}
+
+// A parseSnapshot is a collector's ParseHTTPErrorResponse when a request's
+// attempt failed; set is false for a deferral without a failed attempt.
+type parseSnapshot struct{ set, value bool }
+
+// retryKey names a request that the Guard is sending again: colly's
+// Retry keeps the request's Context and URL.
+type retryKey struct {
+	ctx *colly.Context
+	url string
 }

@@ -244,7 +244,8 @@ func (g *Guard) attemptOutcome(tk *ticket, h *host, cause error) error {
 		return fmt.Errorf("%w: %s %s after %d retries: %w", ErrGaveUp, method, tk.orig.Redacted(), n-1, cause)
 	}
 	g.count(h, cRetried)
-	return &DeferredError{URL: tk.orig, Until: time.Unix(0, until), Attempt: n, Err: cause}
+	return &DeferredError{URL: tk.orig, Until: time.Unix(0, until), Attempt: n, Err: cause,
+		parse: parseSnapshot{set: true, value: tk.parseErrors}}
 }
 
 // A watchedBody is the body of a colly request's response. A read error (a
