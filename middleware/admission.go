@@ -91,6 +91,11 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 				case e.Failures >= max(g.maxRetries(), 1):
 					return fmt.Errorf("%w: %s not sent: robots.txt failed %d times in a row, next try at %s: %w",
 						ErrRobotsUnreachable, u.Redacted(), e.Failures, e.RetryAt.UTC().Format(time.RFC3339), err)
+				case forbidden(err):
+					// robots.txt's address was refused (netguard): so
+					// would the page's be; waiting cannot help.
+					return fmt.Errorf("%w: %s not sent: robots.txt's address is refused: %w",
+						ErrRobotsUnreachable, u.Redacted(), err)
 				case wait > maxRetryAfter:
 					return fmt.Errorf("%w: %s not sent: robots.txt asked for a pause until %s, more than %v away: %w",
 						ErrRobotsUnreachable, u.Redacted(), e.RetryAt.UTC().Format(time.RFC3339), maxRetryAfter, err)

@@ -81,6 +81,10 @@ func (t *clientTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		h := g.host(req.URL)
 		f := g.newFlight(h, lease)
 		resp, err := t.next.RoundTrip(req)
+		if err != nil && forbidden(err) {
+			f.unsent() // nothing was sent, and nothing will be
+			return nil, err
+		}
 		if err != nil {
 			f.end(true) // an error or a timeout: loaded
 			if !ended(req, err) {

@@ -512,6 +512,21 @@ func (f *flight) end(failed bool) {
 	f.g.release(f.h, f.lease, f.g.clock().Sub(f.start), failed, false)
 }
 
+// unsent gives f's lease back for a request that never reached the host
+// (its dial was refused), and takes it out of the requests sent.
+func (f *flight) unsent() {
+	if f == nil || f.done.Swap(true) {
+		return
+	}
+	f.h.mu.Lock()
+	f.h.sent--
+	f.h.mu.Unlock()
+	f.g.totals[cSent].Add(-1)
+	if f.lease != 0 {
+		f.g.release(f.h, f.lease, 0, false, true)
+	}
+}
+
 // A flightBody ends its request's flight when the body is read to its
 // end, fails or is closed.
 type flightBody struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/robotsmw/robotsmw/netguard"
 	"github.com/robotsmw/robotsmw/policy"
 )
 
@@ -109,8 +110,16 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 	f := g.newFlight(h, lease)
 	resp, err := t.base().RoundTrip(req)
 	if err != nil {
-		f.end(true) // an error or a timeout: loaded
 		cancel()
+		if forbidden(err) {
+			// Nothing was sent: not the host's failure, and final.
+			f.unsent()
+			if ours {
+				return nil, fmt.Errorf("%w: %s %s: %w", ErrGaveUp, req.Method, req.URL.Redacted(), err)
+			}
+			return nil, err
+		}
+		f.end(true) // an error or a timeout: loaded
 		if tk.crawlOver() {
 			// Final, and not the host's fault: colly's own outcome.
 			return nil, err
@@ -175,6 +184,13 @@ func isRedirect(resp *http.Response) bool {
 // deadline (colly's request timeout) is the host's failure.
 func ended(req *http.Request, err error) bool {
 	return errors.Is(err, context.Canceled) && req.Context().Err() != nil
+}
+
+// forbidden reports whether err is a dial that a netguard.Dialer refused:
+// nothing reached any server, the host did not fail, and trying again
+// later cannot succeed.
+func forbidden(err error) bool {
+	return errors.Is(err, netguard.ErrForbidden)
 }
 
 // judge classifies resp, a response from h, and records it: 429 and 5xx
@@ -385,6 +401,11 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	cancel := func() { cancelSend(); hop.end(); stop() }
 	resp, err := t.next.RoundTrip(req.WithContext(sendCtx))
 	now := t.g.clock()
+	if err != nil && forbidden(err) {
+		f.unsent()
+		cancel()
+		return nil, err
+	}
 	if err != nil {
 		f.end(true)
 		if !errors.Is(err, context.Canceled) || live.Err() == nil {

@@ -198,13 +198,13 @@ func TestServeSummary(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	wantGroups := []groupSummary{
 		{Agent: "*", Lines: []int{1}, Rules: []ruleJSON{{false, "/private", 2}}, CrawlDelay: f(0.5),
-			Guard: "the Guard waits 1s between requests to the host: its default Rate (one every 1s) is slower than the Crawl-delay"},
+			Guard: "the Guard waits 500ms after the end of each response before the next request to the host (the Crawl-delay), one request at a time, and starts them at most one every 1s (its default Rate)"},
 		{Agent: "SlowBot", Lines: []int{5}, Rules: []ruleJSON{{false, "/tmp", 8}}, CrawlDelay: f(20),
-			Guard: "the Guard waits 20s between requests to the host (the Crawl-delay, slower than its default Rate)"},
+			Guard: "the Guard waits 20s after the end of each response before the next request to the host (the Crawl-delay, counted from the end as Yandex defines it), one request at a time"},
 		{Agent: "Slurp", Lines: []int{6}, Rules: []ruleJSON{{false, "/tmp", 8}}, CrawlDelay: f(20),
-			Guard: "the Guard waits 20s between requests to the host (the Crawl-delay, slower than its default Rate)"},
+			Guard: "the Guard waits 20s after the end of each response before the next request to the host (the Crawl-delay, counted from the end as Yandex defines it), one request at a time"},
 		{Agent: "Glacial", Lines: []int{10}, Rules: []ruleJSON{}, CrawlDelay: f(301),
-			Guard: "more than 5m0s: the Guard does not crawl the host (ErrCrawlDelayTooLong), or waits 5m0s between requests with ClampCrawlDelay"},
+			Guard: "more than 5m0s: the Guard does not crawl the host (ErrCrawlDelayTooLong), or waits 5m0s after each response with ClampCrawlDelay"},
 	}
 	if !reflect.DeepEqual(resp.Groups, wantGroups) {
 		t.Errorf("POST /api/summary groups =\n%+v\nwant\n%+v", resp.Groups, wantGroups)

@@ -181,12 +181,12 @@ func guardDelay(d time.Duration, set bool) string {
 	floor := guardRateInterval
 	switch {
 	case !set:
-		return fmt.Sprintf("no Crawl-delay: the Guard spaces requests to a host by its Rate (by default one every %v)", floor)
+		return fmt.Sprintf("no Crawl-delay: the Guard sends one request at a time to the host, starts them at most one every %v (its default Rate), and after each response rests at least as long as the host took to answer", floor)
 	case d > guardMaxCrawlDelay:
-		return fmt.Sprintf("more than %v: the Guard does not crawl the host (ErrCrawlDelayTooLong), or waits %v between requests with ClampCrawlDelay",
+		return fmt.Sprintf("more than %v: the Guard does not crawl the host (ErrCrawlDelayTooLong), or waits %v after each response with ClampCrawlDelay",
 			guardMaxCrawlDelay, guardMaxCrawlDelay)
 	case d <= floor:
-		return fmt.Sprintf("the Guard waits %v between requests to the host: its default Rate (one every %v) is slower than the Crawl-delay", floor, floor)
+		return fmt.Sprintf("the Guard waits %v after the end of each response before the next request to the host (the Crawl-delay), one request at a time, and starts them at most one every %v (its default Rate)", d, floor)
 	}
-	return fmt.Sprintf("the Guard waits %v between requests to the host (the Crawl-delay, slower than its default Rate)", d)
+	return fmt.Sprintf("the Guard waits %v after the end of each response before the next request to the host (the Crawl-delay, counted from the end as Yandex defines it), one request at a time", d)
 }
