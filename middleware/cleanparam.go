@@ -25,6 +25,10 @@ type DuplicateError struct {
 
 // Error implements error.
 func (e *DuplicateError) Error() string {
+	if e.URL.String() == e.Canonical.String() {
+		// The canonical form itself, after a variant of it was sent.
+		return "robotsmw: " + e.URL.Redacted() + " not sent: a URL differing only in robots.txt's clean-param parameters was sent already"
+	}
 	return "robotsmw: " + e.URL.Redacted() + " not sent: same page as " + e.Canonical.Redacted() + " under robots.txt's clean-param"
 }
 
