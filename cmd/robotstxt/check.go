@@ -260,7 +260,7 @@ func crawlURL(raw string, haveRobots bool) (*url.URL, error) {
 		return nil, usagef("%q: no such robots.txt file (and not an http or https URL)", raw)
 	}
 	msg := fmt.Sprintf("%q is not an absolute http or https URL with a host", raw)
-	if err == nil && u.Host == "" && !strings.HasPrefix(raw, "/") && !strings.Contains(raw, "://") &&
+	if err == nil && u.Host == "" && !strings.HasPrefix(raw, "/") && !strings.Contains(raw, "://") && !strings.ContainsAny(raw, " \t") &&
 		(u.Scheme == "" || u.Opaque != "" && '0' <= u.Opaque[0] && u.Opaque[0] <= '9') {
 		// "example.com/a", or "example.com:8080/a" with its port.
 		msg += fmt.Sprintf(" (did you mean %q?)", "https://"+raw)
