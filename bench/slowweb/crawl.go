@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
+)
+
+// The crawlers the scenario is run with.
+const (
+	// CollyStar is bare colly with the rule the issue names,
+	// LimitRule{DomainGlob: "*", Parallelism: 2, Delay: 1 s}. A colly
+	// rule is one slot set shared by every host it matches, so this is 2
+	// requests in flight in all, not per host.
+	CollyStar = "colly-star"
+	// CollyHost2 is bare colly with one rule per host: Parallelism 2,
+	// Delay 1 s, what the rule above is usually meant to be.
+	CollyHost2 = "colly-host2"
+	// CollyHost1 is bare colly with the Guard's per-host limits written by
+	// hand: one rule per host, Parallelism 1, Delay max(1 s, the host's
+	// Crawl-delay) — colly sleeps Delay after each response while holding
+	// the slot, so that is Crawl-delay from the end of the response.
+	CollyHost1 = "colly-host1"
+	// Guard is colly with robotsmw.Attach() and its defaults.
+	Guard = "guard"
+	// GuardFixed is the Guard with FixedPace: its per-host limits are
+	// CollyHost1's, plus 1 start/s and robots.txt.
+	GuardFixed = "guard-fixedpace"
+)
+
+// Modes lists the crawlers in the order the table shows them.
+var Modes = []string{CollyStar, CollyHost2, CollyHost1, GuardFixed, Guard}
+
+// Crawl crawls every host of sc on the site at addr from its first page,
+// with the crawler mode names, and returns the pages scraped and the
+// errors colly reported.
+func Crawl(mode string, sc Scenario, addr string) (scraped, errs int64, err error) {
+	var d net.Dialer
+	tr := &http.Transport{
+		// Every host name is the loopback site: nothing else is dialed.
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, network, addr)
+		},
+		MaxIdleConnsPerHost: 2,
+		IdleConnTimeout:     30 * time.Second,
+	}
+	c := colly.NewCollector(colly.Async())
+	c.WithTransport(tr)
+	c.SetRequestTimeout(30 * time.Second)
+	hosts := sc.Build()
+	switch mode {
+	case CollyStar:
+		err = c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 2, Delay: time.Second})
+	case CollyHost2, CollyHost1:
+		for _, h := range hosts {
+			r := &colly.LimitRule{DomainGlob: h.Name, Parallelism: 2, Delay: time.Second}
+			if mode == CollyHost1 {
+				r.Parallelism, r.Delay = 1, max(time.Second, h.CrawlDelay)
+			}
+			if err = c.Limit(r); err != nil {
+				break
+			}
+		}
+	case Guard:
+		robotsmw.Attach()(c)
+	case GuardFixed:
+		g := new(robotsmw.Guard)
+		if err = fixedPace(g); err == nil {
+			g.Attach(c)
+		}
+	default:
+		err = fmt.Errorf("unknown crawler %q", mode)
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("slowweb: %s: %w", mode, err)
+	}
+	var nScraped, nErrs atomic.Int64
+	c.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
+	c.OnScraped(func(*colly.Response) { nScraped.Add(1) })
+	c.OnError(func(*colly.Response, error) { nErrs.Add(1) })
+	for _, h := range hosts {
+		c.Visit("http://" + h.Name + "/p0")
+	}
+	c.Wait()
+	return nScraped.Load(), nErrs.Load(), nil
+}

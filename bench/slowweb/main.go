@@ -1,0 +1,142 @@
+// Command slowweb runs "a slow web" (issue 20) on loopback and judges
+// each crawler at the server: 1,000 hosts with 5 linked pages each,
+// base latencies drawn from a lognormal spread (median 100 ms, σ 1, up to
+// 2 s; each request × a lognormal jitter of σ 0.25), every 7th host with
+// a Crawl-delay of 2 or 3 s, every 10th host degrading with its load (a
+// request that finds n requests in flight, itself included, takes
+// base × (1 + 3 × (n − 1)) once n ≥ 2, the knee). Every host name is
+// served by one listener on 127.0.0.1, which the crawler's dialer reaches
+// whatever the name.
+//
+// Each crawler runs in a process of its own (the site stays in this
+// one), is stopped after -budget, and is judged by what the site saw:
+// the most requests in flight at one host, the worst host's p95 latency,
+// requests that came sooner than Crawl-delay after the previous response
+// to that host ended (or while one was in flight), whether the degrading
+// hosts stayed below their knee, and pages per second overall. It prints
+// a Markdown table (the README's).
+//
+//	go run ./slowweb [-hosts 1000] [-pages 5] [-modes colly-star,colly-host2,colly-host1,guard] [-budget 45s]
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	sc := Default
+	flag.IntVar(&sc.Hosts, "hosts", sc.Hosts, "hosts")
+	flag.IntVar(&sc.Pages, "pages", sc.Pages, "linked pages per host")
+	flag.Uint64Var(&sc.Seed, "seed", sc.Seed, "seed of the scenario")
+	modes := flag.String("modes", strings.Join(Modes, ","), "crawlers to run, in order")
+	label := flag.String("label", "", "name the guard row `NAME` (e.g. the version it was built from)")
+	guardLimits := flag.String("guard-limits", limits[Guard], "describe the guard row's per-host limits as `TEXT`")
+	budget := flag.Duration("budget", 45*time.Second, "stop each crawl after this long")
+	child := flag.String("child", "", "internal: crawl as `MODE` against -addr")
+	addr := flag.String("addr", "", "internal: the site's address")
+	flag.Parse()
+	if *child != "" {
+		scraped, errs, err := Crawl(*child, sc, *addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(scraped, errs)
+		return
+	}
+	if err := run(sc, strings.Split(*modes, ","), *label, *guardLimits, *budget); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func run(sc Scenario, modes []string, label, guardLimits string, budget time.Duration) error {
+	site, err := NewSite(sc)
+	if err != nil {
+		return err
+	}
+	defer site.Close()
+	fmt.Printf("%d hosts × %d pages; every %dth host Crawl-delay %v s, every %dth degrades (knee %d in flight)\n\n",
+		sc.Hosts, sc.Pages, sc.CrawlDelayEvery, sc.CrawlDelays, sc.DegradeEvery, sc.Knee)
+	fmt.Println("| crawler | per-host limits | pages | time | pages/s | 95 % of pages in | peak in flight per host | worst host p95 | worst p95 ÷ host's base | Crawl-delay violations | degrading hosts at or over knee (peak) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, mode := range modes {
+		site.Reset()
+		start := time.Now()
+		scraped, errs, cut, err := runChild(mode, sc, site.Addr, budget)
+		wall := time.Since(start)
+		if err != nil {
+			return err
+		}
+		r := site.Result()
+		name, lim := mode, limits[mode]
+		if mode == Guard {
+			name, lim = cmp.Or(label, name), guardLimits
+		}
+		t := fmt.Sprintf("%.1f s", wall.Seconds())
+		if cut {
+			t = fmt.Sprintf("stopped at %.0f s", wall.Seconds())
+		}
+		fmt.Printf("| %s | %s | %d/%d | %s | %.1f | %.1f s | %d | %.2f s | %.1f× | %s | %d of %d (%d) |\n",
+			name, lim, r.Pages, sc.Hosts*sc.Pages, t, float64(r.Pages)/wall.Seconds(), r.Pages95.Seconds(),
+			r.PeakInFlight, r.WorstP95.Seconds(), r.WorstSlowdown, violations(r),
+			r.DegradeAbove, r.Degrading, r.DegradePeak)
+		if !cut && (scraped != int64(r.Pages) || errs != 0) {
+			fmt.Fprintf(os.Stderr, "slowweb: %s: scraped %d, the site answered %d pages, %d errors\n", name, scraped, r.Pages, errs)
+		}
+	}
+	return nil
+}
+
+// violations describes r's Crawl-delay violations.
+func violations(r Result) string {
+	s := fmt.Sprintf("%d of %d", r.Violations, r.CrawlDelayReq)
+	if r.Shortfall > 0 {
+		s += fmt.Sprintf(" (up to %.3f s early)", r.Shortfall.Seconds())
+	}
+	return s
+}
+
+// limits says what each crawler limits per host.
+var limits = map[string]string{
+	CollyStar:  "none: 2 in flight and 1 s after each response in all",
+	CollyHost2: "2 in flight, 1 s after each response",
+	CollyHost1: "1 in flight, max(1 s, Crawl-delay) after each response",
+	GuardFixed: "as above with FixedPace: no latency gap",
+	Guard:      "defaults: 1 in flight, 1 start/s, Crawl-delay and the latency gap after each response",
+}
+
+// runChild crawls in a child process, stopped after budget.
+func runChild(mode string, sc Scenario, addr string, budget time.Duration) (scraped, errs int64, cut bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-child", mode, "-addr", addr,
+		"-hosts", strconv.Itoa(sc.Hosts), "-pages", strconv.Itoa(sc.Pages),
+		"-seed", strconv.FormatUint(sc.Seed, 10))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if ctx.Err() != nil {
+		return 0, 0, true, nil
+	}
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("slowweb: %s crawl: %w", mode, err)
+	}
+	sc2 := bufio.NewScanner(strings.NewReader(string(out)))
+	if !sc2.Scan() {
+		return 0, 0, false, errors.New("slowweb: " + mode + " crawl printed nothing")
+	}
+	if _, err := fmt.Sscan(sc2.Text(), &scraped, &errs); err != nil {
+		return 0, 0, false, fmt.Errorf("slowweb: %s crawl printed %q: %w", mode, sc2.Text(), err)
+	}
+	return scraped, errs, false, nil
+}
