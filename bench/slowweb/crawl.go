@@ -30,13 +30,17 @@ const (
 	CollyHost1 = "colly-host1"
 	// Guard is colly with robotsmw.Attach() and its defaults.
 	Guard = "guard"
+	// CollyHost1Robots is CollyHost1 with colly's own robots.txt check on
+	// (IgnoreRobotsTxt false): colly fetches robots.txt outside its
+	// LimitRule slots and does not read Crawl-delay.
+	CollyHost1Robots = "colly-host1-robots"
 	// GuardFixed is the Guard with FixedPace: its per-host limits are
 	// CollyHost1's, plus 1 start/s and robots.txt.
 	GuardFixed = "guard-fixedpace"
 )
 
 // Modes lists the crawlers in the order the table shows them.
-var Modes = []string{CollyStar, CollyHost2, CollyHost1, GuardFixed, Guard}
+var Modes = []string{CollyStar, CollyHost2, CollyHost1, CollyHost1Robots, GuardFixed, Guard}
 
 // Crawl crawls every host of sc on the site at addr from its first page,
 // with the crawler mode names, and returns the pages scraped and the
@@ -58,10 +62,11 @@ func Crawl(mode string, sc Scenario, addr string) (scraped, errs int64, err erro
 	switch mode {
 	case CollyStar:
 		err = c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 2, Delay: time.Second})
-	case CollyHost2, CollyHost1:
+	case CollyHost2, CollyHost1, CollyHost1Robots:
+		c.IgnoreRobotsTxt = mode != CollyHost1Robots
 		for _, h := range hosts {
 			r := &colly.LimitRule{DomainGlob: h.Name, Parallelism: 2, Delay: time.Second}
-			if mode == CollyHost1 {
+			if mode != CollyHost2 {
 				r.Parallelism, r.Delay = 1, max(time.Second, h.CrawlDelay)
 			}
 			if err = c.Limit(r); err != nil {

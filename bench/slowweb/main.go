@@ -16,7 +16,15 @@
 // hosts stayed below their knee, and pages per second overall. It prints
 // a Markdown table (the README's).
 //
-//	go run ./slowweb [-hosts 1000] [-pages 5] [-modes colly-star,colly-host2,colly-host1,guard] [-budget 45s]
+// The crawlers (-modes) are bare colly with the rule
+// (colly-star), with per-host rules of Parallelism 2 and Delay 1 s
+// (colly-host2), with the Guard's per-host limits by hand (colly-host1,
+// and colly-host1-robots with colly's robots.txt check), and colly with
+// the Guard (guard-fixedpace, guard). To measure another version of the
+// Guard, build this directory in a module whose replace points at it and
+// run -modes guard -label NAME.
+//
+//	go run ./slowweb [-hosts 1000] [-pages 5] [-modes colly-star,...,guard] [-budget 45s]
 package main
 
 import (
@@ -68,8 +76,10 @@ func run(sc Scenario, modes []string, label, guardLimits string, budget time.Dur
 	defer site.Close()
 	fmt.Printf("%d hosts × %d pages; every %dth host Crawl-delay %v s, every %dth degrades (knee %d in flight)\n\n",
 		sc.Hosts, sc.Pages, sc.CrawlDelayEvery, sc.CrawlDelays, sc.DegradeEvery, sc.Knee)
-	fmt.Println("| crawler | per-host limits | pages | time | pages/s | 95 % of pages in | peak in flight per host | worst host p95 | worst p95 ÷ host's base | Crawl-delay violations | degrading hosts at or over knee (peak) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| crawler | per-host limits | pages | time | pages/s | requests/s | 95 % of pages in | peak in flight per host | worst host p95 | worst p95 ÷ host's base | Crawl-delay violations | degrading hosts at or over knee (peak) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
+	rates := map[string]float64{} // pages/s by row name
+	var names []string
 	for _, mode := range modes {
 		site.Reset()
 		start := time.Now()
@@ -83,16 +93,26 @@ func run(sc Scenario, modes []string, label, guardLimits string, budget time.Dur
 		if mode == Guard {
 			name, lim = cmp.Or(label, name), guardLimits
 		}
+		rates[name] = float64(r.Pages) / wall.Seconds()
+		names = append(names, name)
 		t := fmt.Sprintf("%.1f s", wall.Seconds())
 		if cut {
 			t = fmt.Sprintf("stopped at %.0f s", wall.Seconds())
 		}
-		fmt.Printf("| %s | %s | %d/%d | %s | %.1f | %.1f s | %d | %.2f s | %.1f× | %s | %d of %d (%d) |\n",
-			name, lim, r.Pages, sc.Hosts*sc.Pages, t, float64(r.Pages)/wall.Seconds(), r.Pages95.Seconds(),
+		fmt.Printf("| %s | %s | %d/%d | %s | %.1f | %.1f | %.1f s | %d | %.2f s | %.1f× | %s | %d of %d (%d) |\n",
+			name, lim, r.Pages, sc.Hosts*sc.Pages, t, float64(r.Pages)/wall.Seconds(), float64(r.Requests)/wall.Seconds(), r.Pages95.Seconds(),
 			r.PeakInFlight, r.WorstP95.Seconds(), r.WorstSlowdown, violations(r),
 			r.DegradeAbove, r.Degrading, r.DegradePeak)
 		if !cut && (scraped != int64(r.Pages) || errs != 0) {
 			fmt.Fprintf(os.Stderr, "slowweb: %s: scraped %d, the site answered %d pages, %d errors\n", name, scraped, r.Pages, errs)
+		}
+	}
+	if bare, ok := rates[CollyHost1]; ok {
+		fmt.Println()
+		for _, n := range names {
+			if n != CollyHost1 {
+				fmt.Printf("%s: pages/s %+.1f %% against %s\n", n, 100*(rates[n]/bare-1), CollyHost1)
+			}
 		}
 	}
 	return nil
@@ -109,11 +129,12 @@ func violations(r Result) string {
 
 // limits says what each crawler limits per host.
 var limits = map[string]string{
-	CollyStar:  "none: 2 in flight and 1 s after each response in all",
-	CollyHost2: "2 in flight, 1 s after each response",
-	CollyHost1: "1 in flight, max(1 s, Crawl-delay) after each response",
-	GuardFixed: "as above with FixedPace: no latency gap",
-	Guard:      "defaults: 1 in flight, 1 start/s, Crawl-delay and the latency gap after each response",
+	CollyStar:        "none: 2 in flight and 1 s after each response in all",
+	CollyHost2:       "2 in flight, 1 s after each response",
+	CollyHost1:       "1 in flight, max(1 s, Crawl-delay) after each response",
+	CollyHost1Robots: "as above, and colly's robots.txt check on",
+	GuardFixed:       "the Guard's defaults with FixedPace: 1 in flight, 1 start/s, Crawl-delay after each response, no latency gap",
+	Guard:            "defaults: 1 in flight, 1 start/s, Crawl-delay and the latency gap after each response",
 }
 
 // runChild crawls in a child process, stopped after budget.
