@@ -1,7 +1,7 @@
 // Command slowweb runs "a slow web" (issue 20) on loopback and judges
 // each crawler at the server: 1,000 hosts with 5 linked pages each,
-// base latencies drawn from a lognormal spread (median 100 ms, σ 1, up to
-// 2 s; each request × a lognormal jitter of σ 0.25), every 7th host with
+// base latencies drawn from a lognormal spread (median 100 ms, σ 1, within
+// 10 ms … 2 s; each request × a lognormal jitter of σ 0.25), every 7th host with
 // a Crawl-delay of 2 or 3 s, every 10th host degrading with its load (a
 // request that finds n requests in flight, itself included, takes
 // base × (1 + 3 × (n − 1)) once n ≥ 2, the knee). Every host name is
@@ -50,6 +50,7 @@ func main() {
 	label := flag.String("label", "", "name the guard row `NAME` (e.g. the version it was built from)")
 	guardLimits := flag.String("guard-limits", limits[Guard], "describe the guard row's per-host limits as `TEXT`")
 	budget := flag.Duration("budget", 45*time.Second, "stop each crawl after this long")
+	verbose := flag.Bool("v", false, "print each Crawl-delay violation and each page answered twice")
 	child := flag.String("child", "", "internal: crawl as `MODE` against -addr")
 	addr := flag.String("addr", "", "internal: the site's address")
 	flag.Parse()
@@ -62,16 +63,19 @@ func main() {
 		fmt.Println(scraped, errs)
 		return
 	}
-	if err := run(sc, strings.Split(*modes, ","), *label, *guardLimits, *budget); err != nil {
+	if err := run(sc, strings.Split(*modes, ","), *label, *guardLimits, *budget, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
-func run(sc Scenario, modes []string, label, guardLimits string, budget time.Duration) error {
+func run(sc Scenario, modes []string, label, guardLimits string, budget time.Duration, verbose bool) error {
 	site, err := NewSite(sc)
 	if err != nil {
 		return err
+	}
+	if verbose {
+		site.Log = os.Stderr
 	}
 	defer site.Close()
 	fmt.Printf("%d hosts × %d pages; every %dth host Crawl-delay %v s, every %dth degrades (knee %d in flight)\n\n",

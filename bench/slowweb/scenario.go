@@ -15,7 +15,8 @@ type Scenario struct {
 	Pages  int           // linked pages per host
 	Median time.Duration // median of the hosts' base latencies
 	Sigma  float64       // spread (σ of the log) of the hosts' base latencies
-	Max    time.Duration // no host's base latency exceeds this
+	Min    time.Duration // no host's base latency is below this
+	Max    time.Duration // nor above this
 	// CrawlDelays are the Crawl-delay values (whole seconds) of the hosts
 	// that have one: every CrawlDelayEvery-th host, in turn.
 	CrawlDelays     []int
@@ -40,7 +41,7 @@ type Host struct {
 // Default is the full scenario the README's table measures.
 var Default = Scenario{
 	Hosts: 1000, Pages: 5,
-	Median: 100 * time.Millisecond, Sigma: 1.0, Max: 2 * time.Second,
+	Median: 100 * time.Millisecond, Sigma: 1.0, Min: 10 * time.Millisecond, Max: 2 * time.Second,
 	CrawlDelays: []int{2, 3}, CrawlDelayEvery: 7,
 	DegradeEvery: 10, Knee: 2, DegradeSlope: 3,
 	Seed: 1,
@@ -55,7 +56,7 @@ func (s Scenario) Build() []Host {
 		h := &hosts[i]
 		h.Name = fmt.Sprintf("h%04d.slow.test", i)
 		base := time.Duration(float64(s.Median) * math.Exp(s.Sigma*rng.NormFloat64()))
-		h.Base = min(max(base, time.Millisecond), s.Max)
+		h.Base = min(max(base, s.Min), s.Max)
 		if s.CrawlDelayEvery > 0 && i%s.CrawlDelayEvery == 3 && len(s.CrawlDelays) > 0 {
 			h.CrawlDelay = time.Duration(s.CrawlDelays[cd%len(s.CrawlDelays)]) * time.Second
 			cd++

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -23,6 +24,10 @@ type Site struct {
 	Addr  string // the listener's address, 127.0.0.1:port
 
 	resetAt time.Time // set by NewSite and Reset, before a crawl starts
+
+	// Log, if set before the first request, gets a line for each
+	// Crawl-delay violation and each page answered twice.
+	Log io.Writer
 }
 
 // hostLoad is one host's measurements.
@@ -38,6 +43,7 @@ type hostLoad struct {
 	shortfall  time.Duration   // the most one came too early (one in flight not counted)
 	latencies  []time.Duration // of every request, robots.txt included
 	pageEnds   []time.Time     // when each page (not robots.txt) was answered
+	seen       map[string]bool // paths answered
 }
 
 // NewSite starts the site of sc on 127.0.0.1.
@@ -64,7 +70,7 @@ func (s *Site) Reset() {
 	s.resetAt = time.Now()
 	for _, h := range s.hosts {
 		h.mu.Lock()
-		h.inFlight, h.peak, h.lastEnd, h.violations, h.shortfall, h.latencies, h.pageEnds = 0, 0, time.Time{}, 0, 0, nil, nil
+		h.inFlight, h.peak, h.lastEnd, h.violations, h.shortfall, h.latencies, h.pageEnds, h.seen = 0, 0, time.Time{}, 0, 0, nil, nil, nil
 		h.mu.Unlock()
 	}
 }
@@ -89,6 +95,9 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// in flight, or sooner than Crawl-delay after the last one ended, is
 	// too early.
 	if h.CrawlDelay > 0 && (n > 1 || !h.lastEnd.IsZero() && start.Sub(h.lastEnd) < h.CrawlDelay) {
+		if s.Log != nil {
+			fmt.Fprintf(s.Log, "violation: %s%s, %d in flight, %v after the last end\n", h.Name, r.URL.Path, n, start.Sub(h.lastEnd))
+		}
 		h.violations++
 		if n == 1 {
 			h.shortfall = max(h.shortfall, h.CrawlDelay-start.Sub(h.lastEnd))
@@ -114,6 +123,13 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.latencies = append(h.latencies, end.Sub(start))
 	if page {
 		h.pageEnds = append(h.pageEnds, end)
+		if h.seen == nil {
+			h.seen = map[string]bool{}
+		}
+		if h.seen[r.URL.Path] && s.Log != nil {
+			fmt.Fprintf(s.Log, "again: %s%s after %v\n", h.Name, r.URL.Path, end.Sub(s.resetAt))
+		}
+		h.seen[r.URL.Path] = true
 	}
 	h.mu.Unlock()
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))

@@ -9,7 +9,7 @@ import (
 // around 5 ms, a Crawl-delay of 1 s on every 7th host.
 var small = Scenario{
 	Hosts: 24, Pages: 3,
-	Median: 5 * time.Millisecond, Sigma: 1.0, Max: 100 * time.Millisecond,
+	Median: 5 * time.Millisecond, Sigma: 1.0, Min: time.Millisecond, Max: 100 * time.Millisecond,
 	CrawlDelays: []int{1}, CrawlDelayEvery: 7,
 	DegradeEvery: 10, Knee: 2, DegradeSlope: 3,
 	Seed: 1,
@@ -71,8 +71,8 @@ func TestScenarioBuild(t *testing.T) {
 	}
 	var cd, deg, slow int
 	for _, h := range hosts {
-		if h.Base <= 0 || h.Base > Default.Max {
-			t.Errorf("Default.Build(): %s base %v, want in (0, %v]", h.Name, h.Base, Default.Max)
+		if h.Base < Default.Min || h.Base > Default.Max {
+			t.Errorf("Default.Build(): %s base %v, want in [%v, %v]", h.Name, h.Base, Default.Min, Default.Max)
 		}
 		if h.CrawlDelay > 0 {
 			cd++
