@@ -34,6 +34,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -70,12 +71,13 @@ func main() {
 }
 
 func run(sc Scenario, modes []string, label, guardLimits string, budget time.Duration, verbose bool) error {
-	site, err := NewSite(sc)
+	var log io.Writer
+	if verbose {
+		log = os.Stderr
+	}
+	site, err := NewSite(sc, log)
 	if err != nil {
 		return err
-	}
-	if verbose {
-		site.Log = os.Stderr
 	}
 	defer site.Close()
 	fmt.Printf("%d hosts × %d pages; every %dth host Crawl-delay %v s, every %dth degrades (knee %d in flight)\n\n",

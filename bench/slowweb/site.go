@@ -25,9 +25,7 @@ type Site struct {
 
 	resetAt time.Time // set by NewSite and Reset, before a crawl starts
 
-	// Log, if set before the first request, gets a line for each
-	// Crawl-delay violation and each page answered twice.
-	Log io.Writer
+	log io.Writer // if not nil, gets a line per Crawl-delay violation and per page answered twice
 }
 
 // hostLoad is one host's measurements.
@@ -46,13 +44,14 @@ type hostLoad struct {
 	seen       map[string]bool // paths answered
 }
 
-// NewSite starts the site of sc on 127.0.0.1.
-func NewSite(sc Scenario) (*Site, error) {
+// NewSite starts the site of sc on 127.0.0.1. If log is not nil, it gets
+// a line for each Crawl-delay violation and each page answered twice.
+func NewSite(sc Scenario, log io.Writer) (*Site, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("slowweb: %w", err)
 	}
-	s := &Site{sc: sc, hosts: map[string]*hostLoad{}, Addr: ln.Addr().String()}
+	s := &Site{sc: sc, hosts: map[string]*hostLoad{}, Addr: ln.Addr().String(), log: log}
 	for i, h := range sc.Build() {
 		s.hosts[h.Name] = &hostLoad{Host: h, rng: rand.New(rand.NewPCG(sc.Seed, uint64(i)))}
 	}
@@ -95,8 +94,8 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// in flight, or sooner than Crawl-delay after the last one ended, is
 	// too early.
 	if h.CrawlDelay > 0 && (n > 1 || !h.lastEnd.IsZero() && start.Sub(h.lastEnd) < h.CrawlDelay) {
-		if s.Log != nil {
-			fmt.Fprintf(s.Log, "violation: %s%s, %d in flight, %v after the last end\n", h.Name, r.URL.Path, n, start.Sub(h.lastEnd))
+		if s.log != nil {
+			fmt.Fprintf(s.log, "violation: %s%s, %d in flight, %v after the last end\n", h.Name, r.URL.Path, n, start.Sub(h.lastEnd))
 		}
 		h.violations++
 		if n == 1 {
@@ -126,8 +125,8 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if h.seen == nil {
 			h.seen = map[string]bool{}
 		}
-		if h.seen[r.URL.Path] && s.Log != nil {
-			fmt.Fprintf(s.Log, "again: %s%s after %v\n", h.Name, r.URL.Path, end.Sub(s.resetAt))
+		if h.seen[r.URL.Path] && s.log != nil {
+			fmt.Fprintf(s.log, "again: %s%s after %v\n", h.Name, r.URL.Path, end.Sub(s.resetAt))
 		}
 		h.seen[r.URL.Path] = true
 	}

@@ -20,7 +20,7 @@ var small = Scenario{
 // in flight per host, no request sooner than Crawl-delay after the end of
 // the previous response, the degrading hosts below their knee.
 func TestGuardPolite(t *testing.T) {
-	site, err := NewSite(small)
+	site, err := NewSite(small, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestGuardPolite(t *testing.T) {
 // TestSiteSeesImpoliteness checks the judge: bare colly with two requests
 // in flight per host and no Crawl-delay is seen doing both.
 func TestSiteSeesImpoliteness(t *testing.T) {
-	site, err := NewSite(small)
+	site, err := NewSite(small, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
