@@ -9,7 +9,7 @@
 // the median ratio, so that the load of other processes on the machine
 // affects both alike.
 //
-//	go run ./cpupage [-pairs 5] [-hosts 200] [-pages 30] [-latency 20ms]
+//	go run ./cpupage [-pairs 5] [-hosts 200] [-pages 30] [-latency 20ms] [-cpuprofile PREFIX]
 package main
 
 import (
@@ -21,6 +21,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,8 +41,18 @@ func main() {
 	latency := flag.Duration("latency", 20*time.Millisecond, "time the site takes per page")
 	child := flag.String("child", "", "internal: crawl as `MODE` (bare or guard) against -addr")
 	addr := flag.String("addr", "", "internal: the site's address")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of each crawl to `PREFIX`.MODE.PAIR")
 	flag.Parse()
 	if *child != "" {
+		if *profile != "" {
+			f, err := os.Create(*profile)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "cpupage:", err)
+				os.Exit(1)
+			}
+			pprof.StartCPUProfile(f)
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
 		n := crawl(*child, *addr, *hosts)
 		fmt.Println(n)
 		return
@@ -72,7 +83,11 @@ func main() {
 		cpu := map[string]time.Duration{}
 		for _, mode := range order {
 			served.Store(0)
-			d, err := run(mode, addrOf, *hosts)
+			prof := ""
+			if *profile != "" {
+				prof = fmt.Sprintf("%s.%s.%d", *profile, mode, p+1)
+			}
+			d, err := run(mode, addrOf, *hosts, prof)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "cpupage:", err)
 				os.Exit(1)
@@ -94,8 +109,8 @@ func main() {
 }
 
 // run crawls in a child process and returns its CPU time.
-func run(mode, addr string, hosts int) (time.Duration, error) {
-	cmd := exec.Command(os.Args[0], "-child", mode, "-addr", addr, "-hosts", strconv.Itoa(hosts))
+func run(mode, addr string, hosts int, profile string) (time.Duration, error) {
+	cmd := exec.Command(os.Args[0], "-child", mode, "-addr", addr, "-hosts", strconv.Itoa(hosts), "-cpuprofile", profile)
 	cmd.Stderr = os.Stderr
 	if _, err := cmd.Output(); err != nil {
 		return 0, fmt.Errorf("%s crawl: %w", mode, err)
