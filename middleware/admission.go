@@ -250,14 +250,13 @@ func (h *host) changes() chan struct{} {
 // LimitRule slots, spaced by the host's expected time per request, so a
 // request mostly finds its host free here. A wait longer than limit
 // defers the request. It counts the request as fetched, and returns the
-// lease it is sent under.
-func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration) (uint64, error) {
+// lease it is sent under and when it passed.
+func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration) (uint64, time.Time, error) {
 	lease, err := g.schedule(ctx, h, u, limit, true, true)
 	if err != nil {
-		return 0, err
+		return 0, time.Time{}, err
 	}
-	g.pass(h)
-	return lease, nil
+	return lease, g.pass(h), nil
 }
 
 // passed tells the test seam that a request passed h's gate in the slot at.

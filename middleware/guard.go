@@ -362,14 +362,13 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if tk == nil || tk.err != nil || r.IsAbort() {
 		return
 	}
-	lease, err := g.gate(collectorContext(c), g.host(r.URL), r.URL, g.maxWait())
+	lease, now, err := g.gate(collectorContext(c), g.host(r.URL), r.URL, g.maxWait())
 	tk.lease = lease
 	if err != nil {
 		tk.err = err
 		return
 	}
 	tk.gated = true
-	now := g.clock()
 	g.waits.observe(time.Duration(now.UnixNano() - tk.admitted))
 	g.markSent(r, now)
 }

@@ -344,7 +344,8 @@ func (g *Guard) ask(h *host, horizon time.Duration) Ask {
 func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Duration, positioned, lease bool) (uint64, error) {
 	p := g.pacerOf()
 	g.watch(p)
-	deadline := addNanos(g.clock().UnixNano(), limit)
+	var deadline int64 // set on the first turn, from lockOpen's clock read
+	first := true
 	horizon := limit
 	switch {
 	case g.Pacer == nil:
@@ -357,6 +358,9 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 		n, err := g.lockOpen(h, u)
 		if err != nil {
 			return 0, err
+		}
+		if first {
+			deadline, first = addNanos(n, limit), false
 		}
 		if pu := h.pauseUntil; pu > n {
 			positioned = false // a pause since the position was taken voids it
@@ -399,7 +403,13 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			return 0, g.pacerDown(h, u, err)
 		}
 		g.pacer.failures.Store(0)
-		n = g.clock().UnixNano()
+		if s.Wait > 0 || s.Pace.Paused > 0 {
+			// A wait or a pause is counted from the Pacer's answer (a
+			// shared one's took a round trip): read the clock again. A
+			// slot granted at once uses n only in apply, which reads it
+			// for a pause alone: one clock read per turn on the fast path.
+			n = g.clock().UnixNano()
+		}
 		h.apply(n, s.Pace, h.base)
 		if jitter && s.Reserved {
 			// A random delay after the position, never before it.
@@ -459,7 +469,7 @@ const sharedHorizon = 10
 const latencyFactor = 1.0
 
 // pass counts a request that passes h's gate: it is sent now.
-func (g *Guard) pass(h *host) {
+func (g *Guard) pass(h *host) time.Time {
 	now := g.clock()
 	h.mu.Lock()
 	h.sent++
@@ -467,6 +477,7 @@ func (g *Guard) pass(h *host) {
 	h.mu.Unlock()
 	g.totals[cSent].Add(1)
 	g.passed(h, now)
+	return now
 }
 
 // release gives back the lease of a request to h whose response ended
@@ -480,9 +491,13 @@ func (g *Guard) release(h *host, lease uint64, latency time.Duration, failed, un
 	pc, err := g.pacerOf().Release(context.Background(), h.name, Release{
 		Lease: lease, Latency: latency, Failed: failed, Unsent: unsent, Floor: floor,
 	})
+	var now int64
+	if err == nil && pc.Paused > 0 {
+		now = g.clock().UnixNano() // apply reads the time only for a pause
+	}
 	h.mu.Lock()
 	if err == nil {
-		h.apply(g.clock().UnixNano(), pc, h.base)
+		h.apply(now, pc, h.base)
 	}
 	h.notify()
 	h.mu.Unlock()

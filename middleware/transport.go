@@ -73,7 +73,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, tk.err
 	case !tk.gated:
 		ctx := req.Context()
-		l, err := g.gate(ctx, g.host(req.URL), req.URL, g.waitLimit(ctx))
+		l, _, err := g.gate(ctx, g.host(req.URL), req.URL, g.waitLimit(ctx))
 		if err != nil {
 			closeBody(req)
 			return nil, err
