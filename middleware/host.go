@@ -101,6 +101,9 @@ type host struct {
 	changed chan struct{}
 	// t holds the rarely needed state: strikes, cuts, Crawl-delays.
 	t *trouble
+	// robots is the robots.txt entry the last request was admitted
+	// under (see robotsMemo); nil until one was.
+	robots *robotsMemo
 	// counters, read by Stats.
 	sent, pages, blocked, deferred, retried, backoffs, gaveUp, notFollowed uint32
 }
