@@ -144,8 +144,9 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 }
 
 // robots returns the cache's entry for u's origin. A fresh cached entry is
-// read without a timer (and the host's memo of it without the cache). Otherwise robots.txt may have to be fetched, which
-// goes through the host's gate: while the host is paused beyond limit the
+// read without a timer, and the host's memo of it (robotsMemo) without
+// the cache. Otherwise robots.txt may have to be fetched, which goes
+// through the host's gate: while the host is paused beyond limit the
 // request is deferred to the pause's end without starting a fetch that
 // would only wait for it. The look-up, which may wait for a fetch, is
 // bounded by limit (on the real clock, like the fetch).
