@@ -252,7 +252,9 @@ func testKilledMember(t *testing.T, addr string, client redis.UniversalClient) {
 	defer s.mu.Unlock()
 	end := s.all[len(s.all)-1]
 	missing, again := 0, 0
-	bound := 2*ttl + ttl/3 + 500*time.Millisecond // and some scheduling slack
+	// Returned within two TTLs and a heartbeat; then it waits for its
+	// host's turn at the fleet's rate, and a loaded machine schedules late.
+	bound := 2*ttl + ttl/3 + 1500*time.Millisecond
 	for p := 0; p < pages; p++ {
 		for h := 0; h < hosts; h++ {
 			at := s.hits[fmt.Sprintf("h%d.test/p%d", h, p)]
