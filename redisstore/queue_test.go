@@ -311,26 +311,7 @@ func TestQueuePriority(t *testing.T) {
 	srv := redistest.Start(t)
 	f := testFleet(t, srv)
 	q := f.Queue()
-	add := func(u string, depth int, priority any, front bool) {
-		t.Helper()
-		r, _ := http.NewRequest("GET", u, nil)
-		ctx := colly.NewContext()
-		if priority != nil {
-			ctx.Put(PriorityKey, priority)
-		}
-		b, err := (&colly.Request{URL: r.URL, Method: "GET", Depth: depth, Ctx: ctx}).Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if front {
-			err = q.AddFront(b)
-		} else {
-			err = q.AddRequest(b)
-		}
-		if err != nil {
-			t.Fatalf("adding %s: %v", u, err)
-		}
-	}
+	add := func(u string, depth int, priority any, front bool) { addPriority(t, q, u, depth, priority, front) }
 	add("http://x.test/deep", 3, nil, false)
 	add("http://x.test/shallow", 1, nil, false)
 	add("http://x.test/shallow2", 1, nil, false)
@@ -363,21 +344,7 @@ func TestQueuePriorityAcrossHosts(t *testing.T) {
 	srv := redistest.Start(t)
 	f := testFleet(t, srv)
 	q := f.Queue()
-	add := func(u string, depth int, priority any) {
-		t.Helper()
-		r, _ := http.NewRequest("GET", u, nil)
-		ctx := colly.NewContext()
-		if priority != nil {
-			ctx.Put(PriorityKey, priority)
-		}
-		b, err := (&colly.Request{URL: r.URL, Method: "GET", Depth: depth, Ctx: ctx}).Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := q.AddRequest(b); err != nil {
-			t.Fatalf("AddRequest(%s): %v", u, err)
-		}
-	}
+	add := func(u string, depth int, priority any) { addPriority(t, q, u, depth, priority, false) }
 	add("http://a.test/deep", 4, nil)
 	add("http://b.test/shallow", 2, nil)
 	add("http://c.test/urgent", 9, 0)
@@ -391,5 +358,28 @@ func TestQueuePriorityAcrossHosts(t *testing.T) {
 	}
 	if want := "http://c.test/urgent http://b.test/shallow http://a.test/deep"; strings.Join(got, " ") != want {
 		t.Errorf("GetRequest order = %v, want %s", got, want)
+	}
+}
+
+// addPriority adds a GET of u at depth to q, with a PriorityKey of
+// priority unless it is nil, at the front of its level if front.
+func addPriority(t *testing.T, q *Queue, u string, depth int, priority any, front bool) {
+	t.Helper()
+	r, _ := http.NewRequest("GET", u, nil)
+	ctx := colly.NewContext()
+	if priority != nil {
+		ctx.Put(PriorityKey, priority)
+	}
+	b, err := (&colly.Request{URL: r.URL, Method: "GET", Depth: depth, Ctx: ctx}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if front {
+		err = q.AddFront(b)
+	} else {
+		err = q.AddRequest(b)
+	}
+	if err != nil {
+		t.Fatalf("adding %s: %v", u, err)
 	}
 }
