@@ -118,8 +118,20 @@ func FuzzCanonical(f *testing.F) {
 		if err != nil {
 			t.Fatalf("normalize(%q) = %q, which has no origin: %v", s, u, err)
 		}
-		if want := (&url.URL{Scheme: u.Scheme, Host: u.Host}).String(); o != want {
+		// Compared unescaped: an IPv6 zone is escaped in an origin
+		// ("%25", and "!" as "%21") but not in URL.Host.
+		want := (&url.URL{Scheme: u.Scheme, Host: u.Host}).String()
+		if unescaped(o) != unescaped(want) {
 			t.Fatalf("normalize(%q) = %q, whose origin %q is not its scheme and host", s, u, o)
 		}
 	})
+}
+
+// unescaped returns s with its %-escapes decoded, or s itself if they are
+// not valid (an origin keeps a lone "%" of a host as it is).
+func unescaped(s string) string {
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
+	}
+	return s
 }
