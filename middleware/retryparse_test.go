@@ -1,0 +1,49 @@
+package robotsmw
+
+import (
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"golang.org/x/time/rate"
+)
+
+// A retry is handled with its first attempt's ParseHTTPErrorResponse: a
+// request whose first attempt failed with it off is not delivered to
+// OnResponse on a later attempt after the user turned it on; a new
+// request is.
+func TestRetryKeepsParseHTTPErrorResponse(t *testing.T) {
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/500" {
+			w.WriteHeader(http.StatusInternalServerError)
+			return true
+		}
+		return false
+	}))
+	for _, tc := range []struct {
+		name      string
+		retry     bool // sent as the retry of an attempt with it off
+		responses int32
+	}{
+		{"new request", false, 1},
+		{"retry of an attempt with it off", true, 0},
+	} {
+		g := &Guard{Rate: rate.Inf, Backoff: 60 * time.Millisecond, MaxRetries: 1}
+		c := colly.NewCollector(g.Attach)
+		c.ParseHTTPErrorResponse = true
+		var responses atomic.Int32
+		c.OnResponse(func(*colly.Response) { responses.Add(1) })
+		ctx := colly.NewContext()
+		if tc.retry {
+			g.retryingN.Add(1)
+			g.retrying.Store(retryKey{ctx, s.URL + "/500"}, false)
+		}
+		c.Request("GET", s.URL+"/500", nil, ctx, nil)
+		waitOrFail(t, "Wait", c.Wait)
+		if got := responses.Load(); got != tc.responses {
+			t.Errorf("%s: Request(/500) reached OnResponse %d times, want %d", tc.name, got, tc.responses)
+		}
+	}
+}
