@@ -75,7 +75,10 @@ type Guard struct {
 	// ErrGaveUp, and how many times in a row an origin's robots.txt may
 	// fail before its pages are reported with ErrRobotsUnreachable at once.
 	// Zero means DefaultMaxRetries; a negative value means never (a
-	// robots.txt is still asked once).
+	// robots.txt is still asked once). A retry is sent once its host's
+	// pause is over, after the requests then waiting for the host inside
+	// colly's callbacks (at most MaxWait later): new requests go first, as
+	// Scrapy's retries go after new requests.
 	MaxRetries int
 
 	// MaxWait is the longest a request waits inside a colly callback for

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -95,6 +96,11 @@ type host struct {
 	// waiters counts requests sleeping for this host; a host with waiters
 	// is never evicted.
 	waiters int32
+	// queued counts the requests inside the host's schedule (see
+	// Guard.schedule) right now: waiting for its pause, position or
+	// lease. A retry that comes due while any are waits for them (see
+	// retryYield). Atomic: read without mu.
+	queued atomic.Int32
 	// gen counts strikes, so a waiter can tell its slot was voided.
 	gen uint32
 	// changed, if not nil, is closed and cleared by the next strike.

@@ -49,6 +49,13 @@ type laterItem struct {
 	wg       interface{ Done() } // the collector's WaitGroup, held for r; may be nil
 	reserved bool                // r holds a slot of its host's schedule
 	parse    parseSnapshot       // the failed attempt's ParseHTTPErrorResponse, if it had a response
+	// retry says an attempt of r failed: r yields to the requests waiting
+	// for its host when it comes due (see retryYield). yieldEnd is when it
+	// stops yielding (0 until its first look); calm says its last look
+	// found none waiting.
+	retry    bool
+	calm     bool
+	yieldEnd int64
 	index    int
 }
 
@@ -78,7 +85,7 @@ func (g *Guard) deferRequest(c *colly.Collector, r *colly.Request, de *DeferredE
 		wg.Add(1)
 	}
 	due := max(de.Until.UnixNano(), g.clock().Add(minReissue).UnixNano())
-	it := &laterItem{due: due, settled: time.Now().Add(minReissue), r: r, c: c, reserved: de.reserved, parse: de.parse}
+	it := &laterItem{due: due, settled: time.Now().Add(minReissue), r: r, c: c, reserved: de.reserved, parse: de.parse, retry: de.Attempt > 0}
 	if wg != nil {
 		it.wg = wg
 	}
@@ -148,6 +155,14 @@ func (g *Guard) serveLater() {
 			continue
 		}
 		heap.Pop(&q.items)
+		if it.retry && !it.reserved && it.due != 0 {
+			if d := g.retryYield(it, now); d > 0 {
+				it.due = now + int64(d)
+				heap.Push(&q.items, it)
+				q.mu.Unlock()
+				continue
+			}
+		}
 		if q.sem == nil {
 			q.sem = make(chan struct{}, maxReissuing)
 		}
@@ -168,6 +183,43 @@ func (g *Guard) serveLater() {
 			g.reissue(it)
 		}()
 	}
+}
+
+// retryStep is how often a retry that yields looks at its host again.
+const retryStep = 50 * time.Millisecond
+
+// retryYield returns how long the due retry it waits before it is sent
+// again, at now (on the Guard's clock): 0 to send it now. A retry goes
+// after the requests that are waiting for its host inside colly's
+// callbacks (a pause, a position or a lease) when it comes due, for at
+// most MaxWait: they hold colly's threads and were given MaxWait to go,
+// the retry holds nothing and has waited out its back-off already, and
+// should it fail again, the longer pause it brings would push them past
+// MaxWait into deferrals of their own. Scrapy does the same with
+// RETRY_PRIORITY_ADJUST (-1: a retry goes after new requests). It is
+// sent once two looks retryStep apart have found none waiting, so a
+// request between its position and its gate is not passed by. A
+// retry holding a position (it.reserved) keeps it and does not yield.
+// it is owned by the caller (popped from the queue).
+func (g *Guard) retryYield(it *laterItem, now int64) time.Duration {
+	h := g.hosts.lookup(hostKey(it.r.URL))
+	switch {
+	case h == nil:
+		return 0 // nothing kept of the host: nothing waits for it
+	case it.yieldEnd == 0:
+		it.yieldEnd = addNanos(now, g.maxWait())
+	case now >= it.yieldEnd:
+		return 0
+	}
+	if h.queued.Load() > 0 {
+		it.calm = false
+		return retryStep
+	}
+	if it.calm {
+		return 0
+	}
+	it.calm = true
+	return retryStep
 }
 
 // reissue sends a deferred request again, and reports it as given up if

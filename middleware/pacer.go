@@ -344,6 +344,8 @@ func (g *Guard) ask(h *host, horizon time.Duration) Ask {
 func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Duration, positioned, lease bool) (uint64, error) {
 	p := g.pacerOf()
 	g.watch(p)
+	h.queued.Add(1)
+	defer h.queued.Add(-1)
 	var deadline int64 // set on the first turn, from lockOpen's clock read
 	first := true
 	horizon := limit

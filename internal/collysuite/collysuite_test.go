@@ -21,16 +21,6 @@ var skipped = []string{
 	"TestRobotsWhenDisallowed",
 	"TestRobotsWhenDisallowedWithQueryParameter",
 	"TestIgnoreRobotsWhenDisallowed",
-	// Not by design, left for later: the test visits /500 (a 500: the
-	// Guard pauses the host and retries the request on its own
-	// goroutine), turns ParseHTTPErrorResponse on and visits /500 again,
-	// expecting the error page at once. With one request in flight per
-	// host the first visit's retry, which keeps its place, goes first,
-	// fails again and lengthens the pause past the second visit's
-	// MaxWait: the second visit is deferred (1 run in 3). The retry itself
-	// is handled as its first attempt was (ParseHTTPErrorResponse off),
-	// so it no longer writes the test's counter.
-	"TestParseHTTPErrorResponse",
 }
 
 // hook replaces colly's NewCollector and Clone in the copy.

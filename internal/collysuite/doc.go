@@ -6,10 +6,8 @@
 // into a temporary module, renames colly's NewCollector and Clone so that
 // wrappers of the same names attach a Guard{Rate: rate.Inf} to every
 // collector (a clone gets its parent's Guard), and runs `go test` on the
-// copy, with -race. Skipped are three tests of colly's own robots.txt
-// handling, which the Guard replaces by design, and one whose second visit
-// of a failing page may wait behind the first visit's retry (see skipped).
-// It takes
+// copy, with -race. Skipped are only three tests of colly's own robots.txt
+// handling, which the Guard replaces by design (see skipped). It takes
 // about 15 s, so it runs in `go test ./...` but not with -race (its run
 // has -race itself) nor -short. The package has no other code.
 package collysuite
