@@ -19,8 +19,12 @@
 // The crawlers (-modes) are bare colly with the rule
 // (colly-star), with per-host rules of Parallelism 2 and Delay 1 s
 // (colly-host2), with the Guard's per-host limits by hand (colly-host1,
-// and colly-host1-robots with colly's robots.txt check), and colly with
-// the Guard (guard-fixedpace, guard). To measure another version of the
+// colly-host1-robots with colly's robots.txt check, colly-host1-txt
+// fetching each host's robots.txt first under the host's rule, as the
+// Guard does, and colly-host1-latency with the latency gap by hand too),
+// and colly with the Guard (guard-fixedpace, guard). Each Guard row is
+// also compared with the bare colly row of its per-host limits:
+// guard-fixedpace with colly-host1-txt, guard with colly-host1-latency. To measure another version of the
 // Guard, build this directory in a module whose replace points at it and
 // run -modes guard -label NAME.
 //
@@ -121,6 +125,16 @@ func run(sc Scenario, modes []string, label, guardLimits string, budget time.Dur
 			}
 		}
 	}
+	for _, mode := range []string{GuardFixed, Guard} {
+		n := mode
+		if mode == Guard {
+			n = cmp.Or(label, n)
+		}
+		same := sameLimits[mode]
+		if r, ok := rates[n]; ok && rates[same] > 0 {
+			fmt.Printf("%s: pages/s %+.1f %% against %s (the same per-host limits, robots.txt included)\n", n, 100*(r/rates[same]-1), same)
+		}
+	}
 	return nil
 }
 
@@ -135,12 +149,14 @@ func violations(r Result) string {
 
 // limits says what each crawler limits per host.
 var limits = map[string]string{
-	CollyStar:        "none: 2 in flight and 1 s after each response in all",
-	CollyHost2:       "2 in flight, 1 s after each response",
-	CollyHost1:       "1 in flight, max(1 s, Crawl-delay) after each response",
-	CollyHost1Robots: "as above, and colly's robots.txt check on",
-	GuardFixed:       "the Guard's defaults with FixedPace: 1 in flight, 1 start/s, Crawl-delay after each response, no latency gap",
-	Guard:            "defaults: 1 in flight, 1 start/s, Crawl-delay and the latency gap after each response",
+	CollyStar:         "none: 2 in flight and 1 s after each response in all",
+	CollyHost2:        "2 in flight, 1 s after each response",
+	CollyHost1:        "1 in flight, max(1 s, Crawl-delay) after each response",
+	CollyHost1Robots:  "as above, and colly's robots.txt check on",
+	CollyHost1Txt:     "1 in flight, max(1 s, Crawl-delay) after each response, robots.txt fetched first under the same rule",
+	CollyHost1Latency: "as above, and at least the host's base latency after each response",
+	GuardFixed:        "the Guard's defaults with FixedPace: 1 in flight, 1 start/s, Crawl-delay after each response, no latency gap",
+	Guard:             "defaults: 1 in flight, 1 start/s, Crawl-delay and the latency gap after each response",
 }
 
 // runChild crawls in a child process, stopped after budget.
