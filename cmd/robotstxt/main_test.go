@@ -474,6 +474,9 @@ func TestInterrupt(t *testing.T) {
 		if code != exitInterrupted || !strings.Contains(errOut.String(), "interrupted") {
 			t.Errorf("run(%q) interrupted: exit = %d, stderr %q; want %d and \"interrupted\"", args, code, errOut.String(), exitInterrupted)
 		}
+		if slices.Contains(args, "-walk") && !strings.Contains(out.String()+errOut.String(), "walk interrupted: ") {
+			t.Errorf("run(%q) interrupted: the summary %q does not say the walk was interrupted", args, out.String())
+		}
 	}
 }
 

@@ -218,6 +218,7 @@ func (e *env) walk(ctx context.Context, f *fetcher, site *url.URL, o sitemapsOpt
 	case errors.As(err, &werr):
 	case ctx.Err() != nil:
 		writeSummary(out, stats, nil, o.timeout)
+		fmt.Fprintln(out, "walk interrupted: the counts are of what was read before it stopped; the sitemap being read then is not counted as failed")
 		return 0, errInterrupted
 	default:
 		writeSummary(out, stats, nil, o.timeout)
