@@ -162,6 +162,16 @@ func (s *server) handler() http.Handler {
 	mux.HandleFunc("POST /api/diff", apiHandler(s.diff))
 	mux.HandleFunc("POST /api/fetch", apiHandler(s.fetch))
 	mux.HandleFunc("POST /api/sitemaps", apiHandler(s.sitemaps))
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		// The API answers in JSON even when it is asked wrongly.
+		switch r.URL.Path {
+		case "/api/check", "/api/lint", "/api/summary", "/api/diff", "/api/fetch", "/api/sitemaps":
+			w.Header().Set("Allow", http.MethodPost)
+			respondJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": r.Method + " " + r.URL.Path + ": use POST with a JSON body"})
+		default:
+			respondJSON(w, http.StatusNotFound, map[string]string{"error": "no API at " + r.URL.Path})
+		}
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Security-Policy", contentSecurityPolicy)

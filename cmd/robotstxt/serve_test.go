@@ -438,7 +438,8 @@ func TestServeRequests(t *testing.T) {
 		{"GET", "/nothing", "", "", "", 404, ""},
 		{"GET", "/", "", "attacker.example:8080", "", 421, "unexpected Host"}, // DNS rebinding
 		{"POST", "/api/lint", "application/json", "attacker.example", `{"robots":""}`, 421, ""},
-		{"GET", "/api/lint", "", "", "", 405, ""},
+		{"GET", "/api/lint", "", "", "", 405, `"error":"GET /api/lint: use POST`},
+		{"POST", "/api/nothing", "application/json", "", `{}`, 404, `"error":"no API at /api/nothing"`},
 		{"POST", "/api/lint", "text/plain", "", `{"robots":""}`, 415, "Content-Type: application/json"},
 		{"POST", "/api/lint", "application/x-www-form-urlencoded", "", `robots=x`, 415, ""},
 		{"POST", "/api/lint", "application/json; charset=utf-8", "", `{"robots":"User-agent: *"}`, 200, `"errors":0`},
