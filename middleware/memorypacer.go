@@ -14,12 +14,27 @@ import (
 // fleet of processes.
 //
 // The zero MemoryPacer is ready to use. It is safe for concurrent use by
-// multiple goroutines. A host's state is forgotten once it holds nothing:
-// its schedule and pause are past, its interval is not cut and no lease
-// is held.
+// multiple goroutines.
+//
+// A host's state is forgotten once it holds nothing — its schedule and
+// pause are past, its interval is not cut (a cut host is kept until it
+// recovers), no lease is held — and no response of it ended within Idle:
+// its smoothed response time is then unknown again, as for a host first
+// seen. So memory grows with the hosts being crawled, not with every host
+// ever seen. Sweeps are amortised, with no goroutine: a call of the Pacer
+// (for any host) sweeps once Idle has passed since the last sweep, so a
+// host that went idle is forgotten by the first call twice Idle later, at
+// the latest. redisstore's Pacer keeps the same rules with a
+// TTL per host (its Fleet.PacerIdle), except that a cut host is kept
+// there for a day past its last write, not for ever.
 type MemoryPacer struct {
 	// Now returns the current time. If nil, time.Now is used.
 	Now func() time.Time
+
+	// Idle is how long a host that holds nothing is kept after its last
+	// response ended, and how often hosts are swept (see above). If zero,
+	// DefaultPacerIdle. Set it before the first call.
+	Idle time.Duration
 
 	// mu guards hosts, watchers, nextID, nextLease and lastSweep.
 	mu        sync.Mutex
@@ -49,8 +64,17 @@ type lease struct {
 	expires time.Time
 }
 
-// memoryPacerSweep is how often a MemoryPacer looks for hosts to forget.
-const memoryPacerSweep = time.Minute
+// DefaultPacerIdle is how long a MemoryPacer keeps a host that holds
+// nothing when MemoryPacer.Idle is zero.
+const DefaultPacerIdle = time.Minute
+
+// idle returns m's idle horizon.
+func (m *MemoryPacer) idle() time.Duration {
+	if m.Idle > 0 {
+		return m.Idle
+	}
+	return DefaultPacerIdle
+}
 
 func (m *MemoryPacer) now() time.Time {
 	if m.Now != nil {
@@ -65,15 +89,8 @@ func (m *MemoryPacer) get(host string, now time.Time) *pace {
 		m.hosts = make(map[string]*pace)
 		m.lastSweep = now
 	}
-	if now.Sub(m.lastSweep) >= memoryPacerSweep {
-		m.lastSweep = now
-		for k, p := range m.hosts {
-			p.expire(now)
-			if p.interval == 0 && len(p.leases) == 0 && !now.Before(p.tat) && !now.Before(p.pauseUntil) &&
-				now.Sub(p.lastEnd) >= memoryPacerSweep {
-				delete(m.hosts, k)
-			}
-		}
+	if idle := m.idle(); now.Sub(m.lastSweep) >= idle {
+		m.sweep(now, idle)
 	}
 	p := m.hosts[host]
 	if p == nil {
@@ -82,6 +99,28 @@ func (m *MemoryPacer) get(host string, now time.Time) *pace {
 	}
 	p.expire(now)
 	return p
+}
+
+// sweep forgets the hosts that hold nothing at now and whose last
+// response ended at least idle ago. A sweep that drops most hosts copies
+// the rest into a new map, since Go maps do not shrink. m.mu must be held.
+func (m *MemoryPacer) sweep(now time.Time, idle time.Duration) {
+	m.lastSweep = now
+	before := len(m.hosts)
+	for k, p := range m.hosts {
+		p.expire(now)
+		if p.interval == 0 && len(p.leases) == 0 && !now.Before(p.tat) && !now.Before(p.pauseUntil) &&
+			now.Sub(p.lastEnd) >= idle {
+			delete(m.hosts, k)
+		}
+	}
+	if dropped := before - len(m.hosts); dropped > 0 && dropped >= before/2 {
+		hosts := make(map[string]*pace, len(m.hosts))
+		for k, p := range m.hosts {
+			hosts[k] = p
+		}
+		m.hosts = hosts
+	}
 }
 
 // expire drops the leases that ran out at now (their member died, or a

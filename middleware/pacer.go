@@ -30,6 +30,13 @@ import (
 // timed out, the Guard gives the lease back (Release) with the response
 // time. A lease that is never given back (its member died) runs out.
 //
+// A Pacer keeps a host's state while the host holds anything — a lease,
+// a pause, a cut interval, a position ahead — and for an idle horizon
+// after its last response ended, then forgets it (its smoothed response
+// time is then unknown again), so the memory it takes is bounded by the
+// hosts being crawled: MemoryPacer.Idle (1 min by default) in memory,
+// redisstore's Fleet.PacerIdle (10 min) in Redis.
+//
 // Only durations cross the interface: a Pacer measures time on its own
 // clock (Redis's TIME, say) and the Guard sleeps the durations it is
 // given, so the clocks of the fleet's machines need not agree.

@@ -31,7 +31,9 @@
 //     all (the pause merged with max, never shortened), the rate is cut
 //     once per incident however many members see it, and the pause is
 //     published so requests already waiting wake in every member. Every
-//     key has a TTL beyond its pause and schedule.
+//     key has a TTL beyond its pause, schedule and leases: a host that
+//     holds nothing is forgotten [Fleet.PacerIdle] (10 minutes) after its
+//     last response, as a robotsmw.MemoryPacer forgets it after its Idle.
 //   - the crawl's frontier ([Fleet.Queue], a queue.Storage): a queue per
 //     host and a sorted set of hosts by the time each may go next, split
 //     into shards of hosts, each shard in one Redis Cluster slot. A

@@ -49,8 +49,9 @@ const (
 // a collector.
 //
 // Every key it writes starts with Prefix (robots.txt records and pacing
-// with Politeness) and has a TTL: a host's pacing state lives 10 minutes
-// past its schedule and pause, a robots.txt record a week past its expiry
+// with Politeness) and has a TTL: a host's pacing state lives PacerIdle
+// (10 minutes) past its schedule, pause, leases and last response (a day
+// past its last write while its rate is cut), a robots.txt record a week past its expiry
 // (31 days while its origin fails), the frontier and the visited set 30
 // days past their last write (Clear removes them at once). Keys of one
 // host or origin share a hash tag, and so do the keys of one frontier
@@ -105,6 +106,18 @@ type Fleet struct {
 	// frontiers) and the same Politeness pace each host once, together.
 	// If empty, Prefix.
 	Politeness string
+
+	// PacerIdle is how long a host's pacing state is kept in Redis once it
+	// holds nothing: its schedule and pause are past and no lease is held
+	// (a lease given back holds nothing; one never given back holds until
+	// it runs out). Each write of the state sets its TTL to outlive what
+	// it holds and its last response's end by PacerIdle; once it expires,
+	// the host's smoothed response time is unknown again, as for a host
+	// first seen. A host whose rate is cut is kept a day past its last
+	// write, or PacerIdle if longer. If zero, 10 minutes. It is the same
+	// horizon as robotsmw.MemoryPacer.Idle, on Redis's clock; give every
+	// member the same value.
+	PacerIdle time.Duration
 
 	// Shards is the number of parts the frontier is split into, each in
 	// one Redis Cluster slot (a host's requests stay in one part). If

@@ -35,12 +35,33 @@ import (
 // cluster slot. Each operation is one Lua script on those keys
 // (politeness.md §3.6: one atomic read-modify-write per host, one clock,
 // monotone merges), the same rules as robotsmw.MemoryPacer's. Every
-// write sets a TTL that outlives the pause, the schedule and the leases
-// by pacerKeep, so an idle host's state expires.
+// write sets the hash's TTL to outlive what the host holds — its
+// schedule, its pause and its leases — by Fleet.PacerIdle (pacerKeep by
+// default), and its last response's end by as much, so a host that holds
+// nothing expires PacerIdle after it went idle, as a MemoryPacer forgets
+// it after its Idle. A cut interval is held too, but not for ever (every
+// key has a TTL): a cut host is kept pacerCutKeep past its last write.
 
-// pacerKeep is how long a host's pacing state is kept after its schedule
-// and pause are past.
+// pacerKeep is how long a host's pacing state is kept after it holds
+// nothing when Fleet.PacerIdle is zero.
 const pacerKeep = 10 * time.Minute
+
+// pacerCutKeep is how long a cut host's pacing state is kept after its
+// last write (unless PacerIdle is longer): a crawl that comes back to it
+// within a day finds it as slow as it left it; a crawl's struck hosts do
+// not stay in Redis for ever.
+const pacerCutKeep = 24 * time.Hour
+
+// pacerIdle returns how long a host that holds nothing is kept.
+func (f *Fleet) pacerIdle() time.Duration {
+	if f.PacerIdle > 0 {
+		return f.PacerIdle
+	}
+	return pacerKeep
+}
+
+// pacerCutIdle returns how long a cut host is kept after its last write.
+func (f *Fleet) pacerCutIdle() time.Duration { return max(pacerCutKeep, f.pacerIdle()) }
 
 // now_us reads Redis's clock in microseconds; Lua numbers are doubles,
 // exact up to 2^53 µs (285 years).
@@ -49,12 +70,26 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 `
 
+// luaKeep defines keepUntil(t, keep): the host's hash (KEYS[1]) expires
+// keep milliseconds after t (µs on Redis's clock; the end of what the
+// host holds, or of its last response), or after its last lease in
+// KEYS[2] runs out if that is later; at the earliest in a millisecond (a
+// PEXPIRE of 0 would delete it under the script).
+const luaKeep = `
+local function keepUntil(t, keep)
+  local z = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+  if z[2] then t = math.max(t, tonumber(z[2])) end
+  redis.call('PEXPIRE', KEYS[1], math.max(math.ceil((t - now) / 1000) + keep, 1))
+end
+`
+
 // reserveScript: KEYS[1] the host's hash, KEYS[2] its leases; ARGV
 // floor_us, gap_us, latency factor, limit_us, in-flight, lease_us,
 // positioned, nolease, keep_ms, max_latency_gap_us, busy_poll_us,
-// min_busy_us. Returns {reserved, lease, wait_us, interval_us, paused_us,
-// latency_us, in_flight}. See robotsmw.Pacer.Reserve.
-var reserveScript = redis.NewScript(luaNow + `
+// min_busy_us, cut_keep_ms. Returns {reserved, lease, wait_us,
+// interval_us, paused_us, latency_us, in_flight}. See
+// robotsmw.Pacer.Reserve.
+var reserveScript = redis.NewScript(luaNow + luaKeep + `
 local floor = tonumber(ARGV[1])
 local gap = tonumber(ARGV[2])
 local lf = tonumber(ARGV[3])
@@ -66,7 +101,9 @@ local nolease = ARGV[8] == '1'
 local keep = tonumber(ARGV[9])
 local v = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'pu', 'ls', 'le', 'lat')
 local tat = tonumber(v[1]) or now
-local iv = math.max(tonumber(v[2]) or 0, floor)
+local cut = tonumber(v[2]) or 0
+local iv = math.max(cut, floor)
+if cut > 0 then keep = tonumber(ARGV[13]) end
 local pu = tonumber(v[3]) or 0
 local ls = tonumber(v[4]) or 0
 local le = tonumber(v[5]) or 0
@@ -82,8 +119,9 @@ if not positioned then
     return {0, 0, at - now, iv, paused, lat, n}
   end
   local sp = math.max(iv, math.floor((lat + g) / maxf))
-  redis.call('HSET', KEYS[1], 'tat', at + sp)
-  redis.call('PEXPIRE', KEYS[1], math.ceil((math.max(at + sp, pu, ls + ttl) - now) / 1000) + keep)
+  tat = at + sp
+  redis.call('HSET', KEYS[1], 'tat', tat)
+  keepUntil(math.max(tat, pu, le, now), keep)
   if at > now or nolease then
     return {1, 0, at - now, iv, paused, lat, n}
   end
@@ -105,23 +143,27 @@ local id = redis.call('HINCRBY', KEYS[1], 'nl', 1)
 redis.call('ZADD', KEYS[2], now + ttl, id)
 redis.call('PEXPIRE', KEYS[2], math.ceil(ttl / 1000) + keep)
 redis.call('HSET', KEYS[1], 'ls', now)
-redis.call('PEXPIRE', KEYS[1], math.ceil((math.max(tat, pu, now + ttl) - now) / 1000) + keep)
+keepUntil(math.max(tat, pu, le, now), keep)
 return {1, id, 0, iv, paused, lat, n + 1}
 `)
 
 // leaseReleaseScript: KEYS[1] the host's hash, KEYS[2] its leases; ARGV lease,
-// latency_us, failed, unsent, floor_us, keep_ms. Gives the lease back,
-// records the end and smooths the latency as robotsmw.MemoryPacer does
-// (a slowdown at once, a recovery a quarter of the way per response, a
-// failure never lowers it). Returns {interval_us, paused_us, latency_us, in_flight}.
-var leaseReleaseScript = redis.NewScript(luaNow + `
+// latency_us, failed, unsent, floor_us, keep_ms, cut_keep_ms. Gives the
+// lease back, records the end and smooths the latency as
+// robotsmw.MemoryPacer does (a slowdown at once, a recovery a quarter of
+// the way per response, a failure never lowers it), and sets the TTL from
+// what the host still holds: a lease given back holds it no longer.
+// Returns {interval_us, paused_us, latency_us, in_flight}.
+var leaseReleaseScript = redis.NewScript(luaNow + luaKeep + `
 redis.call('ZREM', KEYS[2], ARGV[1])
 local sample = tonumber(ARGV[2])
 local floor = tonumber(ARGV[5])
-local v = redis.call('HMGET', KEYS[1], 'iv', 'pu', 'lat')
-local iv = math.max(tonumber(v[1]) or 0, floor)
+local v = redis.call('HMGET', KEYS[1], 'iv', 'pu', 'lat', 'tat', 'le')
+local cut = tonumber(v[1]) or 0
+local iv = math.max(cut, floor)
 local pu = tonumber(v[2]) or 0
 local lat = tonumber(v[3]) or 0
+local le = tonumber(v[5]) or 0
 if ARGV[4] ~= '1' then
   if sample > 0 then
     if sample >= lat then lat = sample
@@ -129,15 +171,17 @@ if ARGV[4] ~= '1' then
     end
   end
   redis.call('HSET', KEYS[1], 'le', now, 'lat', lat)
-  local ttl = redis.call('PTTL', KEYS[1])
-  redis.call('PEXPIRE', KEYS[1], math.max(ttl, tonumber(ARGV[6])))
+  le = now
 end
+local keep = tonumber(ARGV[6])
+if cut > 0 then keep = tonumber(ARGV[7]) end
+keepUntil(math.max(tonumber(v[4]) or 0, pu, le), keep)
 return {iv, math.max(pu - now, 0), lat, redis.call('ZCARD', KEYS[2])}
 `)
 
 // strikeScript: KEYS[1] the host's hash; ARGV pause_us, factor, floor_us,
-// ceiling_us, from_us, keep_ms, channel, host. Merges the pause with max,
-// cuts the interval once per incident (a strike while the host is not
+// ceiling_us, from_us, keep_ms, channel, host, cut_keep_ms. Merges the
+// pause with max, cuts the interval once per incident (a strike while the host is not
 // paused) and at most once per interval, voids the schedule up to the
 // pause's end, and publishes the result. Returns {interval_us, paused_us}.
 var strikeScript = redis.NewScript(luaNow + `
@@ -162,23 +206,26 @@ if incident and factor > 1 and (lc == 0 or now - lc >= iv) then
 end
 if pu > now then tat = pu end -- positions before the pause's end are void
 redis.call('HSET', KEYS[1], 'tat', tat, 'iv', cut, 'pu', pu, 'lc', lc)
+local keep = tonumber(ARGV[6])
+if cut > 0 then keep = tonumber(ARGV[9]) end
 local kept = redis.call('PTTL', KEYS[1])
-redis.call('PEXPIRE', KEYS[1], math.max(kept, math.ceil((math.max(tat, pu) - now) / 1000) + tonumber(ARGV[6])))
+redis.call('PEXPIRE', KEYS[1], math.max(kept, math.ceil((math.max(tat, pu) - now) / 1000) + keep))
 iv = math.max(cut, floor)
 redis.call('PUBLISH', ARGV[7], string.format('%d %d %s', pu - now, iv, ARGV[8]))
 return {iv, pu - now}
 `)
 
-// recoverScript: KEYS[1] the host's hash; ARGV interval_us, floor_us.
-// Lowers a cut interval, never raises it, and only while the host is not
-// paused and its last cut is at least one interval old: a member that
-// has not yet heard of another member's fresh cut cannot undo it with a
-// step computed from the interval before. Returns {interval_us,
-// paused_us}.
-var recoverScript = redis.NewScript(luaNow + `
+// recoverScript: KEYS[1] the host's hash, KEYS[2] its leases; ARGV
+// interval_us, floor_us, keep_ms, cut_keep_ms. Lowers a cut interval,
+// never raises it, and only while the host is not paused and its last cut
+// is at least one interval old: a member that has not yet heard of
+// another member's fresh cut cannot undo it with a step computed from the
+// interval before. A host no longer cut is kept only as long as what else
+// it holds. Returns {interval_us, paused_us}.
+var recoverScript = redis.NewScript(luaNow + luaKeep + `
 local to = tonumber(ARGV[1])
 local floor = tonumber(ARGV[2])
-local v = redis.call('HMGET', KEYS[1], 'iv', 'pu', 'lc')
+local v = redis.call('HMGET', KEYS[1], 'iv', 'pu', 'lc', 'tat', 'le')
 local cut = tonumber(v[1]) or 0
 local pu = tonumber(v[2]) or 0
 local lc = tonumber(v[3]) or 0
@@ -186,6 +233,11 @@ if v[1] and now >= pu and now - lc >= math.max(cut, floor) then
   if to < cut then cut = to end
   if cut <= floor then cut = 0 end
   redis.call('HSET', KEYS[1], 'iv', cut)
+  if cut > 0 then
+    redis.call('PEXPIRE', KEYS[1], math.max(redis.call('PTTL', KEYS[1]), tonumber(ARGV[4])))
+  else
+    keepUntil(math.max(tonumber(v[4]) or 0, pu, tonumber(v[5]) or 0), tonumber(ARGV[3]))
+  end
 end
 return {math.max(cut, floor), math.max(pu - now, 0)}
 `)
@@ -205,7 +257,11 @@ type pacer struct {
 	done     chan struct{} // closed when the watching goroutine ends
 }
 
-func newPacer(f *Fleet) *pacer { return &pacer{f: f} }
+func newPacer(f *Fleet) *pacer {
+	p := &pacer{f: f}
+	p.local.Idle = f.PacerIdle // 0: the MemoryPacer's own default
+	return p
+}
 
 // Pacer returns the Fleet's robotsmw.Pacer: each host's schedule, pauses
 // and rate cuts shared by every member through Redis. Set it as
@@ -256,8 +312,8 @@ func (p *pacer) slowFloor(floor time.Duration) time.Duration {
 func (p *pacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) (robotsmw.Slot, error) {
 	v, err := reserveScript.Run(ctx, p.f.client, p.key(host),
 		us(a.Floor), us(a.Gap), strconv.FormatFloat(a.Latency, 'g', -1, 64), us(a.Limit), max(a.InFlight, 1),
-		us(min(leaseTTL(a.Lease), p.f.memberTTL())), flag(a.Positioned), flag(a.NoLease), pacerKeep.Milliseconds(),
-		us(robotsmw.MaxLatencyGap), us(busyPoll), us(minBusyWait)).Result()
+		us(min(leaseTTL(a.Lease), p.f.memberTTL())), flag(a.Positioned), flag(a.NoLease), p.f.pacerIdle().Milliseconds(),
+		us(robotsmw.MaxLatencyGap), us(busyPoll), us(minBusyWait), p.f.pacerCutIdle().Milliseconds()).Result()
 	p.f.seen(err)
 	if err != nil {
 		if isDown(err) && p.f.WhenDown == Slow {
@@ -303,7 +359,8 @@ func flag(b bool) string {
 // while Redis is down runs out there instead.
 func (p *pacer) Release(ctx context.Context, host string, r robotsmw.Release) (robotsmw.Pace, error) {
 	v, err := leaseReleaseScript.Run(ctx, p.f.client, p.key(host),
-		r.Lease, us(r.Latency), flag(r.Failed), flag(r.Unsent), us(r.Floor), pacerKeep.Milliseconds()).Result()
+		r.Lease, us(r.Latency), flag(r.Failed), flag(r.Unsent), us(r.Floor),
+		p.f.pacerIdle().Milliseconds(), p.f.pacerCutIdle().Milliseconds()).Result()
 	p.f.seen(err)
 	if err != nil {
 		if isDown(err) && p.f.WhenDown == Slow {
@@ -323,7 +380,7 @@ func (p *pacer) Release(ctx context.Context, host string, r robotsmw.Release) (r
 func (p *pacer) Strike(ctx context.Context, host string, s robotsmw.Strike) (robotsmw.Pace, error) {
 	v, err := strikeScript.Run(ctx, p.f.client, p.key(host),
 		us(s.Pause), strconv.FormatFloat(s.Factor, 'g', -1, 64), us(s.Floor), us(s.Ceiling), us(s.From),
-		pacerKeep.Milliseconds(), p.channel(), host).Result()
+		p.f.pacerIdle().Milliseconds(), p.channel(), host, p.f.pacerCutIdle().Milliseconds()).Result()
 	p.f.seen(err)
 	if err != nil {
 		if isDown(err) && p.f.WhenDown == Slow {
@@ -341,7 +398,8 @@ func (p *pacer) Strike(ctx context.Context, host string, s robotsmw.Strike) (rob
 
 // Recover implements robotsmw.Pacer.
 func (p *pacer) Recover(ctx context.Context, host string, interval, floor time.Duration) (robotsmw.Pace, error) {
-	v, err := recoverScript.Run(ctx, p.f.client, p.key(host), us(interval), us(floor)).Result()
+	v, err := recoverScript.Run(ctx, p.f.client, p.key(host), us(interval), us(floor),
+		p.f.pacerIdle().Milliseconds(), p.f.pacerCutIdle().Milliseconds()).Result()
 	p.f.seen(err)
 	if err != nil {
 		return robotsmw.Pace{}, fmt.Errorf("redisstore: reporting recovery of %s: %w", host, err)

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -155,6 +156,37 @@ func TestPacerContract(t *testing.T) {
 	srv := redistest.Start(t)
 	pacertest.Run(t, func(t *testing.T) pacertest.Home {
 		srv.Client().FlushAll(context.Background())
-		return pacertest.Home{Pacer: New(srv.Client()).Pacer(), Advance: time.Sleep, Tol: 60 * time.Millisecond}
+		f := New(srv.Client())
+		f.PacerIdle = contractIdle
+		return pacertest.Home{
+			Pacer: f.Pacer(), Advance: time.Sleep, Tol: 60 * time.Millisecond,
+			Idle: contractIdle, Hosts: func() int { return pacerHosts(t, f) },
+		}
 	})
+}
+
+// contractIdle is the contract's idle horizon on Redis's clock: short, as
+// its eviction cases sleep a few times it, and a few times their Tol.
+const contractIdle = 300 * time.Millisecond
+
+// pacerHosts returns how many hosts f's Pacer holds state for in Redis:
+// the hosts of its live pace and lease keys.
+func pacerHosts(t *testing.T, f *Fleet) int {
+	t.Helper()
+	ctx := context.Background()
+	hosts := make(map[string]bool)
+	for _, kind := range []string{"pace", "lease"} {
+		it := f.client.Scan(ctx, 0, f.politeKey(kind, "{*}"), 1000).Iterator()
+		for it.Next(ctx) {
+			k := it.Val()
+			// EXISTS, in case SCAN listed a key that has just expired.
+			if f.client.Exists(ctx, k).Val() == 1 {
+				hosts[k[strings.IndexByte(k, '{'):]] = true
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatalf("SCAN of the %s keys: %v", kind, err)
+		}
+	}
+	return len(hosts)
 }

@@ -1,12 +1,13 @@
 // Package pacertest is the contract test of robotsmw.Pacer: one table of
 // the schedule's rules (positions, in-flight leases, the gap after the end
-// of a response, latency, pauses, cuts and recovery), run against every
-// home of the schedule — robotsmw.MemoryPacer and redisstore's Pacer — so
+// of a response, latency, pauses, cuts, recovery and eviction), run
+// against every home of the schedule — robotsmw.MemoryPacer and redisstore's Pacer — so
 // that the two cannot drift apart.
 package pacertest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -22,6 +23,17 @@ type Home struct {
 	// Tol is how much less than expected a wait may be: the time a real
 	// clock moves on between calls; 0 for a manual clock.
 	Tol time.Duration
+	// Idle is how long the home keeps a host that holds nothing, as it
+	// documents it (MemoryPacer.Idle, redisstore's Fleet.PacerIdle). The
+	// contract: a host is kept while it holds anything — a lease, a pause,
+	// a cut interval, a position ahead — and for Idle after its last
+	// response ended; once it holds nothing, it is forgotten (its smoothed
+	// response time unknown again) by twice Idle later, at the latest on
+	// the Pacer's next call for any host. A real clock's Idle must be a
+	// few times Tol.
+	Idle time.Duration
+	// Hosts returns how many hosts' states the home holds now.
+	Hosts func() int
 }
 
 // ms is a short unit that a real clock can keep to within Tol.
@@ -45,23 +57,75 @@ type checker struct {
 
 func (c *checker) reserve(call string, a robotsmw.Ask) robotsmw.Slot {
 	c.t.Helper()
+	return c.reserveOn("example.com", call, a)
+}
+
+func (c *checker) reserveOn(host, call string, a robotsmw.Ask) robotsmw.Slot {
+	c.t.Helper()
 	if a.Limit == 0 {
 		a.Limit = time.Hour
 	}
-	s, err := c.h.Pacer.Reserve(c.ctx, "example.com", a)
+	s, err := c.h.Pacer.Reserve(c.ctx, host, a)
 	if err != nil {
-		c.t.Fatalf("%s: Reserve: %v", call, err)
+		c.t.Fatalf("%s: Reserve(%s): %v", call, host, err)
 	}
 	return s
 }
 
 func (c *checker) release(call string, r robotsmw.Release) robotsmw.Pace {
 	c.t.Helper()
-	pc, err := c.h.Pacer.Release(c.ctx, "example.com", r)
+	return c.releaseOn("example.com", call, r)
+}
+
+func (c *checker) releaseOn(host, call string, r robotsmw.Release) robotsmw.Pace {
+	c.t.Helper()
+	pc, err := c.h.Pacer.Release(c.ctx, host, r)
 	if err != nil {
-		c.t.Fatalf("%s: Release: %v", call, err)
+		c.t.Fatalf("%s: Release(%s): %v", call, host, err)
 	}
 	return pc
+}
+
+// evictable skips an eviction case for a home that cannot be observed.
+func (c *checker) evictable() {
+	c.t.Helper()
+	if c.h.Idle <= 0 || c.h.Hosts == nil {
+		c.t.Skip("the home has no Idle or Hosts")
+	}
+}
+
+// kept makes a call of the Pacer for another host (which must run a sweep
+// due), then checks that the home holds want hosts besides that one.
+func (c *checker) kept(call string, want int) {
+	c.t.Helper()
+	c.reserveOn("sweep.example", call, robotsmw.Ask{NoLease: true})
+	if got := c.h.Hosts() - 1; got != want {
+		c.t.Errorf("%s: Hosts = %d besides the sweeping call's, want %d", call, got, want)
+	}
+}
+
+// past is how long after a host went idle it must have been forgotten:
+// twice Idle, and a margin.
+func (c *checker) past() time.Duration { return 2*c.h.Idle + c.h.Idle/4 }
+
+// holds checks that a host holding something for 3×Idle from now (hold
+// takes it) is kept past the horizon of an idle host, and forgotten once
+// the hold has ended (end, if not nil, ends it at 3×Idle).
+func (c *checker) holds(hold func(host string), end func(host string)) {
+	c.t.Helper()
+	c.evictable()
+	hold("example.com")
+	c.h.Advance(c.past())
+	c.kept("a call past the idle horizon while the host holds something", 1)
+	c.h.Advance(3*c.h.Idle - c.past())
+	if end != nil {
+		end("example.com")
+	}
+	c.h.Advance(c.past())
+	c.kept("a call past the idle horizon after the hold", 0)
+	if s := c.reserve("Reserve of the forgotten host", robotsmw.Ask{}); s.Lease == 0 || s.Interval != 0 || s.Latency != 0 {
+		c.t.Errorf("Reserve of a forgotten host = %+v, want a lease now with nothing known", s)
+	}
 }
 
 // near reports whether got is want, or within Tol below it.
@@ -85,6 +149,9 @@ func (c *checker) waits(call string, s robotsmw.Slot, reserved bool, want time.D
 		c.t.Errorf("%s = %+v, want no lease, reserved %v, wait %v", call, s, reserved, want)
 	}
 }
+
+// manyHosts is how many hosts the eviction case touches.
+const manyHosts = 1000
 
 var cases = []struct {
 	name string
@@ -213,5 +280,71 @@ var cases = []struct {
 		if pc, _ := c.h.Pacer.Recover(c.ctx, "example.com", 100*ms, 100*ms); pc.Interval != 100*ms {
 			t.Errorf("Recover after the pause = %+v, want the 100ms floor", pc)
 		}
+	}},
+	{"eviction: an idle host is forgotten, its latency unknown again", func(t *testing.T, c *checker) {
+		c.evictable()
+		l := c.lease("first", c.reserve("first", robotsmw.Ask{}))
+		c.release("Release", robotsmw.Release{Lease: l, Latency: 20 * ms})
+		if n := c.h.Hosts(); n != 1 {
+			t.Errorf("Hosts after one request = %d, want 1", n)
+		}
+		c.h.Advance(c.h.Idle / 2)
+		if s := c.reserve("Reserve within Idle", robotsmw.Ask{NoLease: true}); s.Latency != 20*ms {
+			t.Errorf("Reserve within Idle of the last response = %+v, want latency 20ms kept", s)
+		}
+		c.h.Advance(c.past())
+		c.kept("a call past the idle horizon", 0)
+		if s := c.reserve("Reserve of the forgotten host", robotsmw.Ask{Latency: 1}); s.Lease == 0 || s.Latency != 0 {
+			t.Errorf("Reserve of a forgotten host = %+v, want a lease now and latency 0 (unknown)", s)
+		}
+	}},
+	{"eviction: a held lease keeps the host until it runs out", func(t *testing.T, c *checker) {
+		c.holds(func(h string) {
+			c.lease("Reserve", c.reserveOn(h, "Reserve", robotsmw.Ask{Lease: 3 * c.h.Idle}))
+		}, nil)
+	}},
+	{"eviction: a pause keeps the host until it ends", func(t *testing.T, c *checker) {
+		c.holds(func(h string) {
+			if _, err := c.h.Pacer.Strike(c.ctx, h, robotsmw.Strike{Pause: 3 * c.h.Idle, Factor: 1}); err != nil {
+				t.Fatalf("Strike: %v", err)
+			}
+		}, nil)
+	}},
+	{"eviction: a position ahead keeps the host until it has come", func(t *testing.T, c *checker) {
+		c.holds(func(h string) {
+			a := robotsmw.Ask{Floor: 3 * c.h.Idle / 2, NoLease: true}
+			c.reserveOn(h, "first position", a)
+			if s := c.reserveOn(h, "second position", a); !s.Reserved || s.Wait <= 0 {
+				t.Fatalf("second position = %+v, want one ahead", s)
+			}
+		}, nil)
+	}},
+	{"eviction: a cut keeps the host until it recovers", func(t *testing.T, c *checker) {
+		st := robotsmw.Strike{Factor: 2, Floor: 100 * ms, Ceiling: time.Minute}
+		c.holds(func(h string) {
+			if pc, err := c.h.Pacer.Strike(c.ctx, h, st); err != nil || pc.Interval != 200*ms {
+				t.Fatalf("Strike = %+v, %v; want the interval cut to 200ms", pc, err)
+			}
+		}, func(h string) {
+			if pc, err := c.h.Pacer.Recover(c.ctx, h, 100*ms, 100*ms); err != nil || pc.Interval != 100*ms {
+				t.Fatalf("Recover = %+v, %v; want the 100ms floor", pc, err)
+			}
+		})
+	}},
+	{"eviction: many hosts touched once all go: memory is bounded", func(t *testing.T, c *checker) {
+		c.evictable()
+		leases := make([]uint64, manyHosts)
+		for i := range leases {
+			h := fmt.Sprintf("h%d.example", i)
+			leases[i] = c.lease("Reserve "+h, c.reserveOn(h, "Reserve", robotsmw.Ask{Lease: time.Minute}))
+		}
+		if n := c.h.Hosts(); n != manyHosts {
+			t.Errorf("Hosts with %d leases held = %d", manyHosts, n)
+		}
+		for i, l := range leases {
+			c.releaseOn(fmt.Sprintf("h%d.example", i), "Release", robotsmw.Release{Lease: l, Latency: ms})
+		}
+		c.h.Advance(c.past())
+		c.kept(fmt.Sprintf("a call past the idle horizon of %d hosts", manyHosts), 0)
 	}},
 }
