@@ -17,16 +17,18 @@ import (
 // multiple goroutines.
 //
 // A host's state is forgotten once it holds nothing — its schedule and
-// pause are past, its interval is not cut (a cut host is kept until it
-// recovers), no lease is held — and no response of it ended within Idle:
+// pause are past, its interval is not cut, no lease is held — and no
+// response of it ended within Idle (within CutKeep, or Idle if longer,
+// of its last cut or response for a host whose interval is cut: a crawl
+// that comes back to it within a day finds it as slow as it left it):
 // its smoothed response time is then unknown again, as for a host first
 // seen. So memory grows with the hosts being crawled, not with every host
 // ever seen. Sweeps are amortised, with no goroutine: a call of the Pacer
 // (for any host) sweeps once Idle has passed since the last sweep, so a
 // host that went idle is forgotten by the first call twice Idle later, at
 // the latest. redisstore's Pacer keeps the same rules with a
-// TTL per host (its Fleet.PacerIdle), except that a cut host is kept
-// there for a day past its last write, not for ever.
+// TTL per host (its Fleet.PacerIdle; a cut host CutKeep past its last
+// write).
 type MemoryPacer struct {
 	// Now returns the current time. If nil, time.Now is used.
 	Now func() time.Time
@@ -67,6 +69,12 @@ type lease struct {
 // DefaultPacerIdle is how long a MemoryPacer keeps a host that holds
 // nothing when MemoryPacer.Idle is zero.
 const DefaultPacerIdle = time.Minute
+
+// CutKeep is how long a Pacer keeps a host whose interval is cut after
+// its last cut or response (or its Idle, if longer): not for ever, so
+// that a broad crawl's struck hosts do not stay in memory (or Redis)
+// once the crawl has moved on.
+const CutKeep = 24 * time.Hour
 
 // idle returns m's idle horizon.
 func (m *MemoryPacer) idle() time.Duration {
@@ -109,8 +117,12 @@ func (m *MemoryPacer) sweep(now time.Time, idle time.Duration) {
 	before := len(m.hosts)
 	for k, p := range m.hosts {
 		p.expire(now)
-		if p.interval == 0 && len(p.leases) == 0 && !now.Before(p.tat) && !now.Before(p.pauseUntil) &&
-			now.Sub(p.lastEnd) >= idle {
+		keep := idle
+		if p.interval != 0 {
+			keep = max(CutKeep, idle)
+		}
+		if len(p.leases) == 0 && !now.Before(p.tat) && !now.Before(p.pauseUntil) &&
+			now.Sub(maxTime(p.lastEnd, p.lastCut)) >= keep {
 			delete(m.hosts, k)
 		}
 	}

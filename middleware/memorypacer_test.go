@@ -1,6 +1,7 @@
 package robotsmw_test
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -34,5 +35,34 @@ func TestMemoryPacerContract(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// A host whose interval is cut is kept past Idle, so that a crawl coming
+// back finds it as slow as it left it, but not for ever: CutKeep after its
+// last cut it is forgotten like any idle host.
+func TestMemoryPacerForgetsCutHost(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := &robotsmw.MemoryPacer{Now: func() time.Time { return now }}
+	ask := robotsmw.Ask{Floor: time.Second, Limit: time.Minute}
+	if _, err := p.Strike(ctx, "cut.test", robotsmw.Strike{Pause: time.Second, Factor: 2, Floor: time.Second, Ceiling: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		advance time.Duration
+		want    int // hosts kept after a call for another host
+	}{
+		{3 * robotsmw.DefaultPacerIdle, 2},
+		{robotsmw.CutKeep - 3*robotsmw.DefaultPacerIdle - time.Minute, 2},
+		{2 * time.Minute, 1},
+	} {
+		now = now.Add(step.advance)
+		if _, err := p.Reserve(ctx, "other.test", ask); err != nil {
+			t.Fatal(err)
+		}
+		if got := p.HostsKept(); got != step.want {
+			t.Errorf("HostsKept() after a cut and %v more = %d, want %d", step.advance, got, step.want)
+		}
 	}
 }

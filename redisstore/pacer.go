@@ -47,10 +47,8 @@ import (
 const pacerKeep = 10 * time.Minute
 
 // pacerCutKeep is how long a cut host's pacing state is kept after its
-// last write (unless PacerIdle is longer): a crawl that comes back to it
-// within a day finds it as slow as it left it; a crawl's struck hosts do
-// not stay in Redis for ever.
-const pacerCutKeep = 24 * time.Hour
+// last write (unless PacerIdle is longer), as a MemoryPacer keeps it.
+const pacerCutKeep = robotsmw.CutKeep
 
 // pacerIdle returns how long a host that holds nothing is kept.
 func (f *Fleet) pacerIdle() time.Duration {
