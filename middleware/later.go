@@ -50,12 +50,12 @@ type laterItem struct {
 	reserved bool                // r holds a slot of its host's schedule
 	parse    parseSnapshot       // the failed attempt's ParseHTTPErrorResponse, if it had a response
 	// retry says an attempt of r failed: r yields to the requests waiting
-	// for its host when it comes due (see retryYield). yieldEnd is when it
-	// stops yielding (0 until its first look); calm says its last look
-	// found none waiting.
+	// for its host when it comes due (see mayGo). yieldEnd is when it stops
+	// yielding, on the real clock (zero until its first look); calm says
+	// its last look found none waiting.
 	retry    bool
 	calm     bool
-	yieldEnd int64
+	yieldEnd time.Time
 	index    int
 }
 
@@ -68,12 +68,17 @@ type laterQueue struct {
 	wake    chan struct{}             // closed when an earlier item arrives
 	watched map[*colly.Collector]bool // collectors whose context end is watched
 	sem     chan struct{}             // slots for synchronous retries
+	// yielding holds due retries that wait for the requests waiting for
+	// their hosts (see mayGo); they are looked at every retryStep, on the
+	// real clock, from nextLook.
+	yielding []*laterItem
+	nextLook time.Time
 }
 
 func (q *laterQueue) len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.items)
+	return len(q.items) + len(q.yielding)
 }
 
 // deferRequest queues r, deferred with de, on collector c. It runs in r's
@@ -123,6 +128,17 @@ func (g *Guard) flush(c *colly.Collector) {
 			it.due = 0
 		}
 	}
+	keep := q.yielding[:0]
+	for _, it := range q.yielding {
+		if it.c == c {
+			it.due = 0
+			q.items = append(q.items, it)
+			continue
+		}
+		keep = append(keep, it)
+	}
+	clear(q.yielding[len(keep):])
+	q.yielding = keep
 	heap.Init(&q.items)
 	delete(q.watched, c)
 	if q.wake != nil {
@@ -138,30 +154,50 @@ func (g *Guard) serveLater() {
 	q := &g.later
 	for {
 		q.mu.Lock()
-		if len(q.items) == 0 {
-			q.running = false
-			q.mu.Unlock()
-			return
-		}
-		it := q.items[0]
 		now := g.clock().UnixNano()
-		if it.due > now {
+		if len(q.yielding) > 0 && !time.Now().Before(q.nextLook) {
+			q.look(g, now)
+		}
+		var it *laterItem
+		if len(q.items) > 0 {
+			it = q.items[0]
+		}
+		if it == nil || it.due > now {
+			if it == nil && len(q.yielding) == 0 {
+				q.running = false
+				q.mu.Unlock()
+				return
+			}
 			if q.wake == nil {
 				q.wake = make(chan struct{})
 			}
-			wake, d := q.wake, time.Duration(it.due-now)
+			wake := q.wake
+			yielding, look := len(q.yielding) > 0, time.Until(q.nextLook)
+			var d time.Duration // until the earliest item is due
+			if it != nil {
+				d = time.Duration(it.due - now)
+			}
 			q.mu.Unlock()
-			_ = g.pause(context.Background(), d, wake)
+			switch {
+			case !yielding:
+				_ = g.pause(context.Background(), d, wake)
+			case it == nil:
+				_ = realPause(context.Background(), look, wake)
+			default:
+				// Retries wait for other requests, an event rather than a
+				// time: look on the real clock, without moving a test clock.
+				_ = realPause(context.Background(), min(look, d), wake)
+			}
 			continue
 		}
 		heap.Pop(&q.items)
-		if it.retry && !it.reserved && it.due != 0 {
-			if d := g.retryYield(it, now); d > 0 {
-				it.due = now + int64(d)
-				heap.Push(&q.items, it)
-				q.mu.Unlock()
-				continue
+		if it.retry && !it.reserved && it.due != 0 && !g.mayGo(it) {
+			if len(q.yielding) == 0 {
+				q.nextLook = time.Now().Add(retryStep)
 			}
+			q.yielding = append(q.yielding, it)
+			q.mu.Unlock()
+			continue
 		}
 		if q.sem == nil {
 			q.sem = make(chan struct{}, maxReissuing)
@@ -185,11 +221,27 @@ func (g *Guard) serveLater() {
 	}
 }
 
+// look moves the yielding retries that may go now back to the queue, due
+// at now; q.mu must be held.
+func (q *laterQueue) look(g *Guard, now int64) {
+	keep := q.yielding[:0]
+	for _, it := range q.yielding {
+		if g.mayGo(it) {
+			it.due = now
+			heap.Push(&q.items, it)
+			continue
+		}
+		keep = append(keep, it)
+	}
+	clear(q.yielding[len(keep):])
+	q.yielding = keep
+	q.nextLook = time.Now().Add(retryStep)
+}
+
 // retryStep is how often a retry that yields looks at its host again.
 const retryStep = 50 * time.Millisecond
 
-// retryYield returns how long the due retry it waits before it is sent
-// again, at now (on the Guard's clock): 0 to send it now. A retry goes
+// mayGo reports whether the due retry it may be sent now. A retry goes
 // after the requests that are waiting for its host inside colly's
 // callbacks (a pause, a position or a lease) when it comes due, for at
 // most MaxWait: they hold colly's threads and were given MaxWait to go,
@@ -198,28 +250,30 @@ const retryStep = 50 * time.Millisecond
 // MaxWait into deferrals of their own. Scrapy does the same with
 // RETRY_PRIORITY_ADJUST (-1: a retry goes after new requests). It is
 // sent once two looks retryStep apart have found none waiting, so a
-// request between its position and its gate is not passed by. A
-// retry holding a position (it.reserved) keeps it and does not yield.
-// it is owned by the caller (popped from the queue).
-func (g *Guard) retryYield(it *laterItem, now int64) time.Duration {
+// request between its position and its gate is not passed by. The looks
+// are on the real clock: the retry waits for other requests to move, not
+// for a time. A retry holding a position (it.reserved) keeps it and does
+// not yield. it is owned by the caller.
+func (g *Guard) mayGo(it *laterItem) bool {
 	h := g.hosts.lookup(hostKey(it.r.URL))
+	now := time.Now()
 	switch {
 	case h == nil:
-		return 0 // nothing kept of the host: nothing waits for it
-	case it.yieldEnd == 0:
-		it.yieldEnd = addNanos(now, g.maxWait())
-	case now >= it.yieldEnd:
-		return 0
+		return true // nothing kept of the host: nothing waits for it
+	case it.yieldEnd.IsZero():
+		it.yieldEnd = now.Add(g.maxWait())
+	case !now.Before(it.yieldEnd):
+		return true
 	}
 	if h.queued.Load() > 0 {
 		it.calm = false
-		return retryStep
+		return false
 	}
 	if it.calm {
-		return 0
+		return true
 	}
 	it.calm = true
-	return retryStep
+	return false
 }
 
 // reissue sends a deferred request again, and reports it as given up if
