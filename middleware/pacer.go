@@ -402,7 +402,11 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			}
 			return 0, g.pacerDown(h, u, err)
 		}
-		g.pacer.failures.Store(0)
+		if g.pacer.failures.Load() != 0 {
+			// Written only when set: a store per request would bounce
+			// the line between cores.
+			g.pacer.failures.Store(0)
+		}
 		if s.Wait > 0 || s.Pace.Paused > 0 {
 			// A wait or a pause is counted from the Pacer's answer (a
 			// shared one's took a round trip): read the clock again. A
