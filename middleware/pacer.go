@@ -384,7 +384,7 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 		a.Positioned, a.NoLease = positioned, !lease || jitter
 		h.waiters++ // not evicted during the call
 		h.mu.Unlock()
-		s, err := p.Reserve(ctx, h.name, a)
+		s, err := g.reserve(ctx, p, h, a)
 		h.mu.Lock()
 		h.waiters--
 		if err != nil {
@@ -447,6 +447,16 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 	}
 }
 
+// reserve asks p, the Guard's Pacer, for a slot of h. The Guard's own
+// MemoryPacer is asked with h's hint to its state of the host, which
+// spares it a look-up by name.
+func (g *Guard) reserve(ctx context.Context, p Pacer, h *host, a Ask) (Slot, error) {
+	if p == Pacer(&g.mem) {
+		return g.mem.reserve(h.name, a, &h.pace)
+	}
+	return p.Reserve(ctx, h.name, a)
+}
+
 // awaitFree waits up to d, on the real clock (a lease comes back when a
 // response ends, not at a time a test clock can skip to), for a lease of
 // h to come back, a strike to void h's schedule (voided), or ctx to end.
@@ -492,9 +502,14 @@ func (g *Guard) release(h *host, lease uint64, latency time.Duration, failed, un
 	h.mu.Lock()
 	floor := h.floor(h.base)
 	h.mu.Unlock()
-	pc, err := g.pacerOf().Release(context.Background(), h.name, Release{
-		Lease: lease, Latency: latency, Failed: failed, Unsent: unsent, Floor: floor,
-	})
+	r := Release{Lease: lease, Latency: latency, Failed: failed, Unsent: unsent, Floor: floor}
+	var pc Pace
+	var err error
+	if p := g.pacerOf(); p == Pacer(&g.mem) {
+		pc, err = g.mem.release(h.name, r, &h.pace)
+	} else {
+		pc, err = p.Release(context.Background(), h.name, r)
+	}
 	var now int64
 	if err == nil && pc.Paused > 0 {
 		now = g.clock().UnixNano() // apply reads the time only for a pause
