@@ -324,7 +324,8 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	admitted := g.clock().UnixNano()
 	ctx := withCrawl(collectorContext(c), c)
 	reserved := g.attempts.reserved(r.Method, r.URL)
-	_, err := g.admit(ctx, g.cacheFor(c, nil), r.URL, g.agent(c), g.maxWait(), reserved, false)
+	h := g.host(r.URL)
+	_, err := g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), g.maxWait(), reserved, false)
 	if err == nil && g.CleanParams {
 		err = g.canonical.check(g.cacheFor(c, nil), r.Method, r.URL)
 	}
@@ -337,7 +338,7 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		return
 	}
 	tk := newTicket(r, err)
-	tk.crawl, tk.parseErrors = collectorContext(c), c.ParseHTTPErrorResponse
+	tk.h, tk.crawl, tk.parseErrors = h, collectorContext(c), c.ParseHTTPErrorResponse
 	if g.retryingN.Load() > 0 {
 		if v, ok := g.retrying.LoadAndDelete(retryKey{r.Ctx, r.URL.String()}); ok {
 			// A retry is handled as its first attempt was: a user who
@@ -362,7 +363,7 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if tk == nil || tk.err != nil || r.IsAbort() {
 		return
 	}
-	lease, now, err := g.gate(collectorContext(c), g.host(r.URL), r.URL, g.maxWait())
+	lease, now, err := g.gate(collectorContext(c), g.hostFor(tk, r.URL), r.URL, g.maxWait())
 	tk.lease = lease
 	if err != nil {
 		tk.err = err

@@ -58,6 +58,9 @@ type ticket struct {
 	// crawl is the context of the collector's crawl (colly's Context)
 	// when the ticket was issued; see crawlend.go.
 	crawl context.Context
+	// h is the state of the host the request was admitted to, if known;
+	// see Guard.hostFor.
+	h *host
 }
 
 // newTicket returns the ticket of colly request r with verdict err.

@@ -74,7 +74,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, tk.err
 	case !tk.gated:
 		ctx := req.Context()
-		l, _, err := g.gate(ctx, g.host(req.URL), req.URL, g.waitLimit(ctx))
+		l, _, err := g.gate(ctx, g.hostFor(tk, req.URL), req.URL, g.waitLimit(ctx))
 		if err != nil {
 			closeBody(req)
 			return nil, err
@@ -113,7 +113,7 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 		// ends the request first, so the copy goes on without it.
 		req.Cancel = nil
 	}
-	h := g.host(req.URL)
+	h := g.hostFor(tk, req.URL)
 	f := g.newFlight(h, lease)
 	resp, err := t.base().RoundTrip(req)
 	if err != nil {
