@@ -245,16 +245,10 @@ type Guard struct {
 	seeds     seedTable    // Seed's requests in flight
 	canonical canonSet     // CleanParams: canonical forms requested
 
-	waits waitHistogram // Stats.Waits
+	waits  waitHistogram // Stats.Waits
+	flying atomic.Int64  // Stats.InFlight
 
 	seedValidators sitemap.Validators // Seed's sitemaps' ETag and Last-Modified
-
-	// sendMu guards sends and sendAt: when each request in flight passed
-	// its gate, by request and by the identity of its header map (see
-	// hopdeadline.go).
-	sendMu sync.Mutex
-	sends  map[*colly.Request]sendStart
-	sendAt map[uintptr]time.Time
 }
 
 // Attach is shorthand for new(Guard).Attach:
@@ -369,9 +363,8 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 		tk.err = err
 		return
 	}
-	tk.gated = true
+	tk.gated, tk.sent = true, now
 	g.waits.observe(time.Duration(now.UnixNano() - tk.admitted))
-	g.markSent(r, now)
 }
 
 // redirectHandler returns the handler that checks each redirect hop before
@@ -389,7 +382,7 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 			req.Header.Del("Authorization") // colly's default
 		}
 		prev := g.tickets.take(via[len(via)-1].URL)
-		ctx, cancel := g.hopContext(req.Context(), c, via[0])
+		ctx, cancel := g.hopContext(req.Context(), c, prev)
 		defer cancel()
 		ctx = withCrawl(ctx, c)
 		lease, err := g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), g.waitLimit(ctx), false, true)
@@ -408,7 +401,7 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 			tk := &ticket{gated: true, lease: lease}
 			if prev != nil {
 				tk.r, tk.method, tk.orig = prev.r, prev.method, prev.orig
-				tk.crawl, tk.parseErrors = prev.crawl, prev.parseErrors
+				tk.crawl, tk.parseErrors, tk.sent = prev.crawl, prev.parseErrors, prev.sent
 			}
 			g.tickets.put(req.URL, tk)
 		}
@@ -419,7 +412,6 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 // onResponseHeaders sees every response (final URL after redirects) before
 // its body, also one that colly's CacheDir replays without the transport.
 func (g *Guard) onResponseHeaders(resp *colly.Response) {
-	g.unmarkSent(resp.Request)
 	g.dropTicket(resp.Request.URL)
 }
 
@@ -440,7 +432,6 @@ func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
 	if r == nil || isRefused(err) {
 		return
 	}
-	g.unmarkSent(r)
 	g.dropTicket(r.URL)
 	if own := g.tickets.takeOutcome(r); own != nil {
 		// What the transport returned, even if net/http replaced it with

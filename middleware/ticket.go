@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"sync"
+	"time"
 	"weak"
 
 	"github.com/gocolly/colly/v2"
@@ -61,6 +62,9 @@ type ticket struct {
 	// h is the state of the host the request was admitted to, if known;
 	// see Guard.hostFor.
 	h *host
+	// sent is when the request passed its gate, for the deadline of its
+	// redirect hops (hopdeadline.go); zero if unknown.
+	sent time.Time
 }
 
 // newTicket returns the ticket of colly request r with verdict err.

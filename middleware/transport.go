@@ -115,7 +115,13 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 	}
 	h := g.hostFor(tk, req.URL)
 	f := g.newFlight(h, lease)
+	if ours {
+		g.flying.Add(1)
+	}
 	resp, err := t.base().RoundTrip(req)
+	if ours {
+		g.flying.Add(-1)
+	}
 	if err != nil {
 		cancel()
 		if forbidden(err) {
