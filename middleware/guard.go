@@ -363,7 +363,7 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 		tk.err = err
 		return
 	}
-	tk.gated, tk.sent = true, now
+	tk.gated, tk.sent = true, now.UnixNano()
 	g.waits.observe(time.Duration(now.UnixNano() - tk.admitted))
 }
 

@@ -20,10 +20,10 @@ import (
 // on the Guard's clock. cancel must be called.
 func (g *Guard) hopContext(ctx context.Context, c *colly.Collector, prev *ticket) (context.Context, context.CancelFunc) {
 	timeout := clientTimeout(c)
-	if timeout <= 0 || prev == nil || prev.sent.IsZero() {
+	if timeout <= 0 || prev == nil || prev.sent == 0 {
 		return ctx, func() {}
 	}
-	return context.WithTimeout(ctx, timeout-g.clock().Sub(prev.sent))
+	return context.WithTimeout(ctx, timeout-time.Duration(g.clock().UnixNano()-prev.sent))
 }
 
 // clientTimeout returns the Timeout of the http.Client c uses

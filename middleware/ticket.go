@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/url"
 	"sync"
-	"time"
 	"weak"
 
 	"github.com/gocolly/colly/v2"
@@ -62,9 +61,10 @@ type ticket struct {
 	// h is the state of the host the request was admitted to, if known;
 	// see Guard.hostFor.
 	h *host
-	// sent is when the request passed its gate, for the deadline of its
-	// redirect hops (hopdeadline.go); zero if unknown.
-	sent time.Time
+	// sent is when the request passed its gate, in Unix nanoseconds on
+	// the Guard's clock, for the deadline of its redirect hops
+	// (hopdeadline.go); 0 if unknown.
+	sent int64
 }
 
 // newTicket returns the ticket of colly request r with verdict err.
