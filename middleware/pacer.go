@@ -457,6 +457,15 @@ func (g *Guard) reserve(ctx context.Context, p Pacer, h *host, a Ask) (Slot, err
 	return p.Reserve(ctx, h.name, a)
 }
 
+// giveBack gives a lease of h back to the Guard's Pacer; the Guard's own
+// MemoryPacer is told with h's hint (see reserve).
+func (g *Guard) giveBack(h *host, r Release) (Pace, error) {
+	if p := g.pacerOf(); p != Pacer(&g.mem) {
+		return p.Release(context.Background(), h.name, r)
+	}
+	return g.mem.release(h.name, r, &h.pace)
+}
+
 // awaitFree waits up to d, on the real clock (a lease comes back when a
 // response ends, not at a time a test clock can skip to), for a lease of
 // h to come back, a strike to void h's schedule (voided), or ctx to end.
@@ -502,14 +511,7 @@ func (g *Guard) release(h *host, lease uint64, latency time.Duration, failed, un
 	h.mu.Lock()
 	floor := h.floor(h.base)
 	h.mu.Unlock()
-	r := Release{Lease: lease, Latency: latency, Failed: failed, Unsent: unsent, Floor: floor}
-	var pc Pace
-	var err error
-	if p := g.pacerOf(); p == Pacer(&g.mem) {
-		pc, err = g.mem.release(h.name, r, &h.pace)
-	} else {
-		pc, err = p.Release(context.Background(), h.name, r)
-	}
+	pc, err := g.giveBack(h, Release{Lease: lease, Latency: latency, Failed: failed, Unsent: unsent, Floor: floor})
 	var now int64
 	if err == nil && pc.Paused > 0 {
 		now = g.clock().UnixNano() // apply reads the time only for a pause

@@ -106,11 +106,12 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 		var ctx context.Context
 		ctx, cancel = context.WithDeadline(req.Context(), dl.Add(-margin))
 		req = req.WithContext(ctx)
-		// The client gives a request to a transport it does not know
-		// (this one) a Cancel channel that only its Timeout closes
-		// (colly sets none of its own), and http.Transport watches such
-		// a channel with a goroutine per request. The deadline above
-		// ends the request first, so the copy goes on without it.
+		// Should the client not know this transport (internal/http2),
+		// it gives the request a Cancel channel that only its Timeout
+		// closes (colly sets none of its own), and http.Transport
+		// watches such a channel with a goroutine per request. The
+		// deadline above ends the request first, so the copy goes on
+		// without it.
 		req.Cancel = nil
 	}
 	h := g.hostFor(tk, req.URL)
