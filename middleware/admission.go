@@ -44,7 +44,14 @@ func (g *Guard) admit(ctx context.Context, cache *policy.Cache, u *url.URL, agen
 	if err := ctx.Err(); err != nil {
 		return 0, g.ended(u, err)
 	}
-	h := g.host(u)
+	return g.admitTo(ctx, cache, g.host(u), u, agent, limit, reserved, gate)
+}
+
+// admitTo is admit for a request to h, the state of u's host.
+func (g *Guard) admitTo(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, limit time.Duration, reserved, gate bool) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, g.ended(u, err)
+	}
 	if err := g.check(ctx, cache, h, u, agent, limit); err != nil {
 		return 0, err
 	}

@@ -63,6 +63,48 @@ func BenchmarkHooks(b *testing.B) {
 	}
 }
 
+// BenchmarkHooksClient is BenchmarkHooks with the request sent through
+// colly's HTTP client (its Timeout set, as colly's always is) rather than
+// to the Guard's transport directly: what net/http's client adds around
+// the Guard's transport (see internal/http2) is counted too.
+func BenchmarkHooksClient(b *testing.B) {
+	s := newSite(b, robots("User-agent: *\nDisallow: /private\nAllow: /private/ok\n", nil))
+	g := &Guard{Rate: rate.Inf}
+	c := colly.NewCollector(g.Attach)
+	u := mustURL(b, s.URL+"/some/page?q=1")
+	if _, err := g.admit(context.Background(), g.cacheFor(c, nil), u, g.agent(c), DefaultMaxWait, false, false); err != nil {
+		b.Fatal(err)
+	}
+	body := []byte("<html><body>ok</body></html>")
+	guarded(c).next = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
+	})
+	hc := collyClient(c)
+	if hc == nil || hc.Timeout <= 0 {
+		b.Fatal("colly's client has no Timeout")
+	}
+	req, err := http.NewRequest(http.MethodGet, u.String(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.URL = u
+	hdr := http.Header{"Content-Type": {"text/html"}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := &colly.Request{URL: u, Method: "GET", Headers: &req.Header}
+		g.onRequest(c, r)
+		g.onRequestHeaders(c, r)
+		resp, err := hc.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		g.onResponseHeaders(&colly.Response{StatusCode: 200, Request: r, Headers: &hdr})
+	}
+}
+
 // BenchmarkLogOff measures BenchmarkHooks' callbacks for a request that
 // robots.txt blocks, a path that logs ("request blocked"), with no Logger,
 // with a Logger whose level is off, and with one that writes (to

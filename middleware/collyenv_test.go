@@ -218,9 +218,9 @@ func TestCollyRobotsWrapperOnce(t *testing.T) {
 	if hc == nil {
 		t.Fatal("collyClient(clone) = nil")
 	}
-	w, ok := hc.Transport.(*guardTransport)
-	if !ok {
-		t.Fatalf("clone's transport is %T, want *guardTransport", hc.Transport)
+	w := guarded(d)
+	if w == nil {
+		t.Fatalf("clone's transport is %T, want the Guard's", hc.Transport)
 	}
 	if w.g != g {
 		t.Errorf("clone's transport belongs to another Guard")

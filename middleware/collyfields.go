@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"reflect"
 	"sync"
+	"unsafe"
 
 	"github.com/gocolly/colly/v2"
 )
@@ -24,7 +25,13 @@ import (
 // process); ok is false if colly's types do not have them.
 var collyFields = sync.OnceValue(func() (f struct {
 	backend, client, wg, onError []int
-	ok                           bool
+	// backendAt and clientAt are the offsets of backend in a Collector and
+	// of Client in the backend, when both are fields of their own structs
+	// (direct): collyClient, which runs for every request, then reads them
+	// without reflection.
+	backendAt, clientAt uintptr
+	direct              bool
+	ok                  bool
 }) {
 	ct := reflect.TypeFor[colly.Collector]()
 	b, ok := ct.FieldByName("backend")
@@ -44,6 +51,7 @@ var collyFields = sync.OnceValue(func() (f struct {
 		return f
 	}
 	f.backend, f.client, f.wg, f.onError, f.ok = b.Index, cl.Index, wg.Index, oe.Index, true
+	f.backendAt, f.clientAt, f.direct = b.Offset, cl.Offset, len(b.Index) == 1 && len(cl.Index) == 1
 	return f
 })
 
@@ -53,6 +61,15 @@ func collyClient(c *colly.Collector) *http.Client {
 	f := collyFields()
 	if !f.ok {
 		return nil
+	}
+	if f.direct {
+		// The types were checked by collyFields: backend is a pointer,
+		// Client a *http.Client.
+		backend := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(c), f.backendAt))
+		if backend == nil {
+			return nil
+		}
+		return *(**http.Client)(unsafe.Add(backend, f.clientAt))
 	}
 	v := reflect.ValueOf(c).Elem().FieldByIndex(f.backend)
 	if v.IsNil() {

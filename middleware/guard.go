@@ -248,16 +248,10 @@ type Guard struct {
 	seeds     seedTable    // Seed's requests in flight
 	canonical canonSet     // CleanParams: canonical forms requested
 
-	waits waitHistogram // Stats.Waits
+	waits  waitHistogram // Stats.Waits
+	flying atomic.Int64  // Stats.InFlight
 
 	seedValidators sitemap.Validators // Seed's sitemaps' ETag and Last-Modified
-
-	// sendMu guards sends and sendAt: when each request in flight passed
-	// its gate, by request and by the identity of its header map (see
-	// hopdeadline.go).
-	sendMu sync.Mutex
-	sends  map[*colly.Request]sendStart
-	sendAt map[uintptr]time.Time
 }
 
 // Attach is shorthand for new(Guard).Attach:
@@ -327,7 +321,8 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	admitted := g.clock().UnixNano()
 	ctx := withCrawl(collectorContext(c), c)
 	reserved := g.attempts.reserved(r.Method, r.URL)
-	_, err := g.admit(ctx, g.cacheFor(c, nil), r.URL, g.agent(c), g.maxWait(), reserved, false)
+	h := g.host(r.URL)
+	_, err := g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), g.maxWait(), reserved, false)
 	if err == nil && g.CleanParams {
 		err = g.canonical.check(g.cacheFor(c, nil), r.Method, r.URL)
 	}
@@ -340,7 +335,7 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		return
 	}
 	tk := newTicket(r, err)
-	tk.crawl, tk.parseErrors = collectorContext(c), c.ParseHTTPErrorResponse
+	tk.h, tk.crawl, tk.parseErrors = h, collectorContext(c), c.ParseHTTPErrorResponse
 	if g.retryingN.Load() > 0 {
 		if v, ok := g.retrying.LoadAndDelete(retryKey{r.Ctx, r.URL.String()}); ok {
 			// A retry is handled as its first attempt was: a user who
@@ -365,15 +360,14 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if tk == nil || tk.err != nil || r.IsAbort() {
 		return
 	}
-	lease, now, err := g.gate(collectorContext(c), g.host(r.URL), r.URL, g.maxWait())
+	lease, now, err := g.gate(collectorContext(c), g.hostFor(tk, r.URL), r.URL, g.maxWait())
 	tk.lease = lease
 	if err != nil {
 		tk.err = err
 		return
 	}
-	tk.gated = true
+	tk.gated, tk.sent = true, now.UnixNano()
 	g.waits.observe(time.Duration(now.UnixNano() - tk.admitted))
-	g.markSent(r, now)
 }
 
 // redirectHandler returns the handler that checks each redirect hop before
@@ -391,7 +385,7 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 			req.Header.Del("Authorization") // colly's default
 		}
 		prev := g.tickets.take(via[len(via)-1].URL)
-		ctx, cancel := g.hopContext(req.Context(), c, via[0])
+		ctx, cancel := g.hopContext(req.Context(), c, prev)
 		defer cancel()
 		ctx = withCrawl(ctx, c)
 		lease, err := g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), g.waitLimit(ctx), false, true)
@@ -410,7 +404,7 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 			tk := &ticket{gated: true, lease: lease}
 			if prev != nil {
 				tk.r, tk.method, tk.orig = prev.r, prev.method, prev.orig
-				tk.crawl, tk.parseErrors = prev.crawl, prev.parseErrors
+				tk.crawl, tk.parseErrors, tk.sent = prev.crawl, prev.parseErrors, prev.sent
 			}
 			g.tickets.put(req.URL, tk)
 		}
@@ -421,7 +415,6 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 // onResponseHeaders sees every response (final URL after redirects) before
 // its body, also one that colly's CacheDir replays without the transport.
 func (g *Guard) onResponseHeaders(resp *colly.Response) {
-	g.unmarkSent(resp.Request)
 	g.dropTicket(resp.Request.URL)
 }
 
@@ -442,7 +435,6 @@ func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
 	if r == nil || isRefused(err) {
 		return
 	}
-	g.unmarkSent(r)
 	g.dropTicket(r.URL)
 	if own := g.tickets.takeOutcome(r); own != nil {
 		// What the transport returned, even if net/http replaced it with

@@ -110,6 +110,13 @@ type host struct {
 	// robots is the robots.txt entry the last request was admitted
 	// under (see robotsMemo); nil until one was.
 	robots *robotsMemo
+	// gone is set when the host table forgets the state: a ticket's
+	// pointer to it is then stale (see Guard.hostFor).
+	gone atomic.Bool
+	// pace is the state of the host in the Guard's own MemoryPacer, as
+	// it last gave it (see MemoryPacer.hinted); guarded by that
+	// MemoryPacer's mu, not by h.mu.
+	pace *pace
 	// counters, read by Stats.
 	sent, pages, blocked, deferred, retried, backoffs, gaveUp, notFollowed uint32
 }

@@ -84,6 +84,7 @@ func (t *hostTable) sweepLocked(now int64, idle time.Duration) {
 		h.mu.Unlock()
 		if q {
 			delete(t.m, name)
+			h.gone.Store(true)
 		}
 	}
 	dropped := before - len(t.m)
@@ -102,6 +103,19 @@ func (t *hostTable) lookup(name string) *host {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return t.m[name]
+}
+
+// hostFor returns the state of u's host: the one the request of ticket tk
+// was admitted to, while the table keeps it and u still names it (a
+// callback may have changed the URL), which spares a look-up; otherwise,
+// or if tk is nil, the one the table has.
+func (g *Guard) hostFor(tk *ticket, u *url.URL) *host {
+	if tk != nil {
+		if h := tk.h; h != nil && !h.gone.Load() && h.name == hostKey(u) {
+			return h
+		}
+	}
+	return g.host(u)
 }
 
 // host returns the state of u's host, creating it on first use.

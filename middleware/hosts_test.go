@@ -110,3 +110,27 @@ func TestStatsAllocationsFlat(t *testing.T) {
 		t.Errorf("Stats() allocations: %v with %d hosts, %v with %d hosts, want no growth", small, 2*busiest, large, 200*busiest)
 	}
 }
+
+// A ticket's host is used while the table keeps it and the URL still
+// names it; a forgotten host or a URL a callback changed is looked up.
+func TestHostForTicket(t *testing.T) {
+	clk := newFakeClock()
+	g := fakeGuard(&Guard{Rate: rate.Inf, IdleTimeout: time.Minute}, clk, 0)
+	u := mustURL(t, "http://a.test/page")
+	h := g.host(u)
+	tk := &ticket{h: h}
+	if got := g.hostFor(tk, u); got != h {
+		t.Errorf("hostFor(a.test) = %p, want the ticket's %p", got, h)
+	}
+	if got := g.hostFor(tk, mustURL(t, "http://b.test/page")); got == h || got.name != "b.test" {
+		t.Errorf("hostFor(b.test) = %s, want b.test's own state", got.name)
+	}
+	clk.advance(2 * time.Minute)
+	g.Stats() // sweeps: a.test is quiet
+	if !h.gone.Load() {
+		t.Fatal("a.test kept after the sweep, want it forgotten")
+	}
+	if got := g.hostFor(tk, u); got == h || got != g.host(u) {
+		t.Errorf("hostFor(a.test) after the sweep = %p, want the table's new state, not the forgotten %p", got, h)
+	}
+}

@@ -57,6 +57,7 @@ type pace struct {
 	lastEnd    time.Time     // when the last response ended
 	latency    time.Duration // smoothed response time; 0 when unknown
 	leases     []lease       // requests in flight
+	gone       bool          // forgotten by a sweep: a hint to it is stale
 }
 
 // A lease is one request in flight.
@@ -124,6 +125,7 @@ func (m *MemoryPacer) sweep(now time.Time, idle time.Duration) {
 		if len(p.leases) == 0 && !now.Before(p.tat) && !now.Before(p.pauseUntil) &&
 			now.Sub(maxTime(p.lastEnd, p.lastCut)) >= keep {
 			delete(m.hosts, k)
+			p.gone = true
 		}
 	}
 	if dropped := before - len(m.hosts); dropped > 0 && dropped >= before/2 {
@@ -133,6 +135,23 @@ func (m *MemoryPacer) sweep(now time.Time, idle time.Duration) {
 		}
 		m.hosts = hosts
 	}
+}
+
+// hinted is get for a caller that keeps, in *hint, the state it was last
+// given for host: while that state is not forgotten and no sweep is due,
+// it is used without a look-up in the map. *hint is only read and written
+// with m.mu held; a nil hint means none.
+func (m *MemoryPacer) hinted(host string, now time.Time, hint **pace) *pace {
+	if hint == nil {
+		return m.get(host, now)
+	}
+	if p := *hint; p != nil && !p.gone && now.Sub(m.lastSweep) < m.idle() {
+		p.expire(now)
+		return p
+	}
+	p := m.get(host, now)
+	*hint = p
+	return p
 }
 
 // expire drops the leases that ran out at now (their member died, or a
@@ -170,10 +189,15 @@ func (p *pace) find(id uint64) int {
 
 // Reserve implements Pacer.
 func (m *MemoryPacer) Reserve(_ context.Context, host string, a Ask) (Slot, error) {
+	return m.reserve(host, a, nil)
+}
+
+// reserve is Reserve with a hint (see hinted).
+func (m *MemoryPacer) reserve(host string, a Ask, hint **pace) (Slot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	p := m.get(host, now)
+	p := m.hinted(host, now, hint)
 	pc := p.state(now, a.Floor)
 	gap := endGap(a.Gap, p.latency, a.Latency)
 	if !a.Positioned {
@@ -217,10 +241,15 @@ func (m *MemoryPacer) Reserve(_ context.Context, host string, a Ask) (Slot, erro
 
 // Release implements Pacer.
 func (m *MemoryPacer) Release(_ context.Context, host string, r Release) (Pace, error) {
+	return m.release(host, r, nil)
+}
+
+// release is Release with a hint (see hinted).
+func (m *MemoryPacer) release(host string, r Release, hint **pace) (Pace, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	p := m.get(host, now)
+	p := m.hinted(host, now, hint)
 	if i := p.find(r.Lease); i >= 0 {
 		p.leases[i] = p.leases[len(p.leases)-1]
 		p.leases = p.leases[:len(p.leases)-1]

@@ -393,7 +393,7 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 		a.Positioned, a.NoLease = positioned, !lease || jitter
 		h.waiters++ // not evicted during the call
 		h.mu.Unlock()
-		s, err := p.Reserve(ctx, h.name, a)
+		s, err := g.reserve(ctx, p, h, a)
 		h.mu.Lock()
 		h.waiters--
 		if err != nil {
@@ -411,7 +411,11 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			}
 			return 0, g.pacerDown(h, u, err)
 		}
-		g.pacer.failures.Store(0)
+		if g.pacer.failures.Load() != 0 {
+			// Written only when set: a store per request would bounce
+			// the line between cores.
+			g.pacer.failures.Store(0)
+		}
 		if s.Wait > 0 || s.Pace.Paused > 0 {
 			// A wait or a pause is counted from the Pacer's answer (a
 			// shared one's took a round trip): read the clock again. A
@@ -450,6 +454,25 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			positioned = false
 		}
 	}
+}
+
+// reserve asks p, the Guard's Pacer, for a slot of h. The Guard's own
+// MemoryPacer is asked with h's hint to its state of the host, which
+// spares it a look-up by name.
+func (g *Guard) reserve(ctx context.Context, p Pacer, h *host, a Ask) (Slot, error) {
+	if p == Pacer(&g.mem) {
+		return g.mem.reserve(h.name, a, &h.pace)
+	}
+	return p.Reserve(ctx, h.name, a)
+}
+
+// giveBack gives a lease of h back to the Guard's Pacer; the Guard's own
+// MemoryPacer is told with h's hint (see reserve).
+func (g *Guard) giveBack(h *host, r Release) (Pace, error) {
+	if p := g.pacerOf(); p != Pacer(&g.mem) {
+		return p.Release(context.Background(), h.name, r)
+	}
+	return g.mem.release(h.name, r, &h.pace)
 }
 
 // awaitFree waits up to d, on the real clock (a lease comes back when a
@@ -497,9 +520,7 @@ func (g *Guard) release(h *host, lease uint64, latency time.Duration, failed, un
 	h.mu.Lock()
 	floor := h.floor(h.base)
 	h.mu.Unlock()
-	pc, err := g.pacerOf().Release(context.Background(), h.name, Release{
-		Lease: lease, Latency: latency, Failed: failed, Unsent: unsent, Floor: floor,
-	})
+	pc, err := g.giveBack(h, Release{Lease: lease, Latency: latency, Failed: failed, Unsent: unsent, Floor: floor})
 	var now int64
 	if err == nil && pc.Paused > 0 {
 		now = g.clock().UnixNano() // apply reads the time only for a pause

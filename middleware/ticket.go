@@ -58,6 +58,13 @@ type ticket struct {
 	// crawl is the context of the collector's crawl (colly's Context)
 	// when the ticket was issued; see crawlend.go.
 	crawl context.Context
+	// h is the state of the host the request was admitted to, if known;
+	// see Guard.hostFor.
+	h *host
+	// sent is when the request passed its gate, in Unix nanoseconds on
+	// the Guard's clock, for the deadline of its redirect hops
+	// (hopdeadline.go); 0 if unknown.
+	sent int64
 }
 
 // newTicket returns the ticket of colly request r with verdict err.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/robotsmw/robotsmw/internal/http2"
 	"github.com/robotsmw/robotsmw/netguard"
 	"github.com/robotsmw/robotsmw/policy"
 )
@@ -73,7 +74,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, tk.err
 	case !tk.gated:
 		ctx := req.Context()
-		l, _, err := g.gate(ctx, g.host(req.URL), req.URL, g.waitLimit(ctx))
+		l, _, err := g.gate(ctx, g.hostFor(tk, req.URL), req.URL, g.waitLimit(ctx))
 		if err != nil {
 			closeBody(req)
 			return nil, err
@@ -105,10 +106,23 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 		var ctx context.Context
 		ctx, cancel = context.WithDeadline(req.Context(), dl.Add(-margin))
 		req = req.WithContext(ctx)
+		// Should the client not know this transport (internal/http2),
+		// it gives the request a Cancel channel that only its Timeout
+		// closes (colly sets none of its own), and http.Transport
+		// watches such a channel with a goroutine per request. The
+		// deadline above ends the request first, so the copy goes on
+		// without it.
+		req.Cancel = nil
 	}
-	h := g.host(req.URL)
+	h := g.hostFor(tk, req.URL)
 	f := g.newFlight(h, lease)
+	if ours {
+		g.flying.Add(1)
+	}
 	resp, err := t.base().RoundTrip(req)
+	if ours {
+		g.flying.Add(-1)
+	}
 	if err != nil {
 		cancel()
 		if forbidden(err) {
@@ -327,15 +341,20 @@ func closeBody(req *http.Request) {
 // all, and attaching to a clone while the collector crawls writes nothing.
 // If the client cannot be read, nothing is installed; the callbacks then
 // abort what they do not admit (see Guard.onRequest).
+//
+// The client holds it in an http2.Transport, a name net/http's client
+// knows: it then bounds each request by its Timeout on the request's
+// context alone, instead of a timer, a Cancel channel and two goroutines
+// per request (see package internal/http2).
 func (g *Guard) install(c *colly.Collector) {
 	hc := collyClient(c)
 	if hc == nil {
 		return
 	}
-	if _, ok := hc.Transport.(*guardTransport); ok {
+	if guarded(c) != nil {
 		return
 	}
-	c.WithTransport(&guardTransport{g: g, next: hc.Transport})
+	c.WithTransport(&http2.Transport{Next: &guardTransport{g: g, next: hc.Transport}})
 }
 
 // guarded returns the guardTransport under c's client, or nil if there is
@@ -345,8 +364,11 @@ func guarded(c *colly.Collector) *guardTransport {
 	if hc == nil {
 		return nil
 	}
-	t, _ := hc.Transport.(*guardTransport)
-	return t
+	if w, ok := hc.Transport.(*http2.Transport); ok {
+		t, _ := w.Next.(*guardTransport)
+		return t
+	}
+	return nil
 }
 
 // A pacedTransport sends the Guard's own robots.txt requests, through the

@@ -75,12 +75,11 @@ func (w *waitHistogram) snapshot() WaitStats {
 	return s
 }
 
-// inFlight returns the number of colly requests sent (passed their gate)
-// whose response headers or error have not arrived.
+// inFlight returns the number of colly requests sent whose response
+// headers or error have not arrived: those in the transport under the
+// Guard's transport (see guardTransport.send).
 func (g *Guard) inFlight() int {
-	g.sendMu.Lock()
-	defer g.sendMu.Unlock()
-	return len(g.sends)
+	return int(g.flying.Load())
 }
 
 // GuardOf returns the Guard attached to c, or to the collector c was

@@ -4,12 +4,30 @@
 // robotsmw.Attach (Rate: rate.Inf; robots.txt fetches included). Each
 // crawl runs in a process of its own, and the CPU (user + system) of
 // that whole process is read when it exits; the site runs in this
-// process, so its CPU is not counted. Bare and guarded runs alternate in
-// pairs (the order flips each pair), and the command prints each pair and
-// the median ratio, so that the load of other processes on the machine
-// affects both alike.
+// process, so its CPU is not counted. The command prints the CPU per page
+// of each pair of crawls, bare and guarded, and the median ratio.
 //
-//	go run ./cpupage [-pairs 5] [-hosts 200] [-pages 30] [-latency 20ms] [-cpuprofile PREFIX]
+// The two crawls of a pair run at the same time (each against hosts of
+// its own, h000.bare.test and h000.guard.test, on the one site), so that
+// load from other processes on the machine, which varies from second to
+// second, falls on both alike: on a shared 2-core machine this narrows the
+// spread of the ratios from about ±15 to about ±5 points. With
+// -together=false they run one after the other, the order flipping each
+// pair.
+//
+//	go run ./cpupage [-pairs 5] [-hosts 200] [-pages 30] [-latency 20ms] [-together=true]
+//	    [-against guard|fixed|wrap] [-stats] [-cpuprofile PREFIX] [-memprofile PREFIX]
+//
+// For diagnosis, -against compares bare colly with the Guard with
+// FixedPace set, or with a transport of its own under colly's client that
+// only passes requests on (what net/http charges any such transport: with
+// a client Timeout it arms a timer and a goroutine per request for a
+// transport it does not know); -stats prints each crawl's Guard.Stats,
+// GC cycles, allocations, peak goroutines and context switches to stderr;
+// the profiles are those of the crawl processes. Under a 100 Hz CPU
+// profile a crawl is a few hundred samples: compare several, or sample
+// with perf (perf record -g, then perf script's pid column tells the
+// processes apart).
 package main
 
 import (
@@ -21,11 +39,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -39,9 +60,13 @@ func main() {
 	hosts := flag.Int("hosts", 200, "hosts")
 	pages := flag.Int("pages", 30, "linked pages per host")
 	latency := flag.Duration("latency", 20*time.Millisecond, "time the site takes per page")
-	child := flag.String("child", "", "internal: crawl as `MODE` (bare or guard) against -addr")
+	child := flag.String("child", "", "internal: crawl as `MODE` (bare, or one of -against's) against -addr")
 	addr := flag.String("addr", "", "internal: the site's address")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of each crawl to `PREFIX`.MODE.PAIR")
+	against := flag.String("against", "guard", "what bare colly is compared with: `MODE` guard (the Guard's defaults), fixed (FixedPace), or wrap (a transport that only passes requests on, for diagnosis)")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of each crawl to `PREFIX`.MODE.PAIR")
+	together := flag.Bool("together", true, "run the two crawls of each pair at the same time, rather than one after the other")
+	stats := flag.Bool("stats", false, "print each crawl's Guard.Stats, GC cycles, allocations and goroutines to stderr")
 	flag.Parse()
 	if *child != "" {
 		if *profile != "" {
@@ -53,17 +78,27 @@ func main() {
 			pprof.StartCPUProfile(f)
 			defer func() { pprof.StopCPUProfile(); f.Close() }()
 		}
-		n := crawl(*child, *addr, *hosts)
+		if *memprofile != "" {
+			runtime.MemProfileRate = 4096
+			defer func() {
+				f, err := os.Create(*memprofile)
+				if err == nil {
+					pprof.Lookup("allocs").WriteTo(f, 0)
+					f.Close()
+				}
+			}()
+		}
+		n := crawl(*child, *addr, *hosts, *stats)
 		fmt.Println(n)
 		return
 	}
-	var served atomic.Int64
+	var served servedCount
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
 			return
 		}
-		served.Add(1)
+		served.add(r.Host)
 		time.Sleep(*latency)
 		i, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/p"))
 		fmt.Fprint(w, "<html><head><title>page</title></head><body><p>A page.</p>")
@@ -76,41 +111,73 @@ func main() {
 	addrOf := strings.TrimPrefix(site.URL, "http://")
 	var ratios []float64
 	for p := 0; p < *pairs; p++ {
-		order := []string{"bare", "guard"}
+		order := []string{"bare", *against}
 		if p%2 == 1 {
-			order = []string{"guard", "bare"}
+			order = []string{*against, "bare"}
 		}
 		cpu := map[string]time.Duration{}
-		for _, mode := range order {
-			served.Store(0)
-			prof := ""
+		crawlOne := func(mode string) (time.Duration, error) {
+			prof, mprof := "", ""
 			if *profile != "" {
 				prof = fmt.Sprintf("%s.%s.%d", *profile, mode, p+1)
 			}
-			d, err := run(mode, addrOf, *hosts, prof)
+			if *memprofile != "" {
+				mprof = fmt.Sprintf("%s.%s.%d", *memprofile, mode, p+1)
+			}
+			d, err := run(mode, addrOf, *hosts, prof, mprof, *stats)
 			if err != nil {
-				fmt.Fprintln(os.Stderr, "cpupage:", err)
-				os.Exit(1)
+				return 0, err
 			}
-			if got, want := served.Load(), int64(*hosts**pages); got != want {
-				fmt.Fprintf(os.Stderr, "cpupage: %s crawl fetched %d pages, want %d\n", mode, got, want)
-				os.Exit(1)
+			if got, want := served.take(mode), int64(*hosts**pages); got != want {
+				return 0, fmt.Errorf("%s crawl fetched %d pages, want %d", mode, got, want)
 			}
-			cpu[mode] = d
+			return d, nil
 		}
-		r := cpu["guard"].Seconds() / cpu["bare"].Seconds()
+		if *together {
+			var wg sync.WaitGroup
+			errs := make([]error, len(order))
+			ds := make([]time.Duration, len(order))
+			for i, mode := range order {
+				wg.Add(1)
+				go func() { defer wg.Done(); ds[i], errs[i] = crawlOne(mode) }()
+			}
+			wg.Wait()
+			for i, mode := range order {
+				if errs[i] != nil {
+					fmt.Fprintln(os.Stderr, "cpupage:", errs[i])
+					os.Exit(1)
+				}
+				cpu[mode] = ds[i]
+			}
+		} else {
+			for _, mode := range order {
+				d, err := crawlOne(mode)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "cpupage:", err)
+					os.Exit(1)
+				}
+				cpu[mode] = d
+			}
+		}
+		r := cpu[*against].Seconds() / cpu["bare"].Seconds()
 		ratios = append(ratios, r)
 		n := float64(*hosts * *pages)
-		fmt.Printf("pair %d: bare %.0f µs/page, guarded %.0f µs/page, %+.1f %%\n", p+1,
-			cpu["bare"].Seconds()*1e6/n, cpu["guard"].Seconds()*1e6/n, 100*(r-1))
+		name := *against
+		if name == "guard" {
+			name = "guarded"
+		}
+		fmt.Printf("pair %d: bare %.0f µs/page, %s %.0f µs/page, %+.1f %%\n", p+1,
+			cpu["bare"].Seconds()*1e6/n, name, cpu[*against].Seconds()*1e6/n, 100*(r-1))
 	}
 	sort.Float64s(ratios)
 	fmt.Printf("median CPU over bare colly: %+.1f %% (%d pairs)\n", 100*(ratios[len(ratios)/2]-1), len(ratios))
 }
 
 // run crawls in a child process and returns its CPU time.
-func run(mode, addr string, hosts int, profile string) (time.Duration, error) {
-	cmd := exec.Command(os.Args[0], "-child", mode, "-addr", addr, "-hosts", strconv.Itoa(hosts), "-cpuprofile", profile)
+func run(mode, addr string, hosts int, profile, memprofile string, stats bool) (time.Duration, error) {
+	args := []string{"-child", mode, "-addr", addr, "-hosts", strconv.Itoa(hosts), "-cpuprofile", profile, "-memprofile", memprofile,
+		"-stats=" + strconv.FormatBool(stats)}
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Stderr = os.Stderr
 	if _, err := cmd.Output(); err != nil {
 		return 0, fmt.Errorf("%s crawl: %w", mode, err)
@@ -119,7 +186,7 @@ func run(mode, addr string, hosts int, profile string) (time.Duration, error) {
 }
 
 // crawl crawls every host's pages from /p0 and returns the pages scraped.
-func crawl(mode, addr string, hosts int) int64 {
+func crawl(mode, addr string, hosts int, stats bool) int64 {
 	var d net.Dialer
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
@@ -130,16 +197,110 @@ func crawl(mode, addr string, hosts int) int64 {
 	opts := []colly.CollectorOption{colly.Async()}
 	c := colly.NewCollector(opts...)
 	c.WithTransport(tr)
-	if mode == "guard" {
-		(&robotsmw.Guard{Rate: rate.Inf}).Attach(c)
+	var g *robotsmw.Guard
+	switch mode {
+	case "guard":
+		g = &robotsmw.Guard{Rate: rate.Inf}
+		g.Attach(c)
+	case "fixed":
+		g = &robotsmw.Guard{Rate: rate.Inf, FixedPace: true}
+		g.Attach(c)
+	case "wrap":
+		c.WithTransport(passOn{tr})
+
+	}
+	if stats {
+		defer report(mode, g, time.Now(), watchGoroutines())
 	}
 	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 32})
 	var scraped atomic.Int64
 	c.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
 	c.OnScraped(func(*colly.Response) { scraped.Add(1) })
 	for i := 0; i < hosts; i++ {
-		c.Visit(fmt.Sprintf("http://h%03d.test/p0", i))
+		c.Visit(fmt.Sprintf("http://h%03d.%s.test/p0", i, mode))
 	}
 	c.Wait()
 	return scraped.Load()
+}
+
+// servedCount counts the pages the site served, by the crawl's mode (the
+// second label of the host name).
+type servedCount struct {
+	mu sync.Mutex
+	n  map[string]int64
+}
+
+func (s *servedCount) add(host string) {
+	mode, _, _ := strings.Cut(strings.TrimPrefix(host[strings.IndexByte(host, '.')+1:], "."), ".")
+	s.mu.Lock()
+	if s.n == nil {
+		s.n = make(map[string]int64)
+	}
+	s.n[mode]++
+	s.mu.Unlock()
+}
+
+// take returns and resets the count of mode.
+func (s *servedCount) take(mode string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.n[mode]
+	delete(s.n, mode)
+	return n
+}
+
+// passOn is a transport that only passes requests on (-against wrap):
+// what any RoundTripper of its own under colly's client costs.
+type passOn struct{ next http.RoundTripper }
+
+func (t passOn) RoundTrip(r *http.Request) (*http.Response, error) { return t.next.RoundTrip(r) }
+
+// watchGoroutines samples the number of goroutines every 10 ms until the
+// returned function is called, which returns the peak (-stats only).
+func watchGoroutines() func() int {
+	var peak atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if n := int64(runtime.NumGoroutine()); n > peak.Load() {
+					peak.Store(n)
+				}
+			}
+		}
+	}()
+	return func() int { close(done); return int(peak.Load()) }
+}
+
+// report prints what a crawl did to stderr (-stats).
+func report(mode string, g *robotsmw.Guard, start time.Time, peak func() int) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	fmt.Fprintf(os.Stderr, "%s: wall %v user %v sys %v; GC %d, allocs %d (%d MB), peak goroutines %d, ctx switches vol %d invol %d\n",
+		mode, time.Since(start).Round(time.Millisecond),
+		time.Duration(ru.Utime.Nano()).Round(time.Millisecond), time.Duration(ru.Stime.Nano()).Round(time.Millisecond),
+		ms.NumGC, ms.Mallocs, ms.TotalAlloc>>20, peak(), ru.Nvcsw, ru.Nivcsw)
+	if g == nil {
+		return
+	}
+	s := g.Stats()
+	t := s.Total
+	fmt.Fprintf(os.Stderr, "%s: sent %d pages %d deferred %d retried %d backoffs %d gave up %d; waits %d, mean %v",
+		mode, t.Sent, t.Pages, t.Deferred, t.Retried, t.Backoffs, t.GaveUp, s.Waits.Count,
+		(s.Waits.Sum / time.Duration(max(s.Waits.Count, 1))).Round(time.Microsecond))
+	prev := int64(0)
+	for _, b := range s.Waits.Buckets {
+		if b.Count > prev {
+			fmt.Fprintf(os.Stderr, ", ≤%v: %d", b.UpTo, b.Count-prev)
+		}
+		prev = b.Count
+	}
+	fmt.Fprintln(os.Stderr)
 }
