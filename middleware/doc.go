@@ -39,8 +39,9 @@
 // for error pages gets them.
 //
 // A *[DeferredError] (errors.Is(err, [ErrDeferred])) is the only outcome
-// that is not final: the Guard sends the request again by itself at its
-// Until, and colly's Wait waits for it. Every other error is final
+// that is not final: the Guard sends the request again by itself at or
+// after its Until (a retry after the requests then waiting for its host,
+// see Guard.MaxRetries), and colly's Wait waits for it. Every other error is final
 // ([IsFinal]). colly's own errors (a 404 as "Not Found", an
 // AlreadyVisitedError, a URL filter) reach OnError as they always did; they
 // are final too. Attempts of one request reach OnError once each: the

@@ -75,10 +75,13 @@ type Guard struct {
 	// ErrGaveUp, and how many times in a row an origin's robots.txt may
 	// fail before its pages are reported with ErrRobotsUnreachable at once.
 	// Zero means DefaultMaxRetries; a negative value means never (a
-	// robots.txt is still asked once). A retry is sent once its host's
-	// pause is over, after the requests then waiting for the host inside
-	// colly's callbacks (at most MaxWait later): new requests go first, as
-	// Scrapy's retries go after new requests.
+	// robots.txt is still asked once). A retry is handed back to colly
+	// once its host's pause is over, after the requests then waiting for
+	// the host inside colly's callbacks: new requests go first, as
+	// Scrapy's retries go after new requests. It yields for at most
+	// MaxWait; in an async crawl with a backlog for the host that is
+	// usually the whole MaxWait, and once handed back it waits for colly's
+	// LimitRule slot and its host's place like any request.
 	MaxRetries int
 
 	// MaxWait is the longest a request waits inside a colly callback for
@@ -451,8 +454,13 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, err error) {
 	crawl := collectorContext(c).Err()
 	switch {
 	case errors.As(err, &de) && crawl != nil:
-		// The crawl is over: nothing is sent again.
-		g.report(r, g.ended(r.URL, crawl))
+		// The crawl is over: nothing is sent again. The user's OnError
+		// callbacks, which run after this one, get de; the final outcome
+		// follows from the Guard's queue, as for a deferred request the
+		// crawl's end flushed (refused.go), before colly's Wait returns.
+		de.Until = time.Time{}
+		g.deferRequest(c, r, de)
+		return
 	case errors.As(err, &de):
 		if hop := de.hop; hop != nil {
 			// Resume at the hop: the requests before it were answered.

@@ -103,7 +103,7 @@ func (g *Guard) deferRequest(c *colly.Collector, r *colly.Request, de *DeferredE
 	start := !q.running
 	q.running = true
 	watch := false
-	if crawl := collectorContext(c); crawl.Done() != nil && !q.watched[c] {
+	if crawl := collectorContext(c); crawl.Done() != nil && crawl.Err() == nil && !q.watched[c] {
 		if q.watched == nil {
 			q.watched = make(map[*colly.Collector]bool)
 		}
@@ -204,9 +204,11 @@ func (g *Guard) serveLater() {
 		}
 		sem := q.sem
 		q.mu.Unlock()
-		if d := time.Until(it.settled); d > 0 && it.due != 0 {
+		if d := time.Until(it.settled); d > 0 {
 			// At most minReissue in all: items are settled in about the
-			// order they were deferred. A flushed item (due 0) goes at once.
+			// order they were deferred. A flushed item was deferred long
+			// ago, unless the crawl ended as it was deferred: its final
+			// outcome must still follow the OnError of its attempt.
 			time.Sleep(d)
 		}
 		if it.c.Async {
