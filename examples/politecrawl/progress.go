@@ -69,8 +69,10 @@ func (p *progress) line(g *robotsmw.Guard, rep *report, last map[string]int64, s
 	rep.mu.Lock()
 	queued := rep.inFlight
 	rep.mu.Unlock()
-	s := fmt.Sprintf("%5.1fs  pages fetched %d  requests sent %d  blocked %d  deferred %d  hosts backing off %d  queued %d",
-		time.Since(rep.start).Seconds(), t.Pages, t.Sent, t.Blocked, t.Deferred, st.PausedHosts, queued)
+	// Deferrals as the final report counts them: every attempt sent again
+	// later, deferred before it was sent or retried after it failed.
+	s := fmt.Sprintf("%5.1fs  pages fetched %d  requests sent %d  blocked %d  deferrals %d  hosts backing off %d  queued %d",
+		time.Since(rep.start).Seconds(), t.Pages, t.Sent, t.Blocked, t.Deferred+t.Retried, st.PausedHosts, queued)
 	if len(rates) > 0 {
 		s += "  " + strings.Join(rates, ", ")
 	}
