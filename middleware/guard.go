@@ -458,7 +458,6 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, err error) {
 		// callbacks, which run after this one, get de; the final outcome
 		// follows from the Guard's queue, as for a deferred request the
 		// crawl's end flushed (refused.go), before colly's Wait returns.
-		de.Until = time.Time{}
 		g.deferRequest(c, r, de)
 		return
 	case errors.As(err, &de):

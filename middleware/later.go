@@ -82,14 +82,20 @@ func (q *laterQueue) len() int {
 }
 
 // deferRequest queues r, deferred with de, on collector c. It runs in r's
-// OnError, before colly's fetch of the failed attempt returns.
+// OnError, before colly's fetch of the failed attempt returns. If c's
+// crawl has ended, r is due at once, as the end's flush makes it: it gets
+// its final outcome (see reissue).
 func (g *Guard) deferRequest(c *colly.Collector, r *colly.Request, de *DeferredError) {
 	q := &g.later
 	wg := collyWaitGroup(c)
 	if wg != nil {
 		wg.Add(1)
 	}
-	due := max(de.Until.UnixNano(), g.clock().Add(minReissue).UnixNano())
+	crawl := collectorContext(c)
+	var due int64
+	if crawl.Err() == nil {
+		due = max(de.Until.UnixNano(), g.clock().Add(minReissue).UnixNano())
+	}
 	it := &laterItem{due: due, settled: time.Now().Add(minReissue), r: r, c: c, reserved: de.reserved, parse: de.parse, retry: de.Attempt > 0}
 	if wg != nil {
 		it.wg = wg
@@ -103,7 +109,7 @@ func (g *Guard) deferRequest(c *colly.Collector, r *colly.Request, de *DeferredE
 	start := !q.running
 	q.running = true
 	watch := false
-	if crawl := collectorContext(c); crawl.Done() != nil && crawl.Err() == nil && !q.watched[c] {
+	if crawl.Done() != nil && crawl.Err() == nil && !q.watched[c] {
 		if q.watched == nil {
 			q.watched = make(map[*colly.Collector]bool)
 		}
@@ -112,7 +118,7 @@ func (g *Guard) deferRequest(c *colly.Collector, r *colly.Request, de *DeferredE
 	}
 	q.mu.Unlock()
 	if watch {
-		context.AfterFunc(collectorContext(c), func() { g.flush(c) })
+		context.AfterFunc(crawl, func() { g.flush(c) })
 	}
 	if start {
 		go g.serveLater()
@@ -128,17 +134,7 @@ func (g *Guard) flush(c *colly.Collector) {
 			it.due = 0
 		}
 	}
-	keep := q.yielding[:0]
-	for _, it := range q.yielding {
-		if it.c == c {
-			it.due = 0
-			q.items = append(q.items, it)
-			continue
-		}
-		keep = append(keep, it)
-	}
-	clear(q.yielding[len(keep):])
-	q.yielding = keep
+	q.unyield(0, func(it *laterItem) bool { return it.c == c })
 	heap.Init(&q.items)
 	delete(q.watched, c)
 	if q.wake != nil {
@@ -226,10 +222,17 @@ func (g *Guard) serveLater() {
 // look moves the yielding retries that may go now back to the queue, due
 // at now; q.mu must be held.
 func (q *laterQueue) look(g *Guard, now int64) {
+	q.unyield(now, g.mayGo)
+	q.nextLook = time.Now().Add(retryStep)
+}
+
+// unyield moves the yielding retries for which back reports true to the
+// queue, due at due; q.mu must be held.
+func (q *laterQueue) unyield(due int64, back func(*laterItem) bool) {
 	keep := q.yielding[:0]
 	for _, it := range q.yielding {
-		if g.mayGo(it) {
-			it.due = now
+		if back(it) {
+			it.due = due
 			heap.Push(&q.items, it)
 			continue
 		}
@@ -237,7 +240,6 @@ func (q *laterQueue) look(g *Guard, now int64) {
 	}
 	clear(q.yielding[len(keep):])
 	q.yielding = keep
-	q.nextLook = time.Now().Add(retryStep)
 }
 
 // retryStep is how often a retry that yields looks at its host again.
