@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -24,18 +25,8 @@ import (
 // closed, which gives the lease back) and OnResponseHeaders, for one
 // allowed 200 response from a transport that answers at once.
 func BenchmarkHooks(b *testing.B) {
-	s := newSite(b, robots("User-agent: *\nDisallow: /private\nAllow: /private/ok\n", nil))
-	g := &Guard{Rate: rate.Inf}
-	c := colly.NewCollector(g.Attach)
-	u := mustURL(b, s.URL+"/some/page?q=1")
-	if _, err := g.admit(context.Background(), g.cacheFor(c, nil), u, g.agent(c), DefaultMaxWait, false, false); err != nil {
-		b.Fatal(err)
-	}
-	body := []byte("<html><body>ok</body></html>")
+	g, c, u := hooksSetup(b)
 	t := guarded(c)
-	t.next = roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
-	})
 	// colly's client has a Timeout: the request's context has a deadline.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
@@ -68,17 +59,7 @@ func BenchmarkHooks(b *testing.B) {
 // to the Guard's transport directly: what net/http's client adds around
 // the Guard's transport (see internal/http2) is counted too.
 func BenchmarkHooksClient(b *testing.B) {
-	s := newSite(b, robots("User-agent: *\nDisallow: /private\nAllow: /private/ok\n", nil))
-	g := &Guard{Rate: rate.Inf}
-	c := colly.NewCollector(g.Attach)
-	u := mustURL(b, s.URL+"/some/page?q=1")
-	if _, err := g.admit(context.Background(), g.cacheFor(c, nil), u, g.agent(c), DefaultMaxWait, false, false); err != nil {
-		b.Fatal(err)
-	}
-	body := []byte("<html><body>ok</body></html>")
-	guarded(c).next = roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
-	})
+	g, c, u := hooksSetup(b)
 	hc := collyClient(c)
 	if hc == nil || hc.Timeout <= 0 {
 		b.Fatal("colly's client has no Timeout")
@@ -249,4 +230,22 @@ func BenchmarkDirectives(b *testing.B) {
 			}
 		}
 	})
+}
+
+// hooksSetup returns the Guard, collector and page URL of BenchmarkHooks
+// and BenchmarkHooksClient: robots.txt fetched and cached, and the Guard's
+// transport answering 200 at once, without the network.
+func hooksSetup(b *testing.B) (*Guard, *colly.Collector, *url.URL) {
+	s := newSite(b, robots("User-agent: *\nDisallow: /private\nAllow: /private/ok\n", nil))
+	g := &Guard{Rate: rate.Inf}
+	c := colly.NewCollector(g.Attach)
+	u := mustURL(b, s.URL+"/some/page?q=1")
+	if _, err := g.admit(context.Background(), g.cacheFor(c, nil), u, g.agent(c), DefaultMaxWait, false, false); err != nil {
+		b.Fatal(err)
+	}
+	body := []byte("<html><body>ok</body></html>")
+	guarded(c).next = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
+	})
+	return g, c, u
 }

@@ -99,7 +99,7 @@ type host struct {
 	// queued counts the requests inside the host's schedule (see
 	// Guard.schedule) right now: waiting for its pause, position or
 	// lease. A retry that comes due while any are waits for them (see
-	// retryYield). Atomic: read without mu.
+	// Guard.mayGo). Atomic: read without mu.
 	queued atomic.Int32
 	// gen counts strikes, so a waiter can tell its slot was voided.
 	gen uint32

@@ -111,7 +111,8 @@ func (m *MemoryPacer) get(host string, now time.Time) *pace {
 }
 
 // sweep forgets the hosts that hold nothing at now and whose last
-// response ended at least idle ago. A sweep that drops most hosts copies
+// response ended at least idle ago (CutKeep after the later of it and the
+// last cut, if that is longer, for a cut host). A sweep that drops most hosts copies
 // the rest into a new map, since Go maps do not shrink. m.mu must be held.
 func (m *MemoryPacer) sweep(now time.Time, idle time.Duration) {
 	m.lastSweep = now

@@ -77,3 +77,40 @@ func TestRetryGoesAfterWaitingRequest(t *testing.T) {
 		}
 	}
 }
+
+// mayGo: a due retry waits while requests wait for its host, goes after
+// two looks that found none, and stops yielding at its yieldEnd (MaxWait
+// after its first look) even if requests keep waiting.
+func TestMayGo(t *testing.T) {
+	g := &Guard{}
+	u := mustURL(t, "http://yield.test/p")
+	unknown := &laterItem{r: &colly.Request{URL: mustURL(t, "http://other.test/p")}}
+	if !g.mayGo(unknown) {
+		t.Error("mayGo(retry to a host not kept) = false, want true")
+	}
+	h := g.host(u)
+	it := &laterItem{r: &colly.Request{URL: u}}
+	for i, step := range []struct {
+		queued int32
+		ended  bool // yieldEnd moved to the past before the look
+		want   bool
+	}{
+		{1, false, false}, // requests wait: yield
+		{0, false, false}, // first look with none: look once more
+		{1, false, false}, // one came: yield again
+		{0, false, false},
+		{0, false, true}, // two looks with none: go
+		{1, true, true},  // still waiting, but MaxWait has passed
+	} {
+		h.queued.Store(step.queued)
+		if step.ended {
+			it.yieldEnd = time.Now().Add(-time.Millisecond)
+		}
+		if got := g.mayGo(it); got != step.want {
+			t.Errorf("look %d: mayGo with %d waiting = %v, want %v", i+1, step.queued, got, step.want)
+		}
+	}
+	if it.yieldEnd.IsZero() {
+		t.Error("mayGo set no yieldEnd")
+	}
+}
