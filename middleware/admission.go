@@ -44,29 +44,31 @@ func (g *Guard) admit(ctx context.Context, cache *policy.Cache, u *url.URL, agen
 	if err := ctx.Err(); err != nil {
 		return 0, g.ended(u, err)
 	}
-	return g.admitTo(ctx, cache, g.host(u), u, agent, limit, reserved, gate)
+	return g.admitTo(ctx, cache, g.host(u), u, agent, limit, reserved, gate, time.Time{})
 }
 
-// admitTo is admit for a request to h, the state of u's host.
-func (g *Guard) admitTo(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, limit time.Duration, reserved, gate bool) (uint64, error) {
+// admitTo is admit for a request to h, the state of u's host, at now on
+// the Guard's clock (zero: read it).
+func (g *Guard) admitTo(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, limit time.Duration, reserved, gate bool, now time.Time) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, g.ended(u, err)
 	}
-	if err := g.check(ctx, cache, h, u, agent, limit); err != nil {
+	if err := g.check(ctx, cache, h, u, agent, limit, now); err != nil {
 		return 0, err
 	}
-	lease, err := g.schedule(ctx, h, u, limit, reserved, gate)
+	lease, at, err := g.schedule(ctx, h, u, limit, reserved, gate, now)
 	if err != nil {
 		return 0, err
 	}
 	if gate {
-		g.pass(h)
+		g.pass(h, at)
 	}
 	return lease, nil
 }
 
 // check applies robots.txt to u for agent (RFC 9309 §2.2.2; only
 // /robots.txt itself is exempt) and applies the Crawl-delay to the host.
+// now is the time on the Guard's clock (zero: read it).
 //
 // While robots.txt is unreachable (RFC 9309 §2.3.1.4: complete disallow,
 // which is temporary; politeness.md §5.2 F) the request waits until the
@@ -74,12 +76,12 @@ func (g *Guard) admitTo(ctx context.Context, cache *policy.Cache, h *host, u *ur
 // otherwise. Once robots.txt has failed MaxRetries times in a row, or asks
 // for a Retry-After beyond 24 hours, the request fails at once with
 // ErrRobotsUnreachable: pages of such an origin fail fast.
-func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, limit time.Duration) error {
+func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, limit time.Duration, now time.Time) error {
 	if u.Path == "/robots.txt" {
 		return nil
 	}
-	for {
-		e, err := g.robots(ctx, cache, h, u, limit)
+	for ; ; now = (time.Time{}) {
+		e, v, err := g.robots(ctx, cache, h, u, limit, now)
 		if err != nil {
 			var fe *policy.FetchError
 			switch {
@@ -136,6 +138,10 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 			g.logBlocked(h, u, agent, de.Decision)
 			return de
 		}
+		if _, ok := v.delayFor(agent); ok {
+			// Applied to the host under this entry for this agent already.
+			return nil
+		}
 		d, _ := e.Robots.CrawlDelay(agent)
 		if d > MaxCrawlDelay {
 			if !g.ClampCrawlDelay {
@@ -146,6 +152,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 			d = MaxCrawlDelay
 		}
 		h.setCrawlDelay(e.Origin, d, h.base)
+		h.applied(v.m, agent, d)
 		return nil
 	}
 }
@@ -157,14 +164,18 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 // request is deferred to the pause's end without starting a fetch that
 // would only wait for it. The look-up, which may wait for a fetch, is
 // bounded by limit (on the real clock, like the fetch).
-func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, limit time.Duration) (policy.Entry, error) {
-	now := g.clock()
-	if e, ok := h.memo(cache, u, now); ok {
-		return e, nil
+// now is the time on the Guard's clock (zero: read it).
+//
+// It returns the memo the entry came from or went to, if any.
+func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, limit time.Duration, now time.Time) (policy.Entry, memoView, error) {
+	if now.IsZero() {
+		now = g.clock()
+	}
+	if v, ok := h.memo(cache, u, now); ok {
+		return v.m.e, v, nil
 	}
 	if e, ok := cache.Peek(u); ok && freshEntry(e, now) {
-		h.remember(cache, u, e)
-		return e, nil
+		return e, h.remember(cache, u, e), nil
 	}
 	h.mu.Lock()
 	pauseUntil := h.pauseUntil
@@ -172,13 +183,14 @@ func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url
 	h.mu.Unlock()
 	if n := now.UnixNano(); pauseUntil-n > int64(limit) {
 		if excluded {
-			return policy.Entry{}, excludedError(u, h, pauseUntil)
+			return policy.Entry{}, memoView{}, excludedError(u, h, pauseUntil)
 		}
-		return policy.Entry{}, g.deferred(h, u, pauseUntil, pauseUntil, false)
+		return policy.Entry{}, memoView{}, g.deferred(h, u, pauseUntil, pauseUntil, false)
 	}
 	lctx, cancel := context.WithTimeout(ctx, max(limit, minDeferral))
 	defer cancel()
-	return cache.Get(lctx, u)
+	e, err := cache.Get(lctx, u)
+	return e, memoView{}, err
 }
 
 // ended returns the final error of a request whose wait ctx cut short.
@@ -204,18 +216,20 @@ func (g *Guard) deferred(h *host, u *url.URL, start, pauseUntil int64, reserved 
 	return &DeferredError{URL: u, Until: time.Unix(0, start), Err: cause, reserved: reserved}
 }
 
-// lockOpen locks h and returns the time on the Guard's clock, unless the
-// host is excluded (a Retry-After beyond maxRetryAfter): then h.mu is not
-// held and the error is final.
-func (g *Guard) lockOpen(h *host, u *url.URL) (int64, error) {
+// lockOpen locks h and returns now, or the time on the Guard's clock if
+// now is zero, unless the host is excluded (a Retry-After beyond
+// maxRetryAfter): then h.mu is not held and the error is final.
+func (g *Guard) lockOpen(h *host, u *url.URL, now time.Time) (time.Time, error) {
 	h.mu.Lock()
-	n := g.clock().UnixNano()
-	if h.t != nil && h.t.excluded && n < h.pauseUntil {
+	if now.IsZero() {
+		now = g.clock()
+	}
+	if h.t != nil && h.t.excluded && now.UnixNano() < h.pauseUntil {
 		until := h.pauseUntil
 		h.mu.Unlock()
-		return 0, excludedError(u, h, until)
+		return time.Time{}, excludedError(u, h, until)
 	}
-	return n, nil
+	return now, nil
 }
 
 // sleepFor sleeps d waiting for h, or until a strike voids h's schedule
@@ -264,11 +278,12 @@ func (h *host) changes() chan struct{} {
 // defers the request. It counts the request as fetched, and returns the
 // lease it is sent under and when it passed.
 func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration) (uint64, time.Time, error) {
-	lease, err := g.schedule(ctx, h, u, limit, true, true)
+	lease, at, err := g.schedule(ctx, h, u, limit, true, true, time.Time{})
 	if err != nil {
 		return 0, time.Time{}, err
 	}
-	return lease, g.pass(h), nil
+	g.pass(h, at)
+	return lease, at, nil
 }
 
 // passed tells the test seam that a request passed h's gate in the slot at.

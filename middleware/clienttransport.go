@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/robotsmw/robotsmw/policy"
 )
@@ -79,7 +80,7 @@ func (t *clientTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		h := g.host(req.URL)
-		f := g.newFlight(h, lease)
+		f := g.newFlight(h, lease, time.Time{})
 		resp, err := t.next.RoundTrip(req)
 		if err != nil && forbidden(err) {
 			f.unsent() // nothing was sent, and nothing will be

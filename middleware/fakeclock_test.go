@@ -48,7 +48,7 @@ func fakeGuard(g *Guard, c *fakeClock, u float64) *Guard {
 // wait is the OnRequest step of a request in tests: robots.txt aside, it
 // takes the request's position in h's schedule.
 func (g *Guard) wait(ctx context.Context, h *host, u *url.URL, limit time.Duration, reserved bool) error {
-	_, err := g.schedule(ctx, h, u, limit, reserved, false)
+	_, _, err := g.schedule(ctx, h, u, limit, reserved, false, time.Time{})
 	return err
 }
 
@@ -59,6 +59,6 @@ func (g *Guard) gateEnded(ctx context.Context, h *host, u *url.URL, limit time.D
 	if err != nil {
 		return err
 	}
-	g.release(h, l, 0, false, false)
+	g.release(h, l, 0, false, false, time.Time{})
 	return nil
 }

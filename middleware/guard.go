@@ -249,10 +249,12 @@ type Guard struct {
 	retrying  sync.Map
 	retryingN atomic.Int64 // entries in retrying: onRequest skips it when 0
 	seeds     seedTable    // Seed's requests in flight
+	timeouts  timeoutTable // colly clients' Timeouts the transport enforces
 	canonical canonSet     // CleanParams: canonical forms requested
 
-	waits  waitHistogram // Stats.Waits
-	flying atomic.Int64  // Stats.InFlight
+	token  atomic.Pointer[agentToken] // the last User-Agent's product token
+	waits  waitHistogram              // Stats.Waits
+	flying atomic.Int64               // Stats.InFlight
 
 	seedValidators sitemap.Validators // Seed's sitemaps' ETag and Last-Modified
 }
@@ -313,6 +315,11 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		return
 	}
 	t := guarded(c)
+	if t == nil {
+		// The Guard's transport was replaced: the client bounds its
+		// requests again.
+		g.timeouts.giveBack(collyClient(c))
+	}
 	if !c.IgnoreRobotsTxt && t == nil {
 		// COLLY_IGNORE_ROBOTSTXT is applied after the options of
 		// NewCollector and may have turned colly's own check back on, and
@@ -321,11 +328,12 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		// reads it in Visit, which may run concurrently with this callback.
 		c.IgnoreRobotsTxt = true
 	}
-	admitted := g.clock().UnixNano()
+	now := g.clock()
+	admitted := now.UnixNano()
 	ctx := withCrawl(collectorContext(c), c)
 	reserved := g.attempts.reserved(r.Method, r.URL)
 	h := g.host(r.URL)
-	_, err := g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), g.maxWait(), reserved, false)
+	_, err := g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), g.maxWait(), reserved, false, now)
 	if err == nil && g.CleanParams {
 		err = g.canonical.check(g.cacheFor(c, nil), r.Method, r.URL)
 	}
@@ -404,7 +412,7 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 			de.hop = &hopResume{url: req.URL, method: req.Method, header: req.Header.Clone(), body: req.GetBody != nil}
 		}
 		if err == nil {
-			tk := &ticket{gated: true, lease: lease}
+			tk := &ticket{gated: true, lease: lease, hop: true}
 			if prev != nil {
 				tk.r, tk.method, tk.orig = prev.r, prev.method, prev.orig
 				tk.crawl, tk.parseErrors, tk.sent = prev.crawl, prev.parseErrors, prev.sent
@@ -426,7 +434,7 @@ func (g *Guard) onResponseHeaders(resp *colly.Response) {
 // callback aborted it) is given back.
 func (g *Guard) dropTicket(u *url.URL) {
 	if tk := g.tickets.take(u); tk != nil && tk.lease != 0 {
-		g.release(g.host(u), tk.lease, 0, false, true)
+		g.release(g.host(u), tk.lease, 0, false, true, time.Time{})
 	}
 }
 
@@ -561,13 +569,24 @@ func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cac
 // (policy.Cache's default; see robotschain.go).
 const robotsTimeout = 30 * time.Second
 
-// agent returns the product token robots.txt is matched for.
+// agent returns the product token robots.txt is matched for. The token
+// of the last User-Agent seen is kept (agentToken), so that a request
+// does not parse the same User-Agent again.
 func (g *Guard) agent(c *colly.Collector) string {
-	if g.Agent != "" {
-		return policy.ProductToken(g.Agent)
+	ua := g.Agent
+	if ua == "" {
+		ua = c.UserAgent
 	}
-	return policy.ProductToken(c.UserAgent)
+	if t := g.token.Load(); t != nil && t.ua == ua {
+		return t.token
+	}
+	t := &agentToken{ua: ua, token: policy.ProductToken(ua)}
+	g.token.Store(t)
+	return t.token
 }
+
+// An agentToken is a User-Agent and its product token.
+type agentToken struct{ ua, token string }
 
 func (g *Guard) rateFloor() time.Duration {
 	return limitInterval(g.Rate)

@@ -26,12 +26,20 @@ func (g *Guard) hopContext(ctx context.Context, c *colly.Collector, prev *ticket
 	return context.WithTimeout(ctx, timeout-time.Duration(g.clock().UnixNano()-prev.sent))
 }
 
-// clientTimeout returns the Timeout of the http.Client c uses
-// (Collector.SetRequestTimeout; colly's default is 10 s), or 0 if the
+// clientTimeout returns the request timeout of the http.Client c uses
+// (Collector.SetRequestTimeout; colly's default is 10 s): its Timeout, or
+// the one the Guard's transport took over from it (timeouts.go); 0 if the
 // client cannot be read (see collyClient).
 func clientTimeout(c *colly.Collector) time.Duration {
-	if hc := collyClient(c); hc != nil {
+	hc := collyClient(c)
+	if hc == nil {
+		return 0
+	}
+	if hc.Timeout > 0 {
 		return hc.Timeout
+	}
+	if t := guarded(c); t != nil {
+		return t.timeout
 	}
 	return 0
 }

@@ -107,6 +107,8 @@ type host struct {
 	changed chan struct{}
 	// t holds the rarely needed state: strikes, cuts, Crawl-delays.
 	t *trouble
+	// hasTrouble mirrors t != nil, for healthy to skip the lock.
+	hasTrouble atomic.Bool
 	// robots is the robots.txt entry the last request was admitted
 	// under (see robotsMemo); nil until one was.
 	robots *robotsMemo
@@ -158,6 +160,7 @@ func (h *host) floor(rateFloor time.Duration) time.Duration {
 func (h *host) troubled(rateFloor time.Duration) *trouble {
 	if h.t == nil {
 		h.t = &trouble{floor: rateFloor}
+		h.hasTrouble.Store(true)
 	}
 	return h.t
 }
@@ -329,6 +332,9 @@ func addNanos(n int64, d time.Duration) int64 {
 // trouble. When the response sped the host up, healthy returns its new
 // interval and its floor, and ok.
 func (h *host) healthy(clock func() time.Time) (interval, floor time.Duration, ok bool) {
+	if !h.hasTrouble.Load() {
+		return 0, 0, false // the common case, without the lock
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	t := h.t
@@ -345,6 +351,7 @@ func (h *host) healthy(clock func() time.Time) (interval, floor time.Duration, o
 	if !t.cut && t.strikes == 0 {
 		if !t.excluded && len(t.delays) == 0 {
 			h.t = nil
+			h.hasTrouble.Store(false)
 		}
 		return 0, 0, false
 	}

@@ -190,14 +190,17 @@ func (p *pace) find(id uint64) int {
 
 // Reserve implements Pacer.
 func (m *MemoryPacer) Reserve(_ context.Context, host string, a Ask) (Slot, error) {
-	return m.reserve(host, a, nil)
+	return m.reserve(host, a, nil, time.Time{})
 }
 
-// reserve is Reserve with a hint (see hinted).
-func (m *MemoryPacer) reserve(host string, a Ask, hint **pace) (Slot, error) {
+// reserve is Reserve with a hint (see hinted), at now on m's clock (zero:
+// read it).
+func (m *MemoryPacer) reserve(host string, a Ask, hint **pace, now time.Time) (Slot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.now()
+	if now.IsZero() {
+		now = m.now()
+	}
 	p := m.hinted(host, now, hint)
 	pc := p.state(now, a.Floor)
 	gap := endGap(a.Gap, p.latency, a.Latency)
@@ -235,21 +238,24 @@ func (m *MemoryPacer) reserve(host string, a Ask, hint **pace) (Slot, error) {
 	}
 	m.nextLease++
 	p.leases = append(p.leases, lease{id: m.nextLease, start: now, expires: now.Add(leaseTTL(a.Lease))})
-	p.lastStart = now
+	p.lastStart = maxTime(p.lastStart, now) // now may have been read before m.mu
 	pc.InFlight++
 	return Slot{Reserved: true, Lease: m.nextLease, Pace: pc}, nil
 }
 
 // Release implements Pacer.
 func (m *MemoryPacer) Release(_ context.Context, host string, r Release) (Pace, error) {
-	return m.release(host, r, nil)
+	return m.release(host, r, nil, time.Time{})
 }
 
-// release is Release with a hint (see hinted).
-func (m *MemoryPacer) release(host string, r Release, hint **pace) (Pace, error) {
+// release is Release with a hint (see hinted), at now on m's clock
+// (zero: read it).
+func (m *MemoryPacer) release(host string, r Release, hint **pace, now time.Time) (Pace, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.now()
+	if now.IsZero() {
+		now = m.now()
+	}
 	p := m.hinted(host, now, hint)
 	if i := p.find(r.Lease); i >= 0 {
 		p.leases[i] = p.leases[len(p.leases)-1]

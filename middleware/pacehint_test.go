@@ -14,7 +14,7 @@ func TestMemoryPacerHint(t *testing.T) {
 	m := &MemoryPacer{Now: clock.now}
 	a := Ask{Limit: time.Hour, InFlight: 1}
 	var hint *pace
-	s, err := m.reserve("a.test", a, &hint)
+	s, err := m.reserve("a.test", a, &hint, time.Time{})
 	if err != nil || s.Lease == 0 {
 		t.Fatalf("reserve(a.test) = %+v, %v, want a lease", s, err)
 	}
@@ -24,7 +24,7 @@ func TestMemoryPacerHint(t *testing.T) {
 	if s2, err := m.Reserve(context.Background(), "a.test", a); err != nil || s2.Lease != 0 || s2.InFlight != 1 {
 		t.Errorf("Reserve(a.test) by name = %+v, %v, want no lease: the hinted one holds the place", s2, err)
 	}
-	if _, err := m.release("a.test", Release{Lease: s.Lease}, &hint); err != nil {
+	if _, err := m.release("a.test", Release{Lease: s.Lease}, &hint, time.Time{}); err != nil {
 		t.Fatalf("release(a.test): %v", err)
 	}
 	old := hint
@@ -35,7 +35,7 @@ func TestMemoryPacerHint(t *testing.T) {
 	if _, ok := m.hosts["a.test"]; ok || !old.gone {
 		t.Fatalf("a.test kept after a sweep (gone %v), want it forgotten", old.gone)
 	}
-	if _, err := m.reserve("a.test", a, &hint); err != nil {
+	if _, err := m.reserve("a.test", a, &hint, time.Time{}); err != nil {
 		t.Fatalf("reserve(a.test) after the sweep: %v", err)
 	}
 	if hint == old || hint != m.hosts["a.test"] {

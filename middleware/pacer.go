@@ -348,7 +348,10 @@ func (g *Guard) ask(h *host, horizon time.Duration) Ask {
 // takes a new one. A lease given back wakes the requests waiting for the
 // host. positioned says the request holds its position from an earlier
 // deferral.
-func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Duration, positioned, lease bool) (uint64, error) {
+//
+// now is the time on the Guard's clock (zero: read it); schedule returns
+// the time its request was given its slot at.
+func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Duration, positioned, lease bool, now time.Time) (uint64, time.Time, error) {
 	p := g.pacerOf()
 	g.watch(p)
 	h.queued.Add(1)
@@ -363,11 +366,12 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 	case limit != maxDuration && ctx.Value(noDeferral{}) == nil:
 		horizon = max(limit, sharedHorizon*g.maxWait())
 	}
-	for {
-		n, err := g.lockOpen(h, u)
-		if err != nil {
-			return 0, err
+	for ; ; now = (time.Time{}) { // each turn after the first reads the clock
+		var err error
+		if now, err = g.lockOpen(h, u, now); err != nil {
+			return 0, time.Time{}, err
 		}
+		n := now.UnixNano()
 		if first {
 			deadline, first = addNanos(n, limit), false
 		}
@@ -377,10 +381,10 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			case time.Duration(pu-n) > horizon:
 				// No position that far ahead: come back at the pause's end.
 				h.mu.Unlock()
-				return 0, g.deferred(h, u, pu, pu, false)
+				return 0, time.Time{}, g.deferred(h, u, pu, pu, false)
 			case pu <= deadline:
 				if _, err := g.sleepFor(ctx, h, u, time.Duration(pu-n)); err != nil {
-					return 0, err
+					return 0, time.Time{}, err
 				}
 				continue
 			}
@@ -393,35 +397,37 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 		a.Positioned, a.NoLease = positioned, !lease || jitter
 		h.waiters++ // not evicted during the call
 		h.mu.Unlock()
-		s, err := g.reserve(ctx, p, h, a)
+		s, err := g.reserve(ctx, p, h, a, now)
 		h.mu.Lock()
 		h.waiters--
 		if err != nil {
 			h.mu.Unlock()
 			if ctx.Err() != nil {
-				return 0, g.ended(u, ctx.Err())
+				return 0, time.Time{}, g.ended(u, ctx.Err())
 			}
 			if limit == maxDuration {
 				// The Guard's own robots.txt fetch, on its own goroutine:
 				// wait for the Pacer rather than fail robots.txt.
 				if err := g.pause(ctx, g.pacerRetry(), nil); err != nil {
-					return 0, g.ended(u, err)
+					return 0, time.Time{}, g.ended(u, err)
 				}
 				continue
 			}
-			return 0, g.pacerDown(h, u, err)
+			return 0, time.Time{}, g.pacerDown(h, u, err)
 		}
 		if g.pacer.failures.Load() != 0 {
 			// Written only when set: a store per request would bounce
 			// the line between cores.
 			g.pacer.failures.Store(0)
 		}
-		if s.Wait > 0 || s.Pace.Paused > 0 {
+		if s.Wait > 0 || s.Pace.Paused > 0 || p != Pacer(&g.mem) {
 			// A wait or a pause is counted from the Pacer's answer (a
-			// shared one's took a round trip): read the clock again. A
-			// slot granted at once uses n only in apply, which reads it
-			// for a pause alone: one clock read per turn on the fast path.
-			n = g.clock().UnixNano()
+			// shared one's took a round trip): read the clock again. The
+			// Guard's own MemoryPacer, on the Guard's clock, granted a
+			// slot at once at now: one clock read per turn on the fast
+			// path.
+			now = g.clock()
+			n = now.UnixNano()
 		}
 		h.apply(n, s.Pace, h.base)
 		if jitter && s.Reserved {
@@ -430,14 +436,14 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 		}
 		if s.Lease != 0 || !lease && s.Reserved && s.Wait <= 0 {
 			h.mu.Unlock()
-			return s.Lease, nil
+			return s.Lease, now, nil
 		}
 		positioned = s.Reserved
 		at := addNanos(n, s.Wait)
 		if !s.Reserved || at > deadline {
 			pu := h.pauseUntil
 			h.mu.Unlock()
-			return 0, g.deferred(h, u, at, pu, s.Reserved)
+			return 0, time.Time{}, g.deferred(h, u, at, pu, s.Reserved)
 		}
 		var voided bool
 		if s.Reserved && s.InFlight >= a.InFlight {
@@ -448,7 +454,7 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			voided, err = g.sleepFor(ctx, h, u, s.Wait)
 		}
 		if err != nil {
-			return 0, err
+			return 0, time.Time{}, err
 		}
 		if voided {
 			positioned = false
@@ -458,21 +464,21 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 
 // reserve asks p, the Guard's Pacer, for a slot of h. The Guard's own
 // MemoryPacer is asked with h's hint to its state of the host, which
-// spares it a look-up by name.
-func (g *Guard) reserve(ctx context.Context, p Pacer, h *host, a Ask) (Slot, error) {
+// spares it a look-up by name, at now (its clock is the Guard's).
+func (g *Guard) reserve(ctx context.Context, p Pacer, h *host, a Ask, now time.Time) (Slot, error) {
 	if p == Pacer(&g.mem) {
-		return g.mem.reserve(h.name, a, &h.pace)
+		return g.mem.reserve(h.name, a, &h.pace, now)
 	}
 	return p.Reserve(ctx, h.name, a)
 }
 
-// giveBack gives a lease of h back to the Guard's Pacer; the Guard's own
-// MemoryPacer is told with h's hint (see reserve).
-func (g *Guard) giveBack(h *host, r Release) (Pace, error) {
+// giveBack gives a lease of h back to the Guard's Pacer at now; the
+// Guard's own MemoryPacer is told with h's hint (see reserve).
+func (g *Guard) giveBack(h *host, r Release, now time.Time) (Pace, error) {
 	if p := g.pacerOf(); p != Pacer(&g.mem) {
 		return p.Release(context.Background(), h.name, r)
 	}
-	return g.mem.release(h.name, r, &h.pace)
+	return g.mem.release(h.name, r, &h.pace, now)
 }
 
 // awaitFree waits up to d, on the real clock (a lease comes back when a
@@ -500,9 +506,8 @@ const sharedHorizon = 10
 // second, and Rate and Crawl-delay remain floors either way.
 const latencyFactor = 1.0
 
-// pass counts a request that passes h's gate: it is sent now.
-func (g *Guard) pass(h *host) time.Time {
-	now := g.clock()
+// pass counts a request that passes h's gate at now: it is sent now.
+func (g *Guard) pass(h *host, now time.Time) time.Time {
 	h.mu.Lock()
 	h.sent++
 	h.lastSend = max(h.lastSend, now.UnixNano())
@@ -512,22 +517,27 @@ func (g *Guard) pass(h *host) time.Time {
 	return now
 }
 
-// release gives back the lease of a request to h whose response ended
-// (or that was not sent, unsent) latency after it started, and wakes the
-// requests waiting for the host. A Pacer that cannot be reached lets the
-// lease run out.
-func (g *Guard) release(h *host, lease uint64, latency time.Duration, failed, unsent bool) {
-	h.mu.Lock()
-	floor := h.floor(h.base)
-	h.mu.Unlock()
-	pc, err := g.giveBack(h, Release{Lease: lease, Latency: latency, Failed: failed, Unsent: unsent, Floor: floor})
-	var now int64
+// release gives back, at now (zero: read the clock), the lease of a
+// request to h whose response ended (or that was not sent, unsent)
+// latency after it started, and wakes the requests waiting for the host.
+// A Pacer that cannot be reached lets the lease run out.
+func (g *Guard) release(h *host, lease uint64, latency time.Duration, failed, unsent bool, now time.Time) {
+	var floor time.Duration
+	if g.Pacer != nil {
+		// For the Pace a shared Pacer returns; apply takes the floor into
+		// account either way, so the Guard's own MemoryPacer goes without.
+		h.mu.Lock()
+		floor = h.floor(h.base)
+		h.mu.Unlock()
+	}
+	pc, err := g.giveBack(h, Release{Lease: lease, Latency: latency, Failed: failed, Unsent: unsent, Floor: floor}, now)
+	var n int64
 	if err == nil && pc.Paused > 0 {
-		now = g.clock().UnixNano() // apply reads the time only for a pause
+		n = g.clock().UnixNano() // apply reads the time only for a pause
 	}
 	h.mu.Lock()
 	if err == nil {
-		h.apply(now, pc, h.base)
+		h.apply(n, pc, h.base)
 	}
 	h.notify()
 	h.mu.Unlock()
@@ -543,9 +553,13 @@ type flight struct {
 	done  atomic.Bool
 }
 
-// newFlight returns the flight of a request to h sent now under lease.
-func (g *Guard) newFlight(h *host, lease uint64) *flight {
-	return &flight{g: g, h: h, lease: lease, start: g.clock()}
+// newFlight returns the flight of a request to h sent under lease at
+// start (zero: now).
+func (g *Guard) newFlight(h *host, lease uint64, start time.Time) *flight {
+	if start.IsZero() {
+		start = g.clock()
+	}
+	return &flight{g: g, h: h, lease: lease, start: start}
 }
 
 // end records the end of f's response (read to its end, failed or timed
@@ -554,7 +568,8 @@ func (f *flight) end(failed bool) {
 	if f == nil || f.lease == 0 || f.done.Swap(true) {
 		return
 	}
-	f.g.release(f.h, f.lease, f.g.clock().Sub(f.start), failed, false)
+	now := f.g.clock()
+	f.g.release(f.h, f.lease, now.Sub(f.start), failed, false, now)
 }
 
 // unsent gives f's lease back for a request that never reached the host
@@ -568,7 +583,7 @@ func (f *flight) unsent() {
 	f.h.mu.Unlock()
 	f.g.totals[cSent].Add(-1)
 	if f.lease != 0 {
-		f.g.release(f.h, f.lease, 0, false, true)
+		f.g.release(f.h, f.lease, 0, false, true, time.Time{})
 	}
 }
 

@@ -222,9 +222,9 @@ func TestSharedDeferralsKeepTheirSlots(t *testing.T) {
 	start := c.now()
 	for i := 0; i < 4; i++ {
 		g := gs[i%2]
-		l, err := g.schedule(context.Background(), g.host(u), u, 0, false, true)
+		l, _, err := g.schedule(context.Background(), g.host(u), u, 0, false, true, time.Time{})
 		if l != 0 {
-			g.release(g.host(u), l, 0, false, false) // its response ended
+			g.release(g.host(u), l, 0, false, false, time.Time{}) // its response ended
 		}
 		var de *DeferredError
 		switch {
@@ -243,12 +243,12 @@ func TestSharedDeferralsKeepTheirSlots(t *testing.T) {
 	// Back at its slot, a request goes at once, without a new slot.
 	c.advance(time.Second)
 	h := gs[1].host(u)
-	if _, err := gs[1].schedule(context.Background(), h, u, 0, true, true); err != nil {
+	if _, _, err := gs[1].schedule(context.Background(), h, u, 0, true, true, time.Time{}); err != nil {
 		t.Errorf("request back at its slot: %v", err)
 	}
 	// A pause learned since voids the slot: the request waits for it.
 	gs[0].strike(gs[0].host(u), c.now(), hard, http.Header{"Retry-After": {"10"}})
-	_, err := gs[1].schedule(context.Background(), h, u, 0, true, true)
+	_, _, err := gs[1].schedule(context.Background(), h, u, 0, true, true, time.Time{})
 	var de *DeferredError
 	if !errors.As(err, &de) || de.Until.Sub(c.now()) != 10*time.Second {
 		t.Errorf("request with a slot from before a 10s pause: %v, want deferred to the pause's end (to a new position there)", err)

@@ -18,6 +18,12 @@ type robotsMemo struct {
 	scheme string // u.Scheme and u.Host as the request wrote them
 	host   string
 	e      policy.Entry
+	// agent is the product token whose Crawl-delay, delay, was applied
+	// to the host under this entry (see Guard.check), so that the next
+	// request for the same agent skips it; "" until one was. Written
+	// once, under the host's mu, before the memo is published again.
+	agent string
+	delay time.Duration
 }
 
 // freshEntry reports whether e may be used at now without a fetch: fresh,
@@ -27,22 +33,60 @@ func freshEntry(e policy.Entry, now time.Time) bool {
 	return now.Before(e.Expires) && (e.State != policy.StateUnreachable || e.Stale)
 }
 
-// memo returns h's memo of the entry for u through cache, if it is fresh
-// at now.
-func (h *host) memo(cache *policy.Cache, u *url.URL, now time.Time) (policy.Entry, bool) {
-	h.mu.Lock()
-	m := h.robots
-	h.mu.Unlock()
-	if m == nil || m.cache != cache || m.scheme != u.Scheme || m.host != u.Host || !freshEntry(m.e, now) {
-		return policy.Entry{}, false
-	}
-	return m.e, true
+// A memoView is what a request read of its host's memo: the memo its
+// entry came from or went to (nil if none), and the memo's agent and
+// delay as they were then.
+type memoView struct {
+	m     *robotsMemo
+	agent string
+	delay time.Duration
 }
 
-// remember keeps e, the fresh entry for u through cache, as h's memo.
-func (h *host) remember(cache *policy.Cache, u *url.URL, e policy.Entry) {
+// delayFor returns the Crawl-delay the memo says was applied to the host
+// for agent, if it says so.
+func (v memoView) delayFor(agent string) (time.Duration, bool) {
+	if v.m == nil || v.agent == "" || v.agent != agent {
+		return 0, false
+	}
+	return v.delay, true
+}
+
+// memo returns h's memo of the entry for u through cache, if it is fresh
+// at now.
+func (h *host) memo(cache *policy.Cache, u *url.URL, now time.Time) (memoView, bool) {
+	h.mu.Lock()
+	m := h.robots
+	var v memoView
+	if m != nil {
+		v = memoView{m: m, agent: m.agent, delay: m.delay}
+	}
+	h.mu.Unlock()
+	if m == nil || m.cache != cache || m.scheme != u.Scheme || m.host != u.Host || !freshEntry(m.e, now) {
+		return memoView{}, false
+	}
+	return v, true
+}
+
+// applied records in m, h's memo, that the Crawl-delay d was applied to h
+// for agent.
+func (h *host) applied(m *robotsMemo, agent string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	h.mu.Lock()
+	if h.robots == m {
+		m.agent, m.delay = agent, d
+	}
+	h.mu.Unlock()
+}
+
+// remember keeps e, the fresh entry for u through cache, as h's memo, and
+// returns the view of it.
+func (h *host) remember(cache *policy.Cache, u *url.URL, e policy.Entry) memoView {
 	m := &robotsMemo{cache: cache, scheme: u.Scheme, host: u.Host, e: e}
 	h.mu.Lock()
 	h.robots = m
+	v := memoView{m: m, agent: m.agent, delay: m.delay}
 	h.mu.Unlock()
+	return v
 }

@@ -65,6 +65,9 @@ type ticket struct {
 	// the Guard's clock, for the deadline of its redirect hops
 	// (hopdeadline.go); 0 if unknown.
 	sent int64
+	// hop says the ticket is a redirect hop's: its request's timeout is
+	// counted from sent (see guardTransport.bound).
+	hop bool
 }
 
 // newTicket returns the ticket of colly request r with verdict err.

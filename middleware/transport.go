@@ -37,6 +37,10 @@ import (
 type guardTransport struct {
 	g    *Guard
 	next http.RoundTripper // nil means http.DefaultTransport
+	// timeout is the client's Timeout when Attach installed the transport,
+	// which the transport enforces instead of net/http (see bound); 0 if
+	// none.
+	timeout time.Duration
 }
 
 func (t *guardTransport) base() http.RoundTripper {
@@ -96,26 +100,24 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*http.Response, error) {
 	g := t.g
 	ours := tk.colly()
-	cancel := context.CancelFunc(func() {})
-	if dl, ok := req.Context().Deadline(); ours && ok && !tk.crawlDeadline(dl) {
-		// net/http's client turns any error after its Timeout fired into
-		// a string (timeoutError), which would hide the outcome from
-		// colly's callbacks: end the request a little earlier, so the
-		// Guard's own outcome is what arrives.
-		margin := min(time.Until(dl)/10, earlyTimeout)
-		var ctx context.Context
-		ctx, cancel = context.WithDeadline(req.Context(), dl.Add(-margin))
-		req = req.WithContext(ctx)
-		// Should the client not know this transport (internal/http2),
-		// it gives the request a Cancel channel that only its Timeout
-		// closes (colly sets none of its own), and http.Transport
-		// watches such a channel with a goroutine per request. The
-		// deadline above ends the request first, so the copy goes on
-		// without it.
-		req.Cancel = nil
-	}
+	req, cancel := t.bound(req, tk, ours)
 	h := g.hostFor(tk, req.URL)
-	f := g.newFlight(h, lease)
+	var start time.Time
+	if tk != nil && !tk.hop && tk.sent != 0 {
+		start = time.Unix(0, tk.sent) // it passed its gate right before the client sent it
+	}
+	var f *flight
+	var wb *watchedBody
+	if ours {
+		// The body's watcher carries the flight: one allocation.
+		wb = &watchedBody{g: g, tk: tk, h: h, f: flight{g: g, h: h, lease: lease, start: start}}
+		if start.IsZero() {
+			wb.f.start = g.clock()
+		}
+		f = &wb.f
+	} else {
+		f = g.newFlight(h, lease, start)
+	}
 	if ours {
 		g.flying.Add(1)
 	}
@@ -176,12 +178,59 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 		resp.Body = &flightBody{ReadCloser: resp.Body, f: f, failed: failed}
 		return resp, nil
 	}
-	resp.Body = &watchedBody{ReadCloser: resp.Body, g: g, tk: tk, h: h, req: req, cancel: cancel, f: f}
+	wb.ReadCloser, wb.req, wb.cancel = resp.Body, req, cancel
+	resp.Body = wb
 	return resp, nil
 }
 
+// bound returns req bounded by the request timeout of colly's client, and
+// the function that ends its context (once the response's body is closed,
+// or at once on failure).
+//
+// Attach took the client's Timeout over (see Guard.install): net/http
+// turns any error after its Timeout fired into a string (timeoutError),
+// which would hide the Guard's outcome (a *DeferredError, say) from
+// colly's callbacks, and it costs a context and a timer of its own on top
+// of the Guard's. So the transport bounds each request, its redirect hops
+// and the reading of its body by that Timeout itself, counted from when
+// the request passed its gate, and a request that runs out fails with the
+// Guard's outcome of a timeout. Should the client have a Timeout again
+// (SetRequestTimeout after Attach), net/http bounds the request, and the
+// transport ends a colly request a little earlier (earlyTimeout), so that
+// the Guard's own outcome is what arrives.
+func (t *guardTransport) bound(req *http.Request, tk *ticket, ours bool) (*http.Request, context.CancelFunc) {
+	dl, ok := req.Context().Deadline()
+	switch {
+	case ours && ok && !tk.crawlDeadline(dl):
+		margin := min(time.Until(dl)/10, earlyTimeout)
+		ctx, cancel := context.WithDeadline(req.Context(), dl.Add(-margin))
+		req = req.WithContext(ctx)
+		// Should the client not know this transport (internal/http2),
+		// it gives the request a Cancel channel that only its Timeout
+		// closes (colly sets none of its own), and http.Transport
+		// watches such a channel with a goroutine per request. The
+		// deadline above ends the request first, so the copy goes on
+		// without it.
+		req.Cancel = nil
+		return req, cancel
+	case t.timeout > 0:
+		left := t.timeout
+		if tk != nil && tk.hop && tk.sent != 0 {
+			// A redirect hop: the timeout bounds the whole chain.
+			left -= time.Duration(t.g.clock().UnixNano() - tk.sent)
+		}
+		ctx, cancel := context.WithTimeout(req.Context(), left)
+		return req.WithContext(ctx), cancel
+	}
+	return req, nop
+}
+
+// nop is a CancelFunc with nothing to cancel.
+func nop() {}
+
 // earlyTimeout is the most by which the Guard ends a colly request before
-// the client's Timeout (a tenth of the time left, at most this).
+// the client's Timeout, when net/http enforces one (a tenth of the time
+// left, at most this).
 const earlyTimeout = 100 * time.Millisecond
 
 // isRedirect reports whether the client may follow resp.
@@ -291,7 +340,7 @@ type watchedBody struct {
 	h      *host
 	req    *http.Request
 	cancel context.CancelFunc // ends the request's context once closed
-	f      *flight            // ends when the body is read to its end, fails or is closed
+	f      flight             // ends when the body is read to its end, fails or is closed
 	failed bool               // only read and set by the goroutine reading the body
 }
 
@@ -354,7 +403,7 @@ func (g *Guard) install(c *colly.Collector) {
 	if guarded(c) != nil {
 		return
 	}
-	c.WithTransport(&http2.Transport{Next: &guardTransport{g: g, next: hc.Transport}})
+	c.WithTransport(&http2.Transport{Next: &guardTransport{g: g, next: hc.Transport, timeout: g.timeouts.take(hc)}})
 }
 
 // guarded returns the guardTransport under c's client, or nil if there is
@@ -401,14 +450,14 @@ type pacedTransport struct {
 func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	live, stop := liveContext(req.Context())
 	h := t.g.host(req.URL)
-	lease, err := t.g.schedule(live, h, req.URL, maxDuration, false, true)
+	lease, at, err := t.g.schedule(live, h, req.URL, maxDuration, false, true, time.Time{})
 	if err != nil {
 		stop()
 		closeBody(req)
 		return nil, err
 	}
-	t.g.pass(h)
-	f := t.g.newFlight(h, lease)
+	t.g.pass(h, at)
+	f := t.g.newFlight(h, lease, at)
 	timeout := t.timeout
 	if timeout <= 0 {
 		timeout = robotsTimeout

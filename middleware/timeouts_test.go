@@ -1,0 +1,104 @@
+package robotsmw
+
+import (
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"golang.org/x/time/rate"
+)
+
+// stallOnce returns a site whose /slow stalls once, before its headers or
+// in its body, until the request is cut (or failsafe), and answers 200
+// after that.
+func stallOnce(t *testing.T, inBody bool) *site {
+	var n atomic.Int32
+	return newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/slow" || n.Add(1) != 1 {
+			return false
+		}
+		if inBody {
+			w.Header().Set("Content-Length", "100")
+			w.Write([]byte("partial"))
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-r.Context().Done():
+		case <-time.After(failsafe):
+		}
+		return true
+	}))
+}
+
+// A request that runs out of colly's request timeout reaches the user's
+// OnError as the Guard's outcome (a *DeferredError: it will be retried),
+// never as net/http's timeout text, whether the timeout was set before
+// Attach (the Guard's transport enforces it) or after (net/http does, and
+// the Guard ends the request a little earlier), and whether the request
+// stalls before its headers or in its body.
+func TestRequestTimeoutOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		before, body bool
+	}{
+		{"timeout before Attach, stalled headers", true, false},
+		{"timeout before Attach, stalled body", true, true},
+		{"timeout after Attach, stalled headers", false, false},
+		{"timeout after Attach, stalled body", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := stallOnce(t, tc.body)
+			g := &Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond}
+			c := colly.NewCollector()
+			if tc.before {
+				c.SetRequestTimeout(time.Second)
+				g.Attach(c)
+				if got := collyClient(c).Timeout; got != 0 {
+					t.Errorf("client Timeout after Attach = %v, want 0 (the transport enforces it)", got)
+				}
+				if got := clientTimeout(c); got != time.Second {
+					t.Errorf("clientTimeout = %v, want 1s", got)
+				}
+			} else {
+				g.Attach(c)
+				c.SetRequestTimeout(time.Second)
+			}
+			var log outcomeLog
+			log.attach(c)
+			c.Visit(s.URL + "/slow")
+			waitOrFail(t, "Wait", c.Wait)
+			if got, want := log.get("/slow"), "retry 1, ok 200"; got != want {
+				t.Errorf("Visit(/slow) outcomes %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// A WithTransport after Attach replaces the Guard's transport, which held
+// the client's Timeout: the client gets it back before it sends the next
+// request, so a stalled request still ends.
+func TestTimeoutGivenBack(t *testing.T) {
+	s := stallOnce(t, false)
+	c := colly.NewCollector()
+	c.SetRequestTimeout(300 * time.Millisecond)
+	g := &Guard{Rate: rate.Inf}
+	g.Attach(c)
+	c.WithTransport(http.DefaultTransport)
+	done := make(chan error, 1)
+	go func() { done <- c.Visit(s.URL + "/slow") }()
+	select {
+	case err := <-done:
+		var ne interface{ Timeout() bool }
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			t.Errorf("Visit(/slow) = %v, want the client's timeout", err)
+		}
+	case <-time.After(failsafe):
+		t.Fatal("Visit(/slow) did not end: the client lost its Timeout")
+	}
+	if got := collyClient(c).Timeout; got != 300*time.Millisecond {
+		t.Errorf("client Timeout = %v, want 300ms back", got)
+	}
+}
