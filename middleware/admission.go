@@ -44,31 +44,40 @@ func (g *Guard) admit(ctx context.Context, cache *policy.Cache, u *url.URL, agen
 	if err := ctx.Err(); err != nil {
 		return 0, g.ended(u, err)
 	}
-	return g.admitTo(ctx, cache, g.host(u), u, agent, limit, reserved, gate, time.Time{})
+	lease, _, err := g.admitTo(ctx, cache, g.host(u), u, agent, limit, reserved, gate, time.Time{})
+	return lease, err
 }
 
 // admitTo is admit for a request to h, the state of u's host, at now on
 // the Guard's clock (zero: read it).
-func (g *Guard) admitTo(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, limit time.Duration, reserved, gate bool, now time.Time) (uint64, error) {
+//
+// It returns the lease (with gate), and when the request was given its
+// slot.
+func (g *Guard) admitTo(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, limit time.Duration, reserved, gate bool, now time.Time) (uint64, time.Time, error) {
 	if err := ctx.Err(); err != nil {
-		return 0, g.ended(u, err)
+		return 0, time.Time{}, g.ended(u, err)
 	}
-	if err := g.check(ctx, cache, h, u, agent, limit, now); err != nil {
-		return 0, err
+	waited, err := g.check(ctx, cache, h, u, agent, limit, now)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	if waited {
+		now = time.Time{} // read the clock again
 	}
 	lease, at, err := g.schedule(ctx, h, u, limit, reserved, gate, now)
 	if err != nil {
-		return 0, err
+		return 0, time.Time{}, err
 	}
 	if gate {
 		g.pass(h, at)
 	}
-	return lease, nil
+	return lease, at, nil
 }
 
 // check applies robots.txt to u for agent (RFC 9309 §2.2.2; only
 // /robots.txt itself is exempt) and applies the Crawl-delay to the host.
-// now is the time on the Guard's clock (zero: read it).
+// now is the time on the Guard's clock (zero: read it); waited reports
+// that check may have waited (for robots.txt), so that now is stale.
 //
 // While robots.txt is unreachable (RFC 9309 §2.3.1.4: complete disallow,
 // which is temporary; politeness.md §5.2 F) the request waits until the
@@ -76,17 +85,20 @@ func (g *Guard) admitTo(ctx context.Context, cache *policy.Cache, h *host, u *ur
 // otherwise. Once robots.txt has failed MaxRetries times in a row, or asks
 // for a Retry-After beyond 24 hours, the request fails at once with
 // ErrRobotsUnreachable: pages of such an origin fail fast.
-func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, limit time.Duration, now time.Time) error {
+func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, limit time.Duration, now time.Time) (waited bool, err error) {
 	if u.Path == "/robots.txt" {
-		return nil
+		return false, nil
 	}
-	for ; ; now = (time.Time{}) {
+	for ; ; now, waited = (time.Time{}), true {
 		e, v, err := g.robots(ctx, cache, h, u, limit, now)
+		if v.m == nil {
+			waited = true // asked the cache, which may have fetched
+		}
 		if err != nil {
 			var fe *policy.FetchError
 			switch {
 			case errors.Is(err, ErrDeferred), errors.Is(err, ErrGaveUp):
-				return err
+				return waited, err
 			case errors.As(err, &fe):
 				now := g.clock()
 				wait := e.RetryAt.Sub(now)
@@ -95,65 +107,65 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 					// Guard.Transport: a net/http caller cannot be sent
 					// again later, and waiting for robots.txt's next try
 					// (a minute or more) would only run out its timeout.
-					return fmt.Errorf("%w: %s not sent: robots.txt is unreachable, next try at %s: %w",
+					return waited, fmt.Errorf("%w: %s not sent: robots.txt is unreachable, next try at %s: %w",
 						ErrRobotsUnreachable, u.Redacted(), e.RetryAt.UTC().Format(time.RFC3339), err)
 				case e.Failures >= max(g.maxRetries(), 1):
-					return fmt.Errorf("%w: %s not sent: robots.txt failed %d times in a row, next try at %s: %w",
+					return waited, fmt.Errorf("%w: %s not sent: robots.txt failed %d times in a row, next try at %s: %w",
 						ErrRobotsUnreachable, u.Redacted(), e.Failures, e.RetryAt.UTC().Format(time.RFC3339), err)
 				case forbidden(err):
 					// robots.txt's address was refused (netguard): so
 					// would the page's be; waiting cannot help.
-					return fmt.Errorf("%w: %s not sent: robots.txt's address is refused: %w",
+					return waited, fmt.Errorf("%w: %s not sent: robots.txt's address is refused: %w",
 						ErrRobotsUnreachable, u.Redacted(), err)
 				case wait > maxRetryAfter:
-					return fmt.Errorf("%w: %s not sent: robots.txt asked for a pause until %s, more than %v away: %w",
+					return waited, fmt.Errorf("%w: %s not sent: robots.txt asked for a pause until %s, more than %v away: %w",
 						ErrRobotsUnreachable, u.Redacted(), e.RetryAt.UTC().Format(time.RFC3339), maxRetryAfter, err)
 				case wait > limit:
 					g.count(h, cDeferred)
-					return &DeferredError{URL: u, Until: e.RetryAt, Err: err}
+					return waited, &DeferredError{URL: u, Until: e.RetryAt, Err: err}
 				}
 				if err := g.pause(ctx, max(wait, minDeferral), nil); err != nil {
-					return g.ended(u, err)
+					return waited, g.ended(u, err)
 				}
 				continue
 			case ctx.Err() != nil:
-				return g.ended(u, ctx.Err())
+				return waited, g.ended(u, ctx.Err())
 			case errors.Is(err, context.DeadlineExceeded):
 				// The fetch of robots.txt outlasted limit (it may be queued
 				// behind others; Cache.MaxFetches): come back later.
 				g.count(h, cDeferred)
-				return &DeferredError{URL: u, Until: g.clock().Add(min(limit+minDeferral, robotsPending)), Err: errRobotsPending}
+				return waited, &DeferredError{URL: u, Until: g.clock().Add(min(limit+minDeferral, robotsPending)), Err: errRobotsPending}
 			case errors.Is(err, policy.ErrStore):
 				// A shared store that cannot be read now: come back later,
 				// without a verdict (nothing is lost, nothing sent).
 				g.count(h, cDeferred)
-				return &DeferredError{URL: u, Until: g.clock().Add(robotsPending), Err: err}
+				return waited, &DeferredError{URL: u, Until: g.clock().Add(robotsPending), Err: err}
 			}
 			// No origin: fail closed.
-			return fmt.Errorf("%w: %s not sent: %w", ErrGaveUp, u.Redacted(), err)
+			return waited, fmt.Errorf("%w: %s not sent: %w", ErrGaveUp, u.Redacted(), err)
 		}
 		if !e.Robots.Allowed(agent, u) {
 			g.count(h, cBlocked)
 			de := &DisallowedError{URL: u, Agent: agent, Decision: e.Robots.Explain(agent, u)}
 			g.logBlocked(h, u, agent, de.Decision)
-			return de
+			return waited, de
 		}
 		if _, ok := v.delayFor(agent); ok {
 			// Applied to the host under this entry for this agent already.
-			return nil
+			return waited, nil
 		}
 		d, _ := e.Robots.CrawlDelay(agent)
 		if d > MaxCrawlDelay {
 			if !g.ClampCrawlDelay {
 				g.count(h, cBlocked)
 				g.logCrawlDelay(h, u, e.Origin, d)
-				return fmt.Errorf("%w: %s asks for %v, more than %v", ErrCrawlDelayTooLong, e.Origin, d, MaxCrawlDelay)
+				return waited, fmt.Errorf("%w: %s asks for %v, more than %v", ErrCrawlDelayTooLong, e.Origin, d, MaxCrawlDelay)
 			}
 			d = MaxCrawlDelay
 		}
 		h.setCrawlDelay(e.Origin, d, h.base)
 		h.applied(v.m, agent, d)
-		return nil
+		return waited, nil
 	}
 }
 
@@ -277,8 +289,10 @@ func (h *host) changes() chan struct{} {
 // request mostly finds its host free here. A wait longer than limit
 // defers the request. It counts the request as fetched, and returns the
 // lease it is sent under and when it passed.
-func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration) (uint64, time.Time, error) {
-	lease, at, err := g.schedule(ctx, h, u, limit, true, true, time.Time{})
+//
+// now is the time on the Guard's clock (zero: read it).
+func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration, now time.Time) (uint64, time.Time, error) {
+	lease, at, err := g.schedule(ctx, h, u, limit, true, true, now)
 	if err != nil {
 		return 0, time.Time{}, err
 	}

@@ -11,8 +11,9 @@ import (
 // error as net/http returns it: context.DeadlineExceeded or
 // context.Canceled), as it would without the Guard; the Guard's
 // ErrorHandler gets it wrapped in ErrGaveUp. The Guard does not end such a
-// request early either: its early end (earlyTimeout) is for the client's
-// Timeout, which net/http would otherwise turn into a string.
+// request early either: its early end (earlyTimeout) is for a client
+// Timeout set after Attach, which net/http would otherwise turn into a
+// string (see guardTransport.bound).
 
 // crawlDeadline reports whether dl, the deadline of a request's context,
 // is the deadline of the crawl of t: not the client's Timeout.

@@ -276,6 +276,17 @@ func Attach() colly.CollectorOption {
 //     was not attached to) itself; classifies responses; and answers
 //     colly's own check, should COLLY_IGNORE_ROBOTSTXT turn it back on,
 //     with an empty robots.txt, so that it sends and blocks nothing;
+//   - takes the client's request timeout over (its Timeout, colly's
+//     SetRequestTimeout, 10 s by default): the transport bounds each
+//     request by it, its redirect hops and the reading of its body
+//     included, so that a request that runs out reaches OnError as the
+//     Guard's outcome (a *DeferredError while it will be retried), not
+//     as net/http's timeout text, and without a second timer per
+//     request. A SetRequestTimeout after Attach is honoured (net/http
+//     then bounds the request, and the Guard ends it a little earlier);
+//     should a later WithTransport or SetProxyFunc replace the Guard's
+//     transport, the client gets its Timeout back before its next
+//     request;
 //   - registers OnRequest, OnRequestHeaders, OnResponseHeaders, OnError
 //     and OnScraped callbacks;
 //   - installs a redirect handler (c.SetRedirectHandler) that checks each
@@ -300,7 +311,7 @@ func (g *Guard) Attach(c *colly.Collector) {
 	g.cacheFor(c, nil) // bind the own cache to c's transport now
 	c.OnRequest(func(r *colly.Request) { g.onRequest(c, r) })
 	c.OnRequestHeaders(func(r *colly.Request) { g.onRequestHeaders(c, r) })
-	c.OnResponseHeaders(func(r *colly.Response) { g.onResponseHeaders(r) })
+	c.OnResponseHeaders(func(r *colly.Response) { g.onResponseHeaders(c, r) })
 	c.OnError(func(r *colly.Response, err error) { g.onError(c, r, err) })
 	c.OnScraped(func(r *colly.Response) { g.seeds.done(r.Request) })
 	c.SetRedirectHandler(g.redirectHandler(c))
@@ -329,11 +340,10 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		c.IgnoreRobotsTxt = true
 	}
 	now := g.clock()
-	admitted := now.UnixNano()
 	ctx := withCrawl(collectorContext(c), c)
 	reserved := g.attempts.reserved(r.Method, r.URL)
 	h := g.host(r.URL)
-	_, err := g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), g.maxWait(), reserved, false, now)
+	_, at, err := g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), g.maxWait(), reserved, false, now)
 	if err == nil && g.CleanParams {
 		err = g.canonical.check(g.cacheFor(c, nil), r.Method, r.URL)
 	}
@@ -345,18 +355,23 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		}
 		return
 	}
-	tk := newTicket(r, err)
-	tk.h, tk.crawl, tk.parseErrors = h, collectorContext(c), c.ParseHTTPErrorResponse
+	parseErrors, retry := c.ParseHTTPErrorResponse, false
 	if g.retryingN.Load() > 0 {
 		if v, ok := g.retrying.LoadAndDelete(retryKey{r.Ctx, r.URL.String()}); ok {
 			// A retry is handled as its first attempt was: a user who
 			// turns ParseHTTPErrorResponse on meanwhile asked for later
 			// requests.
 			g.retryingN.Add(-1)
-			tk.parseErrors = v.(bool)
+			parseErrors, retry = v.(bool), true
 		}
 	}
-	tk.admitted = admitted
+	waited := max(at.Sub(now), 0)
+	if err == nil && waited == 0 && !retry {
+		// Admitted at once: the gate makes the ticket (ticket.go).
+		return
+	}
+	tk := newPreTicket(r, err)
+	tk.h, tk.crawl, tk.parseErrors, tk.waited = h, collectorContext(c), parseErrors, waited
 	g.tickets.put(r.URL, tk)
 	if err != nil && c.CacheDir != "" {
 		// colly's cache must not answer a request the Guard fails.
@@ -366,19 +381,37 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 
 // onRequestHeaders runs right before colly's HTTP client is called (after
 // any LimitRule slot was taken): the host's gate, waiting at most MaxWait.
+// It leaves the request's ticket for the transport: the one OnRequest
+// left, or a new one.
 func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
-	tk := g.tickets.get(r.URL)
-	if tk == nil || tk.err != nil || r.IsAbort() {
+	if r.IsAbort() {
 		return
 	}
-	lease, now, err := g.gate(collectorContext(c), g.hostFor(tk, r.URL), r.URL, g.maxWait())
+	tk := g.tickets.preOf(r)
+	if tk != nil && tk.err != nil {
+		return // the transport fails r with it
+	}
+	fresh := tk == nil
+	if fresh {
+		if t := guarded(c); t == nil || t.g != g {
+			return // no transport of this Guard will see r (see onRequest)
+		}
+		tk = &ticket{strong: r, method: r.Method, orig: r.URL, crawl: collectorContext(c), parseErrors: c.ParseHTTPErrorResponse}
+	}
+	now := g.clock()
+	h := g.hostFor(tk, r.URL)
+	tk.h = h
+	lease, at, err := g.gate(collectorContext(c), h, r.URL, g.maxWait(), now)
 	tk.lease = lease
 	if err != nil {
 		tk.err = err
-		return
+	} else {
+		tk.gated, tk.sent = true, at.UnixNano()
+		g.waits.observe(tk.waited + max(at.Sub(now), 0))
 	}
-	tk.gated, tk.sent = true, now.UnixNano()
-	g.waits.observe(time.Duration(now.UnixNano() - tk.admitted))
+	if fresh {
+		g.tickets.put(r.URL, tk)
+	}
 }
 
 // redirectHandler returns the handler that checks each redirect hop before
@@ -414,7 +447,7 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 		if err == nil {
 			tk := &ticket{gated: true, lease: lease, hop: true}
 			if prev != nil {
-				tk.r, tk.method, tk.orig = prev.r, prev.method, prev.orig
+				tk.r, tk.strong, tk.method, tk.orig = prev.r, prev.strong, prev.method, prev.orig
 				tk.crawl, tk.parseErrors, tk.sent = prev.crawl, prev.parseErrors, prev.sent
 			}
 			g.tickets.put(req.URL, tk)
@@ -424,9 +457,13 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 }
 
 // onResponseHeaders sees every response (final URL after redirects) before
-// its body, also one that colly's CacheDir replays without the transport.
-func (g *Guard) onResponseHeaders(resp *colly.Response) {
-	g.dropTicket(resp.Request.URL)
+// its body, also one that colly's CacheDir replays without the transport:
+// the ticket of such a response is dropped. Any other response came
+// through the transport, which took its ticket.
+func (g *Guard) onResponseHeaders(c *colly.Collector, resp *colly.Response) {
+	if c.CacheDir != "" {
+		g.dropTicket(resp.Request.URL)
+	}
 }
 
 // dropTicket forgets the ticket of u; the lease of a request that passed

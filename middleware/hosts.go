@@ -29,16 +29,39 @@ type hostTable struct {
 	lastSweep int64
 
 	evicted atomic.Int64
+
+	// recent holds hosts by a hash of their name, so that most look-ups
+	// take no lock and no map probe: an entry of another name, or of a
+	// host the table forgot (gone), is a miss.
+	recent [recentHosts]atomic.Pointer[host]
+}
+
+// recentHosts is the size of hostTable.recent, a power of two.
+const recentHosts = 1024
+
+// recentSlot returns the slot of name in hostTable.recent (FNV-1a).
+func recentSlot(name string) int {
+	h := uint32(2166136261)
+	for i := 0; i < len(name); i++ {
+		h ^= uint32(name[i])
+		h *= 16777619
+	}
+	return int(h & (recentHosts - 1))
 }
 
 // get returns the state of the host named name, creating it on first use
 // with mk. clock returns the Guard's clock in Unix nanoseconds; it is read
 // only then.
 func (t *hostTable) get(name string, idle time.Duration, clock func() int64, mk func(name string, now int64) *host) *host {
+	slot := &t.recent[recentSlot(name)]
+	if h := slot.Load(); h != nil && h.name == name && !h.gone.Load() {
+		return h
+	}
 	t.mu.RLock()
 	h := t.m[name]
 	t.mu.RUnlock()
 	if h != nil {
+		t.remember(slot, h)
 		return h
 	}
 	now := clock()
@@ -54,7 +77,18 @@ func (t *hostTable) get(name string, idle time.Duration, clock func() int64, mk 
 	t.sweepLocked(now, idle)
 	h = mk(name, now)
 	t.m[name] = h
+	slot.Store(h)
 	return h
+}
+
+// remember puts h in its slot of recent, unless a sweep forgot it
+// meanwhile: recent must not keep forgotten hosts (and their robots.txt)
+// alive.
+func (t *hostTable) remember(slot *atomic.Pointer[host], h *host) {
+	slot.Store(h)
+	if h.gone.Load() {
+		slot.CompareAndSwap(h, nil)
+	}
 }
 
 // sweep forgets quiet hosts if a sweep is due.
@@ -85,6 +119,7 @@ func (t *hostTable) sweepLocked(now int64, idle time.Duration) {
 		if q {
 			delete(t.m, name)
 			h.gone.Store(true)
+			t.recent[recentSlot(name)].CompareAndSwap(h, nil)
 		}
 	}
 	dropped := before - len(t.m)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/url"
 	"sync"
+	"sync/atomic"
+	"time"
 	"weak"
 
 	"github.com/gocolly/colly/v2"
@@ -23,15 +25,22 @@ import (
 // Tickets are keyed by the request's *url.URL: colly's Request.URL is the
 // URL of the http.Request it sends, and net/http's copies of a request keep
 // it. Redirect hops get tickets from the redirect handler.
-
+//
+// Most requests get their ticket at the gate (OnRequestHeaders), right
+// before colly's client sends them, from where nothing but an error
+// reported to OnError (which drops the ticket) keeps them from the
+// transport (which takes it). OnRequest leaves a ticket of its own (a
+// pre-ticket) only for a request it did not admit, one that waited there,
+// or a retry: OnRequestHeaders finds it and carries it on.
+//
 // A request that a later OnRequest callback of the user aborts never
-// reaches the transport nor a callback that drops its ticket. Its ticket
-// holds the request weakly, so the request itself is collected; sweeps,
-// run whenever the box has doubled since the last one (amortized O(1) per
-// ticket), drop tickets whose request is gone and tickets older than
-// maxTicketAge issues. Should a live ticket be swept (a request that
-// waited while a million others were admitted), the transport admits the
-// request itself: nothing is let through unchecked.
+// reaches the transport nor a callback that drops its pre-ticket. A
+// pre-ticket holds the request weakly, so the request itself is
+// collected; sweeps, run whenever the box has doubled since the last one
+// (amortized O(1) per ticket), drop tickets whose request is gone and
+// tickets older than maxTicketAge issues. Should a live ticket be swept (a
+// request that waited while a million others were admitted), the
+// transport admits the request itself: nothing is let through unchecked.
 const (
 	maxTicketAge = 1 << 20
 	sweepTickets = 1 << 12 // the smallest box that is swept
@@ -40,21 +49,26 @@ const (
 // A ticket is the Guard's verdict about one request, or redirect hop, on
 // its way to the transport.
 type ticket struct {
-	r      weak.Pointer[colly.Request] // the colly request; zero for a hop of an unknown chain
-	method string                      // r's method; "" for a hop of an unknown chain
-	orig   *url.URL                    // r's URL when the Guard admitted it: its retry count's key
-	err    error                       // nil: admitted; else the outcome the transport returns
-	gated  bool                        // the request passed the host's gate
-	lease  uint64                      // the request's lease of its host's in-flight place; 0 if none
+	// r is the colly request, held weakly by a pre-ticket; strong holds
+	// it once the request passed its gate. Both are zero for a hop of an
+	// unknown chain.
+	r      weak.Pointer[colly.Request]
+	strong *colly.Request
+	method string   // the request's method; "" for a hop of an unknown chain
+	orig   *url.URL // r's URL when the Guard admitted it: its retry count's key
+	err    error    // nil: admitted; else the outcome the transport returns
+	gated  bool     // the request passed the host's gate
+	lease  uint64   // the request's lease of its host's in-flight place; 0 if none
 	// parseErrors is the collector's ParseHTTPErrorResponse when the
 	// ticket was issued; see crawlend.go.
 	parseErrors bool
 	// seq is when the ticket was issued, in tickets issued before it,
 	// modulo 2³² (ages are differences; 32 bits keep a ticket small).
 	seq uint32
-	// admitted is when OnRequest began to admit the request, in Unix
-	// nanoseconds on the Guard's clock, for the waits in Stats.
-	admitted int64
+	// pre marks a pre-ticket (see above), counted in ticketBox.pre.
+	pre bool
+	// waited is how long OnRequest waited, for the waits in Stats.
+	waited time.Duration
 	// crawl is the context of the collector's crawl (colly's Context)
 	// when the ticket was issued; see crawlend.go.
 	crawl context.Context
@@ -68,11 +82,23 @@ type ticket struct {
 	// hop says the ticket is a redirect hop's: its request's timeout is
 	// counted from sent (see guardTransport.bound).
 	hop bool
+	// body is the watcher of the response's body, for a colly request
+	// (see guardTransport.send): made with the ticket, which saves an
+	// allocation per request.
+	body watchedBody
 }
 
-// newTicket returns the ticket of colly request r with verdict err.
-func newTicket(r *colly.Request, err error) *ticket {
-	return &ticket{r: weak.Make(r), method: r.Method, orig: r.URL, err: err}
+// newPreTicket returns the pre-ticket of colly request r with verdict err.
+func newPreTicket(r *colly.Request, err error) *ticket {
+	return &ticket{r: weak.Make(r), method: r.Method, orig: r.URL, err: err, pre: true}
+}
+
+// request returns t's colly request, or nil if it is gone or unknown.
+func (t *ticket) request() *colly.Request {
+	if t.strong != nil {
+		return t.strong
+	}
+	return t.r.Value()
 }
 
 // colly reports whether t belongs to a colly request of the Guard's
@@ -87,6 +113,9 @@ type ticketBox struct {
 	m         map[*url.URL]*ticket
 	issued    uint64
 	nextSweep int // len(m) at which put sweeps
+	// pre counts the pre-tickets in m: the gate looks for one only while
+	// there are any. Written with mu held.
+	pre atomic.Int64
 	// outcomes holds what the transport returned for an attempt of a colly
 	// request, until the Guard's OnError or OnResponseHeaders callback
 	// takes it: net/http replaces a transport's error with a string when
@@ -103,7 +132,11 @@ func (b *ticketBox) put(u *url.URL, t *ticket) {
 	}
 	b.issued++
 	t.seq = uint32(b.issued)
+	b.removed(b.m[u])
 	b.m[u] = t
+	if t.pre {
+		b.pre.Add(1)
+	}
 	if len(b.m) >= max(b.nextSweep, sweepTickets) {
 		b.sweep()
 	}
@@ -115,8 +148,9 @@ func (b *ticketBox) put(u *url.URL, t *ticket) {
 func (b *ticketBox) sweep() {
 	now := uint32(b.issued)
 	for k, v := range b.m {
-		if now-v.seq > maxTicketAge || (v.method != "" && v.r.Value() == nil) {
+		if now-v.seq > maxTicketAge || (v.method != "" && v.request() == nil) {
 			delete(b.m, k)
+			b.removed(v)
 		}
 	}
 	b.nextSweep = 2 * len(b.m)
@@ -124,7 +158,7 @@ func (b *ticketBox) sweep() {
 
 // record keeps err, the transport's outcome of an attempt of t's request.
 func (b *ticketBox) record(t *ticket, err error) {
-	r := t.r.Value()
+	r := t.request()
 	if r == nil {
 		return
 	}
@@ -147,11 +181,27 @@ func (b *ticketBox) takeOutcome(r *colly.Request) error {
 	return err
 }
 
-// get returns the ticket of u, or nil.
-func (b *ticketBox) get(u *url.URL) *ticket {
+// removed counts t, a ticket taken out of m, out of pre. b.mu is held.
+func (b *ticketBox) removed(t *ticket) {
+	if t != nil && t.pre {
+		b.pre.Add(-1)
+	}
+}
+
+// preOf returns the pre-ticket OnRequest left for r, or nil; the ticket
+// is no longer a pre-ticket: the gate carries it on, holding r.
+func (b *ticketBox) preOf(r *colly.Request) *ticket {
+	if b.pre.Load() == 0 {
+		return nil
+	}
 	b.mu.Lock()
-	t := b.m[u]
-	b.mu.Unlock()
+	defer b.mu.Unlock()
+	t := b.m[r.URL]
+	if t == nil || !t.pre || t.r.Value() != r {
+		return nil // none, or one of another request under the same URL
+	}
+	b.removed(t)
+	t.pre, t.strong = false, r
 	return t
 }
 
@@ -161,6 +211,7 @@ func (b *ticketBox) take(u *url.URL) *ticket {
 	t := b.m[u]
 	if t != nil {
 		delete(b.m, u)
+		b.removed(t)
 	}
 	b.mu.Unlock()
 	return t
@@ -169,6 +220,7 @@ func (b *ticketBox) take(u *url.URL) *ticket {
 // drop forgets the ticket of u.
 func (b *ticketBox) drop(u *url.URL) {
 	b.mu.Lock()
+	b.removed(b.m[u])
 	delete(b.m, u)
 	b.mu.Unlock()
 }

@@ -78,7 +78,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, tk.err
 	case !tk.gated:
 		ctx := req.Context()
-		l, _, err := g.gate(ctx, g.hostFor(tk, req.URL), req.URL, g.waitLimit(ctx))
+		l, _, err := g.gate(ctx, g.hostFor(tk, req.URL), req.URL, g.waitLimit(ctx), time.Time{})
 		if err != nil {
 			closeBody(req)
 			return nil, err
@@ -109,8 +109,9 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 	var f *flight
 	var wb *watchedBody
 	if ours {
-		// The body's watcher carries the flight: one allocation.
-		wb = &watchedBody{g: g, tk: tk, h: h, f: flight{g: g, h: h, lease: lease, start: start}}
+		// The body's watcher, in the ticket, carries the flight.
+		wb = &tk.body
+		*wb = watchedBody{g: g, tk: tk, h: h, f: flight{g: g, h: h, lease: lease, start: start}}
 		if start.IsZero() {
 			wb.f.start = g.clock()
 		}

@@ -22,12 +22,15 @@ func waitBounds() [nWaitBounds]time.Duration {
 }
 
 // WaitStats is a histogram of how long requests waited inside colly's
-// callbacks before they were sent: from the Guard's OnRequest to passing
-// the host's gate (robots.txt, pause, schedule, Crawl-delay), on the
-// Guard's clock. Each attempt that is sent counts once; one that is
-// deferred instead counts in Deferred, and its later attempt counts its
-// own wait. The time a deferred request spends in the Guard's queue holds
-// no thread and is not a wait here.
+// callbacks before they were sent, on the Guard's clock: in the Guard's
+// OnRequest (robots.txt, pause, the request's position) and at the host's
+// gate in OnRequestHeaders (its lease, Crawl-delay, the gap after the last
+// response). The time a request spends between the two in colly's own
+// queue for a LimitRule slot is colly's, not the Guard's, and is not
+// counted. Each attempt that is sent counts once; one that is deferred
+// instead counts in Deferred, and its later attempt counts its own wait.
+// The time a deferred request spends in the Guard's queue holds no thread
+// and is not a wait here.
 type WaitStats struct {
 	// Count is the number of waits, Sum their total.
 	Count int64
@@ -53,8 +56,11 @@ type waitHistogram struct {
 
 // observe records a wait of d.
 func (w *waitHistogram) observe(d time.Duration) {
-	d = max(d, 0)
 	w.count.Add(1)
+	if d <= 0 {
+		w.buckets[0].Add(1) // most requests: no wait, one add fewer
+		return
+	}
 	w.sum.Add(int64(d))
 	for i, b := range waitBounds() {
 		if d <= b {
