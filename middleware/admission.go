@@ -68,9 +68,6 @@ func (g *Guard) admitTo(ctx context.Context, cache *policy.Cache, h *host, u *ur
 	if err != nil {
 		return 0, time.Time{}, err
 	}
-	if gate {
-		g.pass(h, at)
-	}
 	return lease, at, nil
 }
 
@@ -296,7 +293,6 @@ func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Durati
 	if err != nil {
 		return 0, time.Time{}, err
 	}
-	g.pass(h, at)
 	return lease, at, nil
 }
 

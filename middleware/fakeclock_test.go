@@ -59,6 +59,6 @@ func (g *Guard) gateEnded(ctx context.Context, h *host, u *url.URL, limit time.D
 	if err != nil {
 		return err
 	}
-	g.release(h, l, 0, false, false, time.Time{})
+	g.release(h, l, 0, false, false, time.Time{}, false)
 	return nil
 }

@@ -471,7 +471,7 @@ func (g *Guard) onResponseHeaders(c *colly.Collector, resp *colly.Response) {
 // callback aborted it) is given back.
 func (g *Guard) dropTicket(u *url.URL) {
 	if tk := g.tickets.take(u); tk != nil && tk.lease != 0 {
-		g.release(g.host(u), tk.lease, 0, false, true, time.Time{})
+		g.release(g.host(u), tk.lease, 0, false, true, time.Time{}, false)
 	}
 }
 

@@ -146,7 +146,7 @@ func (t *hostTable) lookup(name string) *host {
 // or if tk is nil, the one the table has.
 func (g *Guard) hostFor(tk *ticket, u *url.URL) *host {
 	if tk != nil {
-		if h := tk.h; h != nil && !h.gone.Load() && h.name == hostKey(u) {
+		if h := tk.h; h != nil && !h.gone.Load() && (u == tk.orig || h.name == hostKey(u)) {
 			return h
 		}
 	}

@@ -395,11 +395,19 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 		a := g.ask(h, horizon)
 		jitter := g.Jitter > 0 && !positioned
 		a.Positioned, a.NoLease = positioned, !lease || jitter
-		h.waiters++ // not evicted during the call
-		h.mu.Unlock()
-		s, err := g.reserve(ctx, p, h, a, now)
-		h.mu.Lock()
-		h.waiters--
+		var s Slot
+		if p == Pacer(&g.mem) {
+			// The Guard's own MemoryPacer answers at once and calls
+			// nothing back with its lock held: asked with h.mu held
+			// (h.mu before its mu), which spares a round of h.mu.
+			s, err = g.mem.reserve(h.name, a, &h.pace, now)
+		} else {
+			h.waiters++ // not evicted during the call
+			h.mu.Unlock()
+			s, err = p.Reserve(ctx, h.name, a)
+			h.mu.Lock()
+			h.waiters--
+		}
 		if err != nil {
 			h.mu.Unlock()
 			if ctx.Err() != nil {
@@ -434,9 +442,18 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			// A random delay after the position, never before it.
 			s.Wait += time.Duration(g.random() * min(g.Jitter, 1) * float64(s.Interval))
 		}
-		if s.Lease != 0 || !lease && s.Reserved && s.Wait <= 0 {
+		if s.Lease != 0 {
+			// Sent now: counted here, with h.mu held.
+			h.sent++
+			h.lastSend = max(h.lastSend, now.UnixNano())
 			h.mu.Unlock()
+			g.totals[cSent].Add(1)
+			g.passed(h, now)
 			return s.Lease, now, nil
+		}
+		if !lease && s.Reserved && s.Wait <= 0 {
+			h.mu.Unlock()
+			return 0, now, nil
 		}
 		positioned = s.Reserved
 		at := addNanos(n, s.Wait)
@@ -460,16 +477,6 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			positioned = false
 		}
 	}
-}
-
-// reserve asks p, the Guard's Pacer, for a slot of h. The Guard's own
-// MemoryPacer is asked with h's hint to its state of the host, which
-// spares it a look-up by name, at now (its clock is the Guard's).
-func (g *Guard) reserve(ctx context.Context, p Pacer, h *host, a Ask, now time.Time) (Slot, error) {
-	if p == Pacer(&g.mem) {
-		return g.mem.reserve(h.name, a, &h.pace, now)
-	}
-	return p.Reserve(ctx, h.name, a)
 }
 
 // giveBack gives a lease of h back to the Guard's Pacer at now; the
@@ -506,22 +513,14 @@ const sharedHorizon = 10
 // second, and Rate and Crawl-delay remain floors either way.
 const latencyFactor = 1.0
 
-// pass counts a request that passes h's gate at now: it is sent now.
-func (g *Guard) pass(h *host, now time.Time) time.Time {
-	h.mu.Lock()
-	h.sent++
-	h.lastSend = max(h.lastSend, now.UnixNano())
-	h.mu.Unlock()
-	g.totals[cSent].Add(1)
-	g.passed(h, now)
-	return now
-}
-
 // release gives back, at now (zero: read the clock), the lease of a
 // request to h whose response ended (or that was not sent, unsent)
 // latency after it started, and wakes the requests waiting for the host.
 // A Pacer that cannot be reached lets the lease run out.
-func (g *Guard) release(h *host, lease uint64, latency time.Duration, failed, unsent bool, now time.Time) {
+//
+// With page set, the response was a colly request's page, read to its end
+// (or as far as colly wanted): it is counted in Stats.
+func (g *Guard) release(h *host, lease uint64, latency time.Duration, failed, unsent bool, now time.Time, page bool) {
 	var floor time.Duration
 	if g.Pacer != nil {
 		// For the Pace a shared Pacer returns; apply takes the floor into
@@ -540,7 +539,13 @@ func (g *Guard) release(h *host, lease uint64, latency time.Duration, failed, un
 		h.apply(n, pc, h.base)
 	}
 	h.notify()
+	if page {
+		h.add(cPages)
+	}
 	h.mu.Unlock()
+	if page {
+		g.totals[cPages].Add(1)
+	}
 }
 
 // A flight is a request sent under a lease of its host: its end gives
@@ -551,6 +556,7 @@ type flight struct {
 	lease uint64
 	start time.Time
 	done  atomic.Bool
+	page  bool // a colly request's: a clean end counts a page (see release)
 }
 
 // newFlight returns the flight of a request to h sent under lease at
@@ -565,11 +571,18 @@ func (g *Guard) newFlight(h *host, lease uint64, start time.Time) *flight {
 // end records the end of f's response (read to its end, failed or timed
 // out), once; a nil flight has nothing to give back.
 func (f *flight) end(failed bool) {
-	if f == nil || f.lease == 0 || f.done.Swap(true) {
+	if f == nil || f.done.Swap(true) {
+		return
+	}
+	page := f.page && !failed
+	if f.lease == 0 {
+		if page {
+			f.g.count(f.h, cPages)
+		}
 		return
 	}
 	now := f.g.clock()
-	f.g.release(f.h, f.lease, now.Sub(f.start), failed, false, now)
+	f.g.release(f.h, f.lease, now.Sub(f.start), failed, false, now, page)
 }
 
 // unsent gives f's lease back for a request that never reached the host
@@ -583,7 +596,7 @@ func (f *flight) unsent() {
 	f.h.mu.Unlock()
 	f.g.totals[cSent].Add(-1)
 	if f.lease != 0 {
-		f.g.release(f.h, f.lease, 0, false, true, time.Time{})
+		f.g.release(f.h, f.lease, 0, false, true, time.Time{}, false)
 	}
 }
 

@@ -224,7 +224,7 @@ func TestSharedDeferralsKeepTheirSlots(t *testing.T) {
 		g := gs[i%2]
 		l, _, err := g.schedule(context.Background(), g.host(u), u, 0, false, true, time.Time{})
 		if l != 0 {
-			g.release(g.host(u), l, 0, false, false, time.Time{}) // its response ended
+			g.release(g.host(u), l, 0, false, false, time.Time{}, false) // its response ended
 		}
 		var de *DeferredError
 		switch {

@@ -111,7 +111,7 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 	if ours {
 		// The body's watcher, in the ticket, carries the flight.
 		wb = &tk.body
-		*wb = watchedBody{g: g, tk: tk, h: h, f: flight{g: g, h: h, lease: lease, start: start}}
+		*wb = watchedBody{g: g, tk: tk, h: h, f: flight{g: g, h: h, lease: lease, start: start, page: true}}
 		if start.IsZero() {
 			wb.f.start = g.clock()
 		}
@@ -164,7 +164,8 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 	if isRedirect(resp) {
 		// A redirect is loaded with its headers: the client checks the
 		// next hop, which may need the host's place, before it closes
-		// this body.
+		// this body. It is no page.
+		f.page = false
 		f.end(failed)
 		if tk != nil {
 			// The redirect handler carries the ticket on to the next
@@ -368,11 +369,10 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 
 func (b *watchedBody) Close() error {
 	err := b.ReadCloser.Close()
-	b.f.end(b.failed)
+	b.f.end(b.failed) // counts the page, unless it failed or ended before
 	b.cancel()
 	if !b.failed {
 		b.g.attempts.clear(b.tk.method, b.tk.orig)
-		b.g.count(b.h, cPages)
 	}
 	return err
 }
@@ -457,7 +457,6 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
-	t.g.pass(h, at)
 	f := t.g.newFlight(h, lease, at)
 	timeout := t.timeout
 	if timeout <= 0 {
