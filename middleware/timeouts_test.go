@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -100,5 +101,32 @@ func TestTimeoutGivenBack(t *testing.T) {
 	}
 	if got := collyClient(c).Timeout; got != 300*time.Millisecond {
 		t.Errorf("client Timeout = %v, want 300ms back", got)
+	}
+}
+
+// A clone the Guard was not attached to shares the client, whose Timeout
+// the Guard's transport took over: the transport admits its requests
+// itself and bounds them by that Timeout, body included, and the body is
+// read in full (it used to be cut at once with context.Canceled).
+func TestCloneBodyUnderTakenTimeout(t *testing.T) {
+	body := strings.Repeat("x", 4<<20) // more than the transport buffers
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/big" {
+			return false
+		}
+		w.Write([]byte(body))
+		return true
+	}))
+	c := colly.NewCollector()
+	c.SetRequestTimeout(5 * time.Second)
+	(&Guard{Rate: rate.Inf}).Attach(c)
+	d := c.Clone()
+	var got int
+	d.OnResponse(func(r *colly.Response) { got = len(r.Body) })
+	if err := d.Visit(s.URL + "/big"); err != nil {
+		t.Errorf("clone's Visit(/big) = %v, want nil", err)
+	}
+	if got != len(body) {
+		t.Errorf("clone's OnResponse(/big) got %d bytes, want %d", got, len(body))
 	}
 }

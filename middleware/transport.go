@@ -176,8 +176,11 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 		return resp, nil
 	}
 	if !ours {
-		cancel() // a no-op: only colly requests get their own deadline
-		resp.Body = &flightBody{ReadCloser: resp.Body, f: f, failed: failed}
+		// A request without a ticket (a clone the Guard was not attached
+		// to) is bounded by the client's Timeout the transport took over
+		// (see bound): its body is read under that deadline, which ends
+		// when the body is closed, not before.
+		resp.Body = &cancelBody{ReadCloser: &flightBody{ReadCloser: resp.Body, f: f, failed: failed}, cancel: cancel}
 		return resp, nil
 	}
 	wb.ReadCloser, wb.req, wb.cancel = resp.Body, req, cancel
