@@ -422,13 +422,21 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 // deferred: the request is sent again at the hop once it may go.
 func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
+		// The previous hop's ticket, which its redirect left for this
+		// handler, is taken first, so that none is left behind however
+		// the handler ends; its lease is given back if no transport of
+		// this Guard took it (one that replaced it sent the hop).
+		prev := g.tickets.take(via[len(via)-1].URL)
+		if prev != nil && prev.lease != 0 {
+			g.release(g.host(via[len(via)-1].URL), prev.lease, 0, false, true, time.Time{}, false)
+			prev.lease = 0
+		}
 		if len(via) >= 10 {
 			return http.ErrUseLastResponse // colly's default
 		}
 		if req.URL.Host != via[len(via)-1].URL.Host {
 			req.Header.Del("Authorization") // colly's default
 		}
-		prev := g.tickets.take(via[len(via)-1].URL)
 		ctx, cancel := g.hopContext(req.Context(), c, prev)
 		defer cancel()
 		ctx = withCrawl(ctx, c)
@@ -457,11 +465,15 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 }
 
 // onResponseHeaders sees every response (final URL after redirects) before
-// its body, also one that colly's CacheDir replays without the transport:
-// the ticket of such a response is dropped. Any other response came
-// through the transport, which took its ticket.
+// its body, also one that colly's CacheDir replays without the transport,
+// or one that a transport which replaced the Guard's sent (the last hop of
+// a redirect chain, whose ticket the redirect handler left): the ticket of
+// such a response is dropped, and its lease given back. Any other response
+// came through the transport, which took its ticket.
 func (g *Guard) onResponseHeaders(c *colly.Collector, resp *colly.Response) {
 	if c.CacheDir != "" {
+		g.dropTicket(resp.Request.URL)
+	} else if t := guarded(c); t == nil || t.g != g {
 		g.dropTicket(resp.Request.URL)
 	}
 }

@@ -1,7 +1,12 @@
 package robotsmw
 
 import (
+	"fmt"
 	"net/http"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,5 +48,98 @@ func TestRedirectHopWaitBoundedByTimeout(t *testing.T) {
 	hs := hostStats(g, "127.0.0.1")
 	if hs.Backoffs != 0 || hs.Sent != 3 {
 		t.Errorf("Stats = %+v, want Backoffs 0, Sent 3 (robots.txt, /a, /b)", hs)
+	}
+}
+
+// chainSite serves /loop/N, which redirects to /loop/N+1 without end,
+// /two/X, which redirects to /one/two/X, which redirects to
+// /filtered/one/two/X, and /r/X, which redirects to /ok/r/X.
+func chainSite(t *testing.T) *site {
+	return newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		p := r.URL.Path
+		switch {
+		case strings.HasPrefix(p, "/loop/"):
+			n, _ := strconv.Atoi(strings.TrimPrefix(p, "/loop/"))
+			http.Redirect(w, r, "/loop/"+strconv.Itoa(n+1), http.StatusFound)
+		case strings.HasPrefix(p, "/two/"):
+			http.Redirect(w, r, "/one"+p, http.StatusFound)
+		case strings.HasPrefix(p, "/one/"):
+			http.Redirect(w, r, "/filtered"+p, http.StatusFound)
+		case strings.HasPrefix(p, "/r/"):
+			http.Redirect(w, r, "/ok"+p, http.StatusFound)
+		default:
+			return false
+		}
+		return true
+	}))
+}
+
+// ticketCount returns the number of tickets g holds.
+func ticketCount(g *Guard) int {
+	g.tickets.mu.Lock()
+	defer g.tickets.mu.Unlock()
+	return len(g.tickets.m)
+}
+
+// Redirect chains that end without the Guard's transport taking the last
+// hop's ticket leave nothing that outlives the request: a chain cut after
+// 10 hops and returned to OnResponse (ParseHTTPErrorResponse) leaves no
+// ticket, and a hop that colly's URL filter refuses before the Guard's
+// redirect handler runs leaves one that holds the request weakly, so a
+// sweep drops it once the request is gone.
+func TestRedirectTicketsDoNotOutliveRequests(t *testing.T) {
+	s := chainSite(t)
+	for _, async := range []bool{false, true} {
+		g := &Guard{Rate: rate.Inf, InFlight: 4}
+		c := colly.NewCollector(g.Attach, colly.Async(async), colly.DisallowedURLFilters(regexp.MustCompile("/filtered")))
+		c.ParseHTTPErrorResponse = true
+		for i := 0; i < 5; i++ {
+			c.Visit(fmt.Sprintf("%s/loop/%d000", s.URL, i))
+		}
+		waitOrFail(t, "Wait", c.Wait)
+		if n := ticketCount(g); n != 0 {
+			t.Errorf("async=%v: Visit(/loop/…) ×5 left %d tickets, want 0", async, n)
+		}
+		for i := 0; i < 5; i++ {
+			c.Visit(fmt.Sprintf("%s/two/%d", s.URL, i))
+		}
+		waitOrFail(t, "Wait", c.Wait)
+		c = nil
+		runtime.GC()
+		g.tickets.mu.Lock()
+		g.tickets.sweep()
+		g.tickets.mu.Unlock()
+		if n := ticketCount(g); n != 0 {
+			t.Errorf("async=%v: Visit(/two/…) ×5 left %d tickets after a sweep, want 0", async, n)
+		}
+	}
+}
+
+// A WithTransport after Attach replaces the Guard's transport but not its
+// redirect handler, which gives each hop a lease of its host's in-flight
+// place: the lease of each hop is given back when the next hop or the
+// chain's response arrives, so later redirects to the host are not held
+// up (they were deferred for want of the leaked place).
+func TestRedirectLeaseWithoutGuardTransport(t *testing.T) {
+	s := chainSite(t)
+	g := &Guard{Rate: rate.Inf, MaxWait: 300 * time.Millisecond}
+	c := colly.NewCollector()
+	g.Attach(c)
+	c.WithTransport(&http.Transport{})
+	for i := 0; i < 3; i++ {
+		if err := c.Visit(fmt.Sprintf("%s/r/%d", s.URL, i)); err != nil {
+			t.Errorf("Visit(/r/%d) = %v, want nil", i, err)
+		}
+	}
+	for i := 0; i < 3; i++ { // two hops each
+		if err := c.Visit(fmt.Sprintf("%s/two/%d", s.URL, i)); err != nil {
+			t.Errorf("Visit(/two/%d) = %v, want nil", i, err)
+		}
+	}
+	if n := ticketCount(g); n != 0 {
+		t.Errorf("%d tickets left, want 0", n)
+	}
+	if st := g.Stats().Total; st.Deferred != 0 {
+		t.Errorf("Stats = %+v, want Deferred 0", st)
 	}
 }

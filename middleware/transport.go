@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+	"weak"
 
 	"github.com/gocolly/colly/v2"
 
@@ -169,7 +170,13 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 		f.end(failed)
 		if tk != nil {
 			// The redirect handler carries the ticket on to the next
-			// hop; the request is not complete yet.
+			// hop; the request is not complete yet. It holds the request
+			// weakly again: should the client not call the Guard's
+			// handler (colly's URL filters refuse the hop first), a sweep
+			// drops it once the request is gone.
+			if tk.strong != nil {
+				tk.r, tk.strong = weak.Make(tk.strong), nil
+			}
 			g.tickets.put(req.URL, tk)
 		}
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
