@@ -283,7 +283,9 @@ func Attach() colly.CollectorOption {
 //     Guard's outcome (a *DeferredError while it will be retried), not
 //     as net/http's timeout text, and without a second timer per
 //     request. A SetRequestTimeout after Attach is honoured (net/http
-//     then bounds the request, and the Guard ends it a little earlier);
+//     then bounds the request, and the Guard ends it a little earlier),
+//     except SetRequestTimeout(0), which cannot lift the bound the
+//     transport took (set it before Attach for requests without one);
 //     should a later WithTransport or SetProxyFunc replace the Guard's
 //     transport, the client gets its Timeout back before its next
 //     request;

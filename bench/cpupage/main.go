@@ -16,13 +16,17 @@
 // pair.
 //
 //	go run ./cpupage [-pairs 5] [-hosts 200] [-pages 30] [-latency 20ms] [-together=true]
-//	    [-against guard|fixed|wrap] [-stats] [-cpuprofile PREFIX] [-memprofile PREFIX]
+//	    [-against guard|fixed|stored|wrap] [-stats] [-cpuprofile PREFIX] [-memprofile PREFIX]
 //
 // For diagnosis, -against compares bare colly with the Guard with
-// FixedPace set, or with a transport of its own under colly's client that
-// only passes requests on (what net/http charges any such transport: with
-// a client Timeout it arms a timer and a goroutine per request for a
-// transport it does not know); -stats prints each crawl's Guard.Stats,
+// FixedPace set, with the Guard whose store holds every robots.txt before
+// the crawl (stored: what the requests cost without the 200 fetches, as
+// in a fleet whose shared store has them), or with a transport of its own
+// under colly's client that only passes requests on (what net/http
+// charges any such transport: with a client Timeout it arms a timer and a
+// goroutine per request for a transport it does not know). -pages 60
+// halves the share of the robots.txt fetches, and its longer crawls
+// narrow the spread of the pairs. -stats prints each crawl's Guard.Stats,
 // GC cycles, allocations, peak goroutines and context switches to stderr;
 // the profiles are those of the crawl processes. Under a 100 Hz CPU
 // profile a crawl is a few hundred samples: compare several, or sample
@@ -53,6 +57,7 @@ import (
 	"golang.org/x/time/rate"
 
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
+	"github.com/robotsmw/robotsmw/policy"
 )
 
 func main() {
@@ -63,7 +68,7 @@ func main() {
 	child := flag.String("child", "", "internal: crawl as `MODE` (bare, or one of -against's) against -addr")
 	addr := flag.String("addr", "", "internal: the site's address")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of each crawl to `PREFIX`.MODE.PAIR")
-	against := flag.String("against", "guard", "what bare colly is compared with: `MODE` guard (the Guard's defaults), fixed (FixedPace), or wrap (a transport that only passes requests on, for diagnosis)")
+	against := flag.String("against", "guard", "what bare colly is compared with: `MODE` guard (the Guard's defaults), fixed (FixedPace), stored (robots.txt in the Guard's store before the crawl: no fetches), or wrap (a transport that only passes requests on, for diagnosis)")
 	memprofile := flag.String("memprofile", "", "write an allocation profile of each crawl to `PREFIX`.MODE.PAIR")
 	together := flag.Bool("together", true, "run the two crawls of each pair at the same time, rather than one after the other")
 	stats := flag.Bool("stats", false, "print each crawl's Guard.Stats, GC cycles, allocations and goroutines to stderr")
@@ -95,7 +100,7 @@ func main() {
 	var served servedCount
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+			fmt.Fprint(w, robotsTxt)
 			return
 		}
 		served.add(r.Host)
@@ -205,6 +210,20 @@ func crawl(mode, addr string, hosts int, stats bool) int64 {
 	case "fixed":
 		g = &robotsmw.Guard{Rate: rate.Inf, FixedPace: true}
 		g.Attach(c)
+	case "stored":
+		// Every origin's robots.txt is in the Guard's store already, as
+		// a fleet's shared store would have it: the Guard's cost without
+		// the fetches.
+		st := storedRobots{}
+		now := time.Now()
+		for i := 0; i < hosts; i++ {
+			st[fmt.Sprintf("http://h%03d.%s.test", i, mode)] = policy.Record{
+				State: policy.StateParsed, GoodState: policy.StateParsed, StatusCode: 200,
+				FetchedAt: now, Expires: now.Add(time.Hour), Body: []byte(robotsTxt),
+			}
+		}
+		g = &robotsmw.Guard{Rate: rate.Inf, RobotsStore: st}
+		g.Attach(c)
 	case "wrap":
 		c.WithTransport(passOn{tr})
 
@@ -222,6 +241,20 @@ func crawl(mode, addr string, hosts int, stats bool) int64 {
 	c.Wait()
 	return scraped.Load()
 }
+
+// robotsTxt is every host's robots.txt.
+const robotsTxt = "User-agent: *\nDisallow: /private/\n"
+
+// storedRobots is a policy.Store that holds every origin's robots.txt
+// before the crawl (-against stored).
+type storedRobots map[string]policy.Record
+
+func (s storedRobots) Load(_ context.Context, origin string) (policy.Record, bool, error) {
+	r, ok := s[origin]
+	return r, ok, nil
+}
+
+func (s storedRobots) Save(context.Context, string, policy.Record) error { return nil }
 
 // servedCount counts the pages the site served, by the crawl's mode (the
 // second label of the host name).
