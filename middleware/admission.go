@@ -87,8 +87,8 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 		return false, nil
 	}
 	for ; ; now, waited = (time.Time{}), true {
-		e, v, err := g.robots(ctx, cache, h, u, limit, now)
-		if v.m == nil {
+		e, m, err := g.robots(ctx, cache, h, u, limit, now)
+		if m == nil {
 			waited = true // asked the cache, which may have fetched
 		}
 		if err != nil {
@@ -147,7 +147,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 			g.logBlocked(h, u, agent, de.Decision)
 			return waited, de
 		}
-		if _, ok := v.delayFor(agent); ok {
+		if _, ok := m.delayFor(agent); ok {
 			// Applied to the host under this entry for this agent already.
 			return waited, nil
 		}
@@ -161,7 +161,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 			d = MaxCrawlDelay
 		}
 		h.setCrawlDelay(e.Origin, d, h.base)
-		h.applied(v.m, agent, d)
+		h.applied(m, agent, d)
 		return waited, nil
 	}
 }
@@ -176,12 +176,12 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 // now is the time on the Guard's clock (zero: read it).
 //
 // It returns the memo the entry came from or went to, if any.
-func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, limit time.Duration, now time.Time) (policy.Entry, memoView, error) {
+func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, limit time.Duration, now time.Time) (policy.Entry, *robotsMemo, error) {
 	if now.IsZero() {
 		now = g.clock()
 	}
-	if v, ok := h.memo(cache, u, now); ok {
-		return v.m.e, v, nil
+	if m, ok := h.memo(cache, u, now); ok {
+		return m.e, m, nil
 	}
 	if e, ok := cache.Peek(u); ok && freshEntry(e, now) {
 		return e, h.remember(cache, u, e), nil
@@ -192,14 +192,14 @@ func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url
 	h.mu.Unlock()
 	if n := now.UnixNano(); pauseUntil-n > int64(limit) {
 		if excluded {
-			return policy.Entry{}, memoView{}, excludedError(u, h, pauseUntil)
+			return policy.Entry{}, nil, excludedError(u, h, pauseUntil)
 		}
-		return policy.Entry{}, memoView{}, g.deferred(h, u, pauseUntil, pauseUntil, false)
+		return policy.Entry{}, nil, g.deferred(h, u, pauseUntil, pauseUntil, false)
 	}
 	lctx, cancel := context.WithTimeout(ctx, max(limit, minDeferral))
 	defer cancel()
 	e, err := cache.Get(lctx, u)
-	return e, memoView{}, err
+	return e, nil, err
 }
 
 // ended returns the final error of a request whose wait ctx cut short.

@@ -250,7 +250,10 @@ type Guard struct {
 	retryingN atomic.Int64 // entries in retrying: onRequest skips it when 0
 	seeds     seedTable    // Seed's requests in flight
 	timeouts  timeoutTable // colly clients' Timeouts the transport enforces
-	canonical canonSet     // CleanParams: canonical forms requested
+	// unguarded is set once a request of a collector the Guard is
+	// attached to was not under its transport (see onResponseHeaders).
+	unguarded atomic.Bool
+	canonical canonSet // CleanParams: canonical forms requested
 
 	token  atomic.Pointer[agentToken] // the last User-Agent's product token
 	waits  waitHistogram              // Stats.Waits
@@ -328,6 +331,9 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		return
 	}
 	t := guarded(c)
+	if t == nil || t.g != g {
+		g.unguarded.Store(true)
+	}
 	if t == nil {
 		// The Guard's transport was replaced: the client bounds its
 		// requests again.
@@ -475,8 +481,10 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 func (g *Guard) onResponseHeaders(c *colly.Collector, resp *colly.Response) {
 	if c.CacheDir != "" {
 		g.dropTicket(resp.Request.URL)
-	} else if t := guarded(c); t == nil || t.g != g {
-		g.dropTicket(resp.Request.URL)
+	} else if g.unguarded.Load() {
+		if t := guarded(c); t == nil || t.g != g {
+			g.dropTicket(resp.Request.URL)
+		}
 	}
 }
 

@@ -111,7 +111,7 @@ type host struct {
 	hasTrouble atomic.Bool
 	// robots is the robots.txt entry the last request was admitted
 	// under (see robotsMemo); nil until one was.
-	robots *robotsMemo
+	robots atomic.Pointer[robotsMemo]
 	// gone is set when the host table forgets the state: a ticket's
 	// pointer to it is then stale (see Guard.hostFor).
 	gone atomic.Bool

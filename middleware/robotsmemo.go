@@ -13,6 +13,9 @@ import (
 // look-up) while it is fresh. A cached entry is the verdict until it
 // expires (RFC 9309 §2.4), so the memo answers what the cache would; once
 // it expires the cache is asked again, and a new fetch replaces it.
+//
+// A memo is never changed once published (host.robots is swapped for a
+// new one), so a request reads it without the host's lock.
 type robotsMemo struct {
 	cache  *policy.Cache
 	scheme string // u.Scheme and u.Host as the request wrote them
@@ -20,8 +23,7 @@ type robotsMemo struct {
 	e      policy.Entry
 	// agent is the product token whose Crawl-delay, delay, was applied
 	// to the host under this entry (see Guard.check), so that the next
-	// request for the same agent skips it; "" until one was. Written
-	// once, under the host's mu, before the memo is published again.
+	// request for the same agent skips it; "" until one was.
 	agent string
 	delay time.Duration
 }
@@ -33,60 +35,40 @@ func freshEntry(e policy.Entry, now time.Time) bool {
 	return now.Before(e.Expires) && (e.State != policy.StateUnreachable || e.Stale)
 }
 
-// A memoView is what a request read of its host's memo: the memo its
-// entry came from or went to (nil if none), and the memo's agent and
-// delay as they were then.
-type memoView struct {
-	m     *robotsMemo
-	agent string
-	delay time.Duration
-}
-
-// delayFor returns the Crawl-delay the memo says was applied to the host
-// for agent, if it says so.
-func (v memoView) delayFor(agent string) (time.Duration, bool) {
-	if v.m == nil || v.agent == "" || v.agent != agent {
+// delayFor returns the Crawl-delay m says was applied to its host for
+// agent, if it says so; m may be nil.
+func (m *robotsMemo) delayFor(agent string) (time.Duration, bool) {
+	if m == nil || m.agent == "" || m.agent != agent {
 		return 0, false
 	}
-	return v.delay, true
+	return m.delay, true
 }
 
 // memo returns h's memo of the entry for u through cache, if it is fresh
 // at now.
-func (h *host) memo(cache *policy.Cache, u *url.URL, now time.Time) (memoView, bool) {
-	h.mu.Lock()
-	m := h.robots
-	var v memoView
-	if m != nil {
-		v = memoView{m: m, agent: m.agent, delay: m.delay}
-	}
-	h.mu.Unlock()
+func (h *host) memo(cache *policy.Cache, u *url.URL, now time.Time) (*robotsMemo, bool) {
+	m := h.robots.Load()
 	if m == nil || m.cache != cache || m.scheme != u.Scheme || m.host != u.Host || !freshEntry(m.e, now) {
-		return memoView{}, false
+		return nil, false
 	}
-	return v, true
+	return m, true
 }
 
-// applied records in m, h's memo, that the Crawl-delay d was applied to h
-// for agent.
+// applied records that the Crawl-delay d was applied to h for agent under
+// m, h's memo, unless another memo replaced it meanwhile.
 func (h *host) applied(m *robotsMemo, agent string, d time.Duration) {
-	if m == nil {
+	if m == nil || m.agent == agent && m.delay == d {
 		return
 	}
-	h.mu.Lock()
-	if h.robots == m {
-		m.agent, m.delay = agent, d
-	}
-	h.mu.Unlock()
+	next := *m
+	next.agent, next.delay = agent, d
+	h.robots.CompareAndSwap(m, &next)
 }
 
 // remember keeps e, the fresh entry for u through cache, as h's memo, and
-// returns the view of it.
-func (h *host) remember(cache *policy.Cache, u *url.URL, e policy.Entry) memoView {
+// returns it.
+func (h *host) remember(cache *policy.Cache, u *url.URL, e policy.Entry) *robotsMemo {
 	m := &robotsMemo{cache: cache, scheme: u.Scheme, host: u.Host, e: e}
-	h.mu.Lock()
-	h.robots = m
-	v := memoView{m: m, agent: m.agent, delay: m.delay}
-	h.mu.Unlock()
-	return v
+	h.robots.Store(m)
+	return m
 }
