@@ -373,13 +373,16 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 			parseErrors, retry = v.(bool), true
 		}
 	}
+	if retry {
+		keepParse(err, parseErrors)
+	}
 	waited := max(at.Sub(now), 0)
 	if err == nil && waited == 0 && !retry {
 		// Admitted at once: the gate makes the ticket (ticket.go).
 		return
 	}
 	tk := newPreTicket(r, err)
-	tk.h, tk.crawl, tk.parseErrors, tk.waited = h, collectorContext(c), parseErrors, waited
+	tk.h, tk.crawl, tk.parseErrors, tk.waited, tk.retry = h, collectorContext(c), parseErrors, waited, retry
 	g.tickets.put(r.URL, tk)
 	if err != nil && c.CacheDir != "" {
 		// colly's cache must not answer a request the Guard fails.
@@ -412,6 +415,9 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	lease, at, err := g.gate(collectorContext(c), h, r.URL, g.maxWait(), now)
 	tk.lease = lease
 	if err != nil {
+		if tk.retry {
+			keepParse(err, tk.parseErrors)
+		}
 		tk.err = err
 	} else {
 		tk.gated, tk.sent = true, at.UnixNano()
@@ -419,6 +425,16 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	}
 	if fresh {
 		g.tickets.put(r.URL, tk)
+	}
+}
+
+// keepParse gives err, the deferral of a retry that has not been sent, the
+// retry's ParseHTTPErrorResponse (its first attempt's), so that it is sent
+// with it when it comes back, however often it is deferred meanwhile.
+func keepParse(err error, parseErrors bool) {
+	var de *DeferredError
+	if errors.As(err, &de) && !de.parse.set {
+		de.parse = parseSnapshot{set: true, value: parseErrors}
 	}
 }
 

@@ -1,6 +1,7 @@
 package robotsmw
 
 import (
+	"errors"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -44,6 +45,42 @@ func TestRetryKeepsParseHTTPErrorResponse(t *testing.T) {
 		waitOrFail(t, "Wait", c.Wait)
 		if got := responses.Load(); got != tc.responses {
 			t.Errorf("%s: Request(/500) reached OnResponse %d times, want %d", tc.name, got, tc.responses)
+		}
+	}
+}
+
+// A retry deferred again before it is sent (its host paused meanwhile)
+// keeps its first attempt's ParseHTTPErrorResponse in its deferral, so
+// that it is sent with it when it comes back; a new request's deferral
+// takes none (it is sent with the collector's setting then).
+func TestRetryDeferredAgainKeepsParse(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		retry bool
+		want  parseSnapshot
+	}{
+		{"new request", false, parseSnapshot{}},
+		{"retry of an attempt with it off", true, parseSnapshot{set: true, value: false}},
+	} {
+		g := &Guard{Rate: rate.Inf}
+		c := colly.NewCollector(g.Attach)
+		c.ParseHTTPErrorResponse = true // turned on after the first attempt
+		u := mustURL(t, "http://paused.test/page")
+		g.strike(g.host(u), g.clock(), hard, http.Header{"Retry-After": {"3600"}})
+		ctx := colly.NewContext()
+		if tc.retry {
+			g.retryingN.Add(1)
+			g.retrying.Store(retryKey{ctx, u.String()}, false)
+		}
+		r := &colly.Request{URL: u, Method: "GET", Ctx: ctx, Headers: &http.Header{}}
+		g.onRequest(c, r)
+		tk := g.tickets.take(u)
+		var de *DeferredError
+		if tk == nil || !errors.As(tk.err, &de) {
+			t.Fatalf("%s: onRequest(%s) left %+v, want a ticket with a deferral", tc.name, u, tk)
+		}
+		if de.parse != tc.want {
+			t.Errorf("%s: onRequest(%s) deferral's ParseHTTPErrorResponse %+v, want %+v", tc.name, u, de.parse, tc.want)
 		}
 	}
 }

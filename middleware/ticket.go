@@ -67,6 +67,9 @@ type ticket struct {
 	seq uint32
 	// pre marks a pre-ticket (see above), counted in ticketBox.pre.
 	pre bool
+	// retry marks the ticket of a retry: its parseErrors is its first
+	// attempt's (see keepParse).
+	retry bool
 	// waited is how long OnRequest waited, for the waits in Stats.
 	waited time.Duration
 	// crawl is the context of the collector's crawl (colly's Context)
