@@ -64,11 +64,7 @@ func (g *Guard) admitTo(ctx context.Context, cache *policy.Cache, h *host, u *ur
 	if waited {
 		now = time.Time{} // read the clock again
 	}
-	lease, at, err := g.schedule(ctx, h, u, limit, reserved, gate, now)
-	if err != nil {
-		return 0, time.Time{}, err
-	}
-	return lease, at, nil
+	return g.schedule(ctx, h, u, limit, reserved, gate, now)
 }
 
 // check applies robots.txt to u for agent (RFC 9309 §2.2.2; only
@@ -289,11 +285,7 @@ func (h *host) changes() chan struct{} {
 //
 // now is the time on the Guard's clock (zero: read it).
 func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration, now time.Time) (uint64, time.Time, error) {
-	lease, at, err := g.schedule(ctx, h, u, limit, true, true, now)
-	if err != nil {
-		return 0, time.Time{}, err
-	}
-	return lease, at, nil
+	return g.schedule(ctx, h, u, limit, true, true, now)
 }
 
 // passed tells the test seam that a request passed h's gate in the slot at.

@@ -171,23 +171,7 @@ func TestNetworkThenMalformedResponse(t *testing.T) {
 // Defect 1: a body that stalls past the request timeout is a soft failure
 // of the host (it used to count as healthy), and the request is retried.
 func TestBodyReadTimeoutStrikes(t *testing.T) {
-	var n atomic.Int32
-	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
-		if r.URL.Path != "/slow" {
-			return false
-		}
-		if n.Add(1) == 1 {
-			w.Header().Set("Content-Length", "100")
-			w.Write([]byte("partial"))
-			w.(http.Flusher).Flush()
-			select {
-			case <-r.Context().Done():
-			case <-time.After(failsafe):
-			}
-			return true
-		}
-		return false
-	}))
+	s := stallOnce(t, true)
 	var rep reports
 	var log outcomeLog
 	g := withReports(&Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond}, &rep)

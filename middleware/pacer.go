@@ -562,10 +562,18 @@ type flight struct {
 // newFlight returns the flight of a request to h sent under lease at
 // start (zero: now).
 func (g *Guard) newFlight(h *host, lease uint64, start time.Time) *flight {
+	f := new(flight)
+	g.startFlight(f, h, lease, start)
+	return f
+}
+
+// startFlight makes *f the flight of a request to h sent under lease at
+// start (zero: now).
+func (g *Guard) startFlight(f *flight, h *host, lease uint64, start time.Time) {
 	if start.IsZero() {
 		start = g.clock()
 	}
-	return &flight{g: g, h: h, lease: lease, start: start}
+	f.g, f.h, f.lease, f.start = g, h, lease, start
 }
 
 // end records the end of f's response (read to its end, failed or timed

@@ -219,11 +219,3 @@ func (b *ticketBox) take(u *url.URL) *ticket {
 	b.mu.Unlock()
 	return t
 }
-
-// drop forgets the ticket of u.
-func (b *ticketBox) drop(u *url.URL) {
-	b.mu.Lock()
-	b.removed(b.m[u])
-	delete(b.m, u)
-	b.mu.Unlock()
-}

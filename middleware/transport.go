@@ -112,16 +112,13 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 	if ours {
 		// The body's watcher, in the ticket, carries the flight.
 		wb = &tk.body
-		*wb = watchedBody{g: g, tk: tk, h: h, f: flight{g: g, h: h, lease: lease, start: start, page: true}}
-		if start.IsZero() {
-			wb.f.start = g.clock()
-		}
+		*wb = watchedBody{g: g, tk: tk, h: h}
 		f = &wb.f
+		g.startFlight(f, h, lease, start)
+		f.page = true
+		g.flying.Add(1)
 	} else {
 		f = g.newFlight(h, lease, start)
-	}
-	if ours {
-		g.flying.Add(1)
 	}
 	resp, err := t.base().RoundTrip(req)
 	if ours {
