@@ -32,6 +32,21 @@ import (
 // internal/http2). colly makes a new Request per fetch, and so does the
 // benchmark. guard−bare is what the Guard adds.
 func BenchmarkHooks(b *testing.B) {
+	benchmarkHooks(b, 256, 0)
+}
+
+// BenchmarkHooksCold is BenchmarkHooks as a broad crawl runs it: 8,192
+// hosts, and each request's OnRequest runs 256 requests before its
+// OnRequestHeaders and its send, as colly's queue for its LimitRule slots
+// holds it, so that the host's state is out of the CPU's caches at each
+// step, as it is in a crawl.
+func BenchmarkHooksCold(b *testing.B) {
+	benchmarkHooks(b, 8192, 256)
+}
+
+// benchmarkHooks runs BenchmarkHooks over hosts hosts, with depth
+// requests' OnRequest between a request's OnRequest and the rest of it.
+func benchmarkHooks(b *testing.B, hosts, depth int) {
 	for _, mode := range []string{"bare", "guard", "fixedpace"} {
 		b.Run(mode, func(b *testing.B) {
 			c := colly.NewCollector()
@@ -53,21 +68,37 @@ func BenchmarkHooks(b *testing.B) {
 				g.Attach(c)
 			}
 			hc := collyClient(c)
-			const hosts = 256
 			us := make([]*url.URL, hosts)
 			for i := range us {
 				us[i] = mustURL(b, fmt.Sprintf("http://h%03d.test/some/page?q=1", i))
 			}
 			hdr := http.Header{"Content-Type": {"text/html"}}
+			type pending struct {
+				req *http.Request
+				r   *colly.Request
+			}
+			queue, n := make([]pending, depth), 0 // a ring of the requests between their two callbacks
+			var id uint32                         // colly numbers its requests
 			fetch := func(u *url.URL) {
 				req, err := http.NewRequest(http.MethodGet, u.String(), nil)
 				if err != nil {
 					b.Fatal(err)
 				}
 				req.URL = u
-				r := &colly.Request{URL: u, Method: "GET", Headers: &req.Header}
+				id++
+				r := &colly.Request{URL: u, Method: "GET", Headers: &req.Header, ID: id}
 				if mode != "bare" {
 					g.onRequest(c, r)
+				}
+				if depth > 0 {
+					slot := &queue[n%depth]
+					n++
+					slot.req, req, slot.r, r = req, slot.req, r, slot.r
+					if req == nil {
+						return
+					}
+				}
+				if mode != "bare" {
 					g.onRequestHeaders(c, r)
 				}
 				resp, err := hc.Do(req)

@@ -242,6 +242,7 @@ type Guard struct {
 	hosts    hostTable    // per-host pacing and back-off
 	totals   totals       // counters over all hosts
 	tickets  ticketBox    // verdicts on their way to the transport
+	handoff  handoffTable // OnRequest's tickets for the gate
 	attempts attemptTable // failed attempts per request
 	later    laterQueue   // deferred requests
 	// retrying maps a request being sent again (retryKey) to the
@@ -378,7 +379,9 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	}
 	waited := max(at.Sub(now), 0)
 	if err == nil && waited == 0 && !retry {
-		// Admitted at once: the gate makes the ticket (ticket.go).
+		// Admitted at once: the gate carries this ticket on (ticket.go),
+		// with the host found here.
+		g.handoff.put(r, &ticket{strong: r, method: r.Method, orig: r.URL, h: h})
 		return
 	}
 	tk := newPreTicket(r, err)
@@ -407,7 +410,10 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 		if t := guarded(c); t == nil || t.g != g {
 			return // no transport of this Guard will see r (see onRequest)
 		}
-		tk = &ticket{strong: r, method: r.Method, orig: r.URL, crawl: collectorContext(c), parseErrors: c.ParseHTTPErrorResponse}
+		if tk = g.handoff.take(r); tk == nil {
+			tk = &ticket{strong: r, method: r.Method, orig: r.URL}
+		}
+		tk.crawl, tk.parseErrors = collectorContext(c), c.ParseHTTPErrorResponse
 	}
 	now := g.clock()
 	h := g.hostFor(tk, r.URL)

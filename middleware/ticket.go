@@ -26,12 +26,14 @@ import (
 // URL of the http.Request it sends, and net/http's copies of a request keep
 // it. Redirect hops get tickets from the redirect handler.
 //
-// Most requests get their ticket at the gate (OnRequestHeaders), right
-// before colly's client sends them, from where nothing but an error
-// reported to OnError (which drops the ticket) keeps them from the
-// transport (which takes it). OnRequest leaves a ticket of its own (a
-// pre-ticket) only for a request it did not admit, one that waited there,
-// or a retry: OnRequestHeaders finds it and carries it on.
+// Most requests get their ticket into the box at the gate
+// (OnRequestHeaders), right before colly's client sends them, from where
+// nothing but an error reported to OnError (which drops the ticket) keeps
+// them from the transport (which takes it). OnRequest hands the ticket of
+// a request it admitted at once to the gate outside the box (see
+// handoffTable); it leaves a ticket in the box (a pre-ticket) only for a
+// request it did not admit, one that waited there, or a retry:
+// OnRequestHeaders finds it and carries it on.
 //
 // A request that a later OnRequest callback of the user aborts never
 // reaches the transport nor a callback that drops its pre-ticket. A
@@ -218,4 +220,30 @@ func (b *ticketBox) take(u *url.URL) *ticket {
 	}
 	b.mu.Unlock()
 	return t
+}
+
+// A handoffTable carries the ticket OnRequest made for a request it
+// admitted at once to the request's gate (OnRequestHeaders), which runs
+// after colly's LimitRule queue, without a lock and without looking the
+// host up again: the ticket holds it. A request's slot is its ID modulo
+// the table's size. A slot taken over meanwhile by another request (colly
+// numbers requests per collector, and a clone counts from 1 again) only
+// costs the gate a ticket of its own. A ticket whose gate never comes (a
+// user's OnRequest aborted the request) stays until its slot is taken
+// over: the table holds at most its size of them. Safe for concurrent use.
+type handoffTable [1024]atomic.Pointer[ticket]
+
+// put hands tk, the ticket of r, to r's gate.
+func (t *handoffTable) put(r *colly.Request, tk *ticket) {
+	t[r.ID%uint32(len(t))].Store(tk)
+}
+
+// take returns the ticket OnRequest handed to r's gate, or nil.
+func (t *handoffTable) take(r *colly.Request) *ticket {
+	s := &t[r.ID%uint32(len(t))]
+	tk := s.Load()
+	if tk == nil || tk.strong != r || !s.CompareAndSwap(tk, nil) {
+		return nil
+	}
+	return tk
 }
