@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/net/idna"
 )
@@ -74,6 +75,10 @@ func hostKey(u *url.URL) string {
 // (changed), to ask for the host again.
 type host struct {
 	name string
+	// inline holds name's octets when they fit, next to the state a
+	// request reads, so that a look-up compares the name without reading
+	// the URL string it first came from (nor keeping that alive).
+	inline [hostInline]byte
 	// base is the spacing Rate asks for, or the host's HostRule's: the
 	// floor before Crawl-delays; inFlight is its in-flight places. Both
 	// are set when the state is made and never change.
@@ -145,8 +150,17 @@ type trouble struct {
 // nanoseconds). Its schedule starts then, which also keeps it from looking
 // idle while its first request waits for robots.txt.
 func newHost(name string, rateFloor time.Duration, now int64) *host {
-	return &host{name: name, base: rateFloor, inFlight: 1, interval: rateFloor, lastSend: now}
+	h := &host{base: rateFloor, inFlight: 1, interval: rateFloor, lastSend: now}
+	if len(name) <= len(h.inline) {
+		h.name = unsafe.String(&h.inline[0], copy(h.inline[:], name))
+	} else {
+		h.name = strings.Clone(name)
+	}
+	return h
 }
+
+// hostInline is the longest host name a host holds inline (host.inline).
+const hostInline = 40
 
 // floor returns the host's floor; h.mu must be held.
 func (h *host) floor(rateFloor time.Duration) time.Duration {

@@ -76,7 +76,7 @@ func (t *hostTable) get(name string, idle time.Duration, clock func() int64, mk 
 	}
 	t.sweepLocked(now, idle)
 	h = mk(name, now)
-	t.m[name] = h
+	t.m[h.name] = h
 	slot.Store(h)
 	return h
 }

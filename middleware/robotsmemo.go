@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"net/url"
 	"time"
+	"unsafe"
 
 	"github.com/robotsmw/robotsmw/policy"
 )
@@ -20,6 +21,9 @@ type robotsMemo struct {
 	cache  *policy.Cache
 	scheme string // u.Scheme and u.Host as the request wrote them
 	host   string
+	// inline holds host's octets when they fit, next to the fields a
+	// request reads (see host.inline).
+	inline [hostInline]byte
 	e      policy.Entry
 	// agent is the product token whose Crawl-delay, delay, was applied
 	// to the host under this entry (see Guard.check), so that the next
@@ -61,6 +65,7 @@ func (h *host) applied(m *robotsMemo, agent string, d time.Duration) {
 		return
 	}
 	next := *m
+	next.setHost(m.host)
 	next.agent, next.delay = agent, d
 	h.robots.CompareAndSwap(m, &next)
 }
@@ -68,7 +73,17 @@ func (h *host) applied(m *robotsMemo, agent string, d time.Duration) {
 // remember keeps e, the fresh entry for u through cache, as h's memo, and
 // returns it.
 func (h *host) remember(cache *policy.Cache, u *url.URL, e policy.Entry) *robotsMemo {
-	m := &robotsMemo{cache: cache, scheme: u.Scheme, host: u.Host, e: e}
+	m := &robotsMemo{cache: cache, scheme: u.Scheme, e: e}
+	m.setHost(u.Host)
 	h.robots.Store(m)
 	return m
+}
+
+// setHost sets m.host to a copy of host, inline if it fits.
+func (m *robotsMemo) setHost(host string) {
+	if len(host) > len(m.inline) {
+		m.host = host
+		return
+	}
+	m.host = unsafe.String(&m.inline[0], copy(m.inline[:], host))
 }
