@@ -80,10 +80,7 @@ func (r *Robots) group(agent string) *group {
 			}
 		}
 	}
-	if r.global > 0 {
-		return r.groups[r.global-1]
-	}
-	return nil
+	return r.star
 }
 
 func equalFoldASCII(a, b string) bool {

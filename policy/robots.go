@@ -26,6 +26,9 @@ type Robots struct {
 	agents []agentSlot
 	// global is 1 + the index of the merged '*' group, or 0 when there is none.
 	global int32
+	// star is that group, or nil: a look-up for an agent no group names
+	// reads it here, without the groups' array.
+	star *group
 
 	sitemaps    []string
 	cleanParams []CleanParam
@@ -207,6 +210,7 @@ func (b *builder) groupFor(token []byte, global bool) *group {
 		if b.r.global == 0 {
 			b.r.groups = append(b.r.groups, &group{id: int32(len(b.r.groups)), agent: "*", text: b.text})
 			b.r.global = int32(len(b.r.groups))
+			b.r.star = b.r.groups[b.r.global-1]
 		}
 		return b.r.groups[b.r.global-1]
 	}
@@ -406,8 +410,6 @@ func newRule(pattern, raw string, prio int, pr pendingRule) rule {
 // disallowAll returns a policy that disallows every path but /robots.txt:
 // what RFC 9309 §2.3.1.4 prescribes while robots.txt is unreachable.
 func disallowAll() *Robots {
-	return &Robots{
-		groups: []*group{{agent: "*", text: "/", pending: []pendingRule{{len: 1}}}},
-		global: 1,
-	}
+	star := &group{agent: "*", text: "/", pending: []pendingRule{{len: 1}}}
+	return &Robots{groups: []*group{star}, global: 1, star: star}
 }
