@@ -83,7 +83,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 		return false, nil
 	}
 	for ; ; now, waited = (time.Time{}), true {
-		e, m, err := g.robots(ctx, cache, h, u, limit, now)
+		e, m, err := g.robots(ctx, cache, h, u, limit, now) // e: read only
 		if m == nil {
 			waited = true // asked the cache, which may have fetched
 		}
@@ -137,7 +137,11 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 			// No origin: fail closed.
 			return waited, fmt.Errorf("%w: %s not sent: %w", ErrGaveUp, u.Redacted(), err)
 		}
-		if !e.Robots.Allowed(agent, u) {
+		rb := e.Robots
+		if m != nil {
+			rb = m.robots // the same, in the memo's first cache line
+		}
+		if !rb.Allowed(agent, u) {
 			g.count(h, cBlocked)
 			de := &DisallowedError{URL: u, Agent: agent, Decision: e.Robots.Explain(agent, u)}
 			g.logBlocked(h, u, agent, de.Decision)
@@ -172,15 +176,16 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 // now is the time on the Guard's clock (zero: read it).
 //
 // It returns the memo the entry came from or went to, if any.
-func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, limit time.Duration, now time.Time) (policy.Entry, *robotsMemo, error) {
+func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, limit time.Duration, now time.Time) (*policy.Entry, *robotsMemo, error) {
 	if now.IsZero() {
 		now = g.clock()
 	}
 	if m, ok := h.memo(cache, u, now); ok {
-		return m.e, m, nil
+		return &m.e, m, nil // no copy: a memo does not change
 	}
 	if e, ok := cache.Peek(u); ok && freshEntry(e, now) {
-		return e, h.remember(cache, u, e), nil
+		m := h.remember(cache, u, e)
+		return &m.e, m, nil
 	}
 	h.mu.Lock()
 	pauseUntil := h.pauseUntil
@@ -188,14 +193,14 @@ func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url
 	h.mu.Unlock()
 	if n := now.UnixNano(); pauseUntil-n > int64(limit) {
 		if excluded {
-			return policy.Entry{}, nil, excludedError(u, h, pauseUntil)
+			return &policy.Entry{}, nil, excludedError(u, h, pauseUntil)
 		}
-		return policy.Entry{}, nil, g.deferred(h, u, pauseUntil, pauseUntil, false)
+		return &policy.Entry{}, nil, g.deferred(h, u, pauseUntil, pauseUntil, false)
 	}
 	lctx, cancel := context.WithTimeout(ctx, max(limit, minDeferral))
 	defer cancel()
 	e, err := cache.Get(lctx, u)
-	return e, nil, err
+	return &e, nil, err
 }
 
 // ended returns the final error of a request whose wait ctx cut short.

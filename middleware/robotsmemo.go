@@ -17,19 +17,25 @@ import (
 //
 // A memo is never changed once published (host.robots is swapped for a
 // new one), so a request reads it without the host's lock.
+//
+// What a request reads comes first, in as few cache lines as may be: a
+// request finds its host's memo cold, as a crawl goes round its hosts.
 type robotsMemo struct {
+	// until is when e stops being usable without a fetch (see
+	// freshEntry), in Unix nanoseconds; robots is e.Robots.
+	until  int64
+	robots *policy.Robots
 	cache  *policy.Cache
 	scheme string // u.Scheme and u.Host as the request wrote them
 	host   string
-	// inline holds host's octets when they fit, next to the fields a
-	// request reads (see host.inline).
-	inline [hostInline]byte
-	e      policy.Entry
 	// agent is the product token whose Crawl-delay, delay, was applied
 	// to the host under this entry (see Guard.check), so that the next
 	// request for the same agent skips it; "" until one was.
 	agent string
 	delay time.Duration
+	// inline holds host's octets when they fit (see host.inline).
+	inline [hostInline]byte
+	e      policy.Entry
 }
 
 // freshEntry reports whether e may be used at now without a fetch: fresh,
@@ -52,7 +58,7 @@ func (m *robotsMemo) delayFor(agent string) (time.Duration, bool) {
 // at now.
 func (h *host) memo(cache *policy.Cache, u *url.URL, now time.Time) (*robotsMemo, bool) {
 	m := h.robots.Load()
-	if m == nil || m.cache != cache || m.scheme != u.Scheme || m.host != u.Host || !freshEntry(m.e, now) {
+	if m == nil || now.UnixNano() >= m.until || m.cache != cache || m.host != u.Host || m.scheme != u.Scheme {
 		return nil, false
 	}
 	return m, true
@@ -73,7 +79,10 @@ func (h *host) applied(m *robotsMemo, agent string, d time.Duration) {
 // remember keeps e, the fresh entry for u through cache, as h's memo, and
 // returns it.
 func (h *host) remember(cache *policy.Cache, u *url.URL, e policy.Entry) *robotsMemo {
-	m := &robotsMemo{cache: cache, scheme: u.Scheme, e: e}
+	m := &robotsMemo{robots: e.Robots, cache: cache, scheme: u.Scheme, e: e}
+	if !e.Expires.IsZero() && (e.State != policy.StateUnreachable || e.Stale) {
+		m.until = e.Expires.UnixNano() // as freshEntry says
+	}
 	m.setHost(u.Host)
 	h.robots.Store(m)
 	return m

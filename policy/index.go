@@ -33,17 +33,9 @@ import (
 // fixed-size and pointer-free, the octets compared past the keys sit in one
 // string, pool, in the order lookups visit them, and the key search
 // computes rather than guesses its way down.
+//
+// The fields are in the order a look-up reads them (find, then scan).
 type index struct {
-	// keys[i] is keyOf the i-th prefix, for i < len(nodes)-1; a search
-	// tree over them follows (see upperBound).
-	keys   []key16
-	levels []int32 // offsets in keys of the search tree's levels, top first
-	nodes  []node  // nodes[i] describes the i-th prefix; one more marks the end
-	ranks  []rank  // what lookup reads of rules[j]
-	// pool holds each prefix's octets past its sixteenth, followed by the
-	// wildcard parts of its rules, each led by its length in two octets
-	// (see wildLenFits).
-	pool string
 	// second has bit c set when a prefix of two octets or more starts
 	// with '/' and c; short is the prefix "/", else "", else -1. A target
 	// (which starts with '/') whose second octet is not in second starts
@@ -54,8 +46,18 @@ type index struct {
 	// k-th octet of second, in order; they end where the next run starts,
 	// and a last entry ends the last run. secondBase[w] counts the octets
 	// of second[:w], so that a target's run is found by counting bits.
-	runs       []int32
 	secondBase [4]uint8
+	runs       []int32
+	// keys[i] is keyOf the i-th prefix, for i < len(nodes)-1; a search
+	// tree over them follows (see upperBound).
+	keys   []key16
+	levels []int32 // offsets in keys of the search tree's levels, top first
+	nodes  []node  // nodes[i] describes the i-th prefix; one more marks the end
+	ranks  []rank  // what lookup reads of rules[j]
+	// pool holds each prefix's octets past its sixteenth, followed by the
+	// wildcard parts of its rules, each led by its length in two octets
+	// (see wildLenFits).
+	pool string
 	// rules are the compiled rules in decision order within each prefix;
 	// lookup's answer indexes them, and Explain reads them.
 	rules []rule

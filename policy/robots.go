@@ -36,7 +36,13 @@ type Robots struct {
 
 // A group is the merged set of records that name one product token, or the
 // merged '*' records (RFC 9309 §2.2.1).
+//
+// A decision reads once and the start of idx: they come first, so that
+// it reads few cache lines of a group that is not in the CPU's caches.
 type group struct {
+	once sync.Once
+	idx  index
+
 	id       int32  // index in Robots.groups
 	agent    string // the token as first written, or "*"
 	delay    time.Duration
@@ -46,8 +52,6 @@ type group struct {
 	// it, in file order, until compile turns them into idx.
 	text    string
 	pending []pendingRule
-	once    sync.Once
-	idx     index
 }
 
 // A pendingRule is an Allow or Disallow line not yet compiled.
