@@ -16,7 +16,7 @@
 // pair.
 //
 //	go run ./cpupage [-pairs 5] [-hosts 200] [-pages 30] [-latency 20ms] [-together=true]
-//	    [-against guard|fixed|stored|wrap] [-stats] [-cpuprofile PREFIX] [-memprofile PREFIX]
+//	    [-against guard|fixed|stored|wrap|colly-robots] [-stats] [-cpuprofile PREFIX] [-memprofile PREFIX]
 //
 // For diagnosis, -against compares bare colly with the Guard with
 // FixedPace set, with the Guard whose store holds every robots.txt before
@@ -24,7 +24,8 @@
 // in a fleet whose shared store has them), or with a transport of its own
 // under colly's client that only passes requests on (what net/http
 // charges any such transport: with a client Timeout it arms a timer and a
-// goroutine per request for a transport it does not know). -pages 60
+// goroutine per request for a transport it does not know), or with colly's
+// own robots.txt support (colly-robots: no pacing, for reference). -pages 60
 // halves the share of the robots.txt fetches, and its longer crawls
 // narrow the spread of the pairs. -stats prints each crawl's Guard.Stats,
 // GC cycles, allocations, peak goroutines and context switches to stderr;
@@ -68,7 +69,7 @@ func main() {
 	child := flag.String("child", "", "internal: crawl as `MODE` (bare, or one of -against's) against -addr")
 	addr := flag.String("addr", "", "internal: the site's address")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of each crawl to `PREFIX`.MODE.PAIR")
-	against := flag.String("against", "guard", "what bare colly is compared with: `MODE` guard (the Guard's defaults), fixed (FixedPace), stored (robots.txt in the Guard's store before the crawl: no fetches), or wrap (a transport that only passes requests on, for diagnosis)")
+	against := flag.String("against", "guard", "what bare colly is compared with: `MODE` guard (the Guard's defaults), fixed (FixedPace), stored (robots.txt in the Guard's store before the crawl: no fetches), wrap (a transport that only passes requests on, for diagnosis), or colly-robots (colly's own robots.txt support, for reference)")
 	memprofile := flag.String("memprofile", "", "write an allocation profile of each crawl to `PREFIX`.MODE.PAIR")
 	together := flag.Bool("together", true, "run the two crawls of each pair at the same time, rather than one after the other")
 	stats := flag.Bool("stats", false, "print each crawl's Guard.Stats, GC cycles, allocations and goroutines to stderr")
@@ -226,6 +227,10 @@ func crawl(mode, addr string, hosts int, stats bool) int64 {
 		g.Attach(c)
 	case "wrap":
 		c.WithTransport(passOn{tr})
+	case "colly-robots":
+		// colly's own robots.txt support, for reference: it fetches each
+		// host's robots.txt once and checks every request against it.
+		c.IgnoreRobotsTxt = false
 
 	}
 	if stats {
