@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
@@ -132,5 +133,26 @@ func TestHostForTicket(t *testing.T) {
 	}
 	if got := g.hostFor(tk, u); got == h || got != g.host(u) {
 		t.Errorf("hostFor(a.test) after the sweep = %p, want the table's new state, not the forgotten %p", got, h)
+	}
+}
+
+// A host's name is its own copy, inline when it fits: it does not share
+// the memory of the URL it first came from, and a long name is kept whole.
+func TestHostNameCopied(t *testing.T) {
+	long := strings.Repeat("a", hostInline) + ".test"
+	for _, name := range []string{"a.test", strings.Repeat("b", hostInline), long} {
+		raw := []byte("http://" + name + "/page")
+		u := mustURL(t, string(raw))
+		h := newHost(hostKey(u), 0, 1)
+		if h.name != name {
+			t.Errorf("newHost(%q).name = %q", name, h.name)
+		}
+		if unsafe.StringData(h.name) == unsafe.StringData(u.Host) {
+			t.Errorf("newHost(%q).name shares the URL's memory", name)
+		}
+		inline := unsafe.StringData(h.name) == &h.inline[0]
+		if want := len(name) <= hostInline; inline != want {
+			t.Errorf("newHost(%q).name inline = %v, want %v", name, inline, want)
+		}
 	}
 }
