@@ -407,10 +407,12 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	}
 	fresh := tk == nil
 	if fresh {
-		if t := guarded(c); t == nil || t.g != g {
-			return // no transport of this Guard will see r (see onRequest)
-		}
+		// A ticket OnRequest handed over, like a pre-ticket, says that
+		// the Guard's transport was in place then.
 		if tk = g.handoff.take(r); tk == nil {
+			if t := guarded(c); t == nil || t.g != g {
+				return // no transport of this Guard will see r (see onRequest)
+			}
 			tk = &ticket{strong: r, method: r.Method, orig: r.URL}
 		}
 		tk.crawl, tk.parseErrors = collectorContext(c), c.ParseHTTPErrorResponse
