@@ -48,7 +48,8 @@ type MemoryPacer struct {
 }
 
 // pace is one host's state in a MemoryPacer. Times are Unix nanoseconds
-// on the MemoryPacer's clock, 0 for never: a request reads and writes a
+// on the MemoryPacer's clock, 0 for never, and sums saturate (addNanos)
+// rather than wrap: a request reads and writes a
 // host's state in a few cache lines, without the write barriers that
 // time.Time's location pointer costs.
 type pace struct {
@@ -214,7 +215,7 @@ func (m *MemoryPacer) reserve(host string, a Ask, hint **pace, at time.Time) (Sl
 		if wait > a.Limit {
 			return Slot{Wait: wait, Pace: pc}, nil
 		}
-		p.tat = pos + int64(spacing(pc.Interval, p.latency, gap, a.InFlight))
+		p.tat = addNanos(pos, spacing(pc.Interval, p.latency, gap, a.InFlight))
 		if wait > 0 || a.NoLease {
 			return Slot{Reserved: true, Wait: wait, Pace: pc}, nil
 		}
@@ -230,18 +231,24 @@ func (m *MemoryPacer) reserve(host string, a Ask, hint **pace, at time.Time) (Sl
 		for _, l := range p.leases {
 			busy = max(busy, l.start)
 		}
-		est := time.Duration(busy - now + int64(p.latency) + int64(gap))
+		est := time.Duration(addNanos(addNanos(busy, p.latency), gap) - now)
 		if p.latency == 0 {
 			est = max(pc.Interval, busyPoll)
 		}
 		return Slot{Reserved: true, Wait: max(est, minBusyWait), Pace: pc}, nil
 	}
-	free := max(p.lastStart+int64(pc.Interval), p.lastEnd+int64(gap))
+	var free int64 // 0 for a time that never was: no spacing from it
+	if p.lastStart != 0 {
+		free = addNanos(p.lastStart, pc.Interval)
+	}
+	if p.lastEnd != 0 {
+		free = max(free, addNanos(p.lastEnd, gap))
+	}
 	if free > now {
 		return Slot{Reserved: true, Wait: time.Duration(free - now), Pace: pc}, nil
 	}
 	m.nextLease++
-	p.leases = append(p.leases, lease{id: m.nextLease, start: now, expires: now + int64(leaseTTL(a.Lease))})
+	p.leases = append(p.leases, lease{id: m.nextLease, start: now, expires: addNanos(now, leaseTTL(a.Lease))})
 	p.lastStart = max(p.lastStart, now) // now may have been read before m.mu
 	pc.InFlight++
 	return Slot{Reserved: true, Lease: m.nextLease, Pace: pc}, nil
@@ -276,7 +283,7 @@ func (m *MemoryPacer) Strike(_ context.Context, host string, s Strike) (Pace, er
 	now := m.now()
 	p := m.get(host, now)
 	incident := now >= p.pauseUntil
-	p.pauseUntil = max(p.pauseUntil, now+int64(s.Pause))
+	p.pauseUntil = max(p.pauseUntil, addNanos(now, s.Pause))
 	iv := max(p.interval, s.Floor)
 	if incident && s.Factor > 1 && (p.lastCut == 0 || now-p.lastCut >= int64(iv)) {
 		from := iv

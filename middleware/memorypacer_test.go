@@ -66,3 +66,30 @@ func TestMemoryPacerForgetsCutHost(t *testing.T) {
 		}
 	}
 }
+
+// Times far ahead saturate rather than wrap round: a pause or an
+// interval near the largest time.Duration holds the host, it is not
+// taken as over.
+func TestMemoryPacerFarTimes(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := &robotsmw.MemoryPacer{Now: func() time.Time { return now }}
+	const forever = time.Duration(1<<63 - 1)
+	pc, err := p.Strike(ctx, "paused.test", robotsmw.Strike{Pause: forever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.Paused < 100*365*24*time.Hour {
+		t.Errorf("Strike(Pause: max).Paused = %v, want the pause kept", pc.Paused)
+	}
+	ask := robotsmw.Ask{Floor: forever, Limit: time.Minute}
+	if s, err := p.Reserve(ctx, "paused.test", ask); err != nil || s.Lease != 0 || s.Wait <= time.Minute {
+		t.Errorf("Reserve(paused.test) = %+v, %v; want no lease and a wait past the limit", s, err)
+	}
+	if s, err := p.Reserve(ctx, "slow.test", ask); err != nil || s.Lease == 0 {
+		t.Fatalf("Reserve(slow.test) first = %+v, %v; want a lease", s, err)
+	}
+	if s, err := p.Reserve(ctx, "slow.test", ask); err != nil || s.Lease != 0 || s.Wait <= time.Minute {
+		t.Errorf("Reserve(slow.test) second = %+v, %v; want no lease and a wait past the limit", s, err)
+	}
+}
