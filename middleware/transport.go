@@ -464,24 +464,27 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
-	f := t.g.newFlight(h, lease, at)
+	// One allocation carries the hop's flight, budget and contexts, and
+	// becomes the response's body.
+	b := &pacedBody{stop: stop}
+	f := &b.f
+	t.g.startFlight(f, h, lease, at)
 	timeout := t.timeout
 	if timeout <= 0 {
 		timeout = robotsTimeout
 	}
-	hop, err := t.chains.start(req.Context(), timeout)
-	if err != nil {
+	if err := t.chains.start(&b.hop, req.Context(), timeout); err != nil {
 		stop()
 		closeBody(req)
 		return nil, err
 	}
-	sendCtx, cancelSend := context.WithTimeout(live, hop.left)
-	cancel := func() { cancelSend(); hop.end(); stop() }
+	var sendCtx context.Context
+	sendCtx, b.cancelSend = context.WithTimeout(live, b.hop.left)
 	resp, err := t.next.RoundTrip(req.WithContext(sendCtx))
 	now := t.g.clock()
 	if err != nil && forbidden(err) {
 		f.unsent()
-		cancel()
+		b.finish()
 		return nil, err
 	}
 	if err != nil {
@@ -489,15 +492,54 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !errors.Is(err, context.Canceled) || live.Err() == nil {
 			t.g.strikeFor(h, now, soft, req.URL, nil, 0, err)
 		}
-		cancel()
+		b.finish()
 		return nil, err
 	}
 	cls := t.g.judge(h, resp)
 	if isRedirect(resp) {
 		f.end(false) // loaded: the next hop may need the host's place
+		t.chains.redirected(&b.hop, timeout)
 	}
-	resp.Body = &cancelBody{ReadCloser: &flightBody{ReadCloser: resp.Body, f: f, failed: cls == hard || cls == soft}, cancel: cancel}
+	b.ReadCloser, b.failed = resp.Body, cls == hard || cls == soft
+	resp.Body = b
 	return resp, nil
+}
+
+// A pacedBody is the body of a response to pacedTransport: it ends the
+// request's flight when it is read to its end, fails or is closed (as a
+// flightBody does), and once closed it ends the hop (its time counts
+// against its fetch's budget) and cancels the request's contexts (as a
+// cancelBody does).
+type pacedBody struct {
+	io.ReadCloser
+	f          flight
+	failed     bool // a failed response: its latency never lowers the estimate
+	hop        chainHop
+	cancelSend context.CancelFunc // ends the hop's send context
+	stop       context.CancelFunc // releases the live context
+}
+
+func (b *pacedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.f.end(b.failed || err != io.EOF)
+	}
+	return n, err
+}
+
+func (b *pacedBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.f.end(b.failed)
+	b.finish()
+	return err
+}
+
+// finish ends the hop and cancels its contexts; it may be called more
+// than once.
+func (b *pacedBody) finish() {
+	b.cancelSend()
+	b.hop.end()
+	b.stop()
 }
 
 // A cancelBody cancels the context of its request when it is closed.
