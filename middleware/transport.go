@@ -487,7 +487,7 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	send := req
-	if !sendsAsIs(ctx, b.hop.left) {
+	if !sendsAsIs(ctx, time.Now(), b.hop.left) {
 		var sendCtx context.Context
 		sendCtx, b.cancelSend = context.WithTimeout(b.live.get(), b.hop.left)
 		send = req.WithContext(sendCtx)
@@ -522,16 +522,16 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // time from the fetch's start to a hop that did not wait at its gate.
 const hopSlack = 10 * time.Millisecond
 
-// sendsAsIs reports whether a hop whose budget is left may be sent on ctx,
-// its fetch's context, as it is: ctx's deadline comes at most hopSlack
-// before the budget's end, and not after it, and ctx carries no crawl
-// that can end (see withCrawl).
-func sendsAsIs(ctx context.Context, left time.Duration) bool {
+// sendsAsIs reports whether a hop whose budget is left at now (on the
+// real clock) may be sent on ctx, its fetch's context, as it is: ctx's
+// deadline comes at most hopSlack before the budget's end, and not after
+// it, and ctx carries no crawl that can end (see withCrawl).
+func sendsAsIs(ctx context.Context, now time.Time, left time.Duration) bool {
 	dl, ok := ctx.Deadline()
 	if !ok {
 		return false
 	}
-	end := time.Now().Add(left)
+	end := now.Add(left)
 	if dl.After(end) || end.Sub(dl) > hopSlack {
 		return false
 	}
