@@ -14,7 +14,11 @@ import (
 // not count against the fetch's timeout; the time the hops are sent and
 // read does, all of them together: a robots.txt that redirects slowly five
 // times gets the timeout once, not five times (issue 21: a chain of five
-// 25-second hops held a fetch slot for 155 s).
+// 25-second hops held a fetch slot for 155 s). A hop that did not wait
+// at its gate, nor any hop before it, may be sent under the fetch's own
+// deadline instead, which then comes at most hopSlack (10 ms: the time
+// from the fetch's start to the hop) before its budget's end (see
+// pacedTransport.RoundTrip).
 //
 // The hops of one fetch are the requests that share its context (net/http
 // sends each redirect with the context of the first request), one after
