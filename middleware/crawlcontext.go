@@ -3,6 +3,9 @@ package robotsmw
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/gocolly/colly/v2"
 )
@@ -51,4 +54,56 @@ func liveContext(ctx context.Context) (live context.Context, stop context.Cancel
 		stopCrawl()
 		cancel(context.Canceled)
 	}
+}
+
+// A lazyLive is liveContext(parent), made when it is first used: a
+// robots.txt hop that passes its gate at once never asks for it, and
+// spares its contexts and their registration with parent (see
+// pacedTransport.RoundTrip). Its parent must be set before its first use;
+// it is then safe for concurrent use. release must be called once it is no
+// longer used; a use after release makes a live context that ends only
+// with parent.
+type lazyLive struct {
+	parent context.Context
+	once   sync.Once
+	made   atomic.Bool
+	live   context.Context
+	stop   context.CancelFunc
+}
+
+func (l *lazyLive) get() context.Context {
+	l.once.Do(func() {
+		l.live, l.stop = liveContext(l.parent)
+		l.made.Store(true)
+	})
+	return l.live
+}
+
+// release stops the live context, if it was made.
+func (l *lazyLive) release() {
+	if l.made.Load() {
+		l.stop()
+	}
+}
+
+// Deadline implements context.Context: a live context has none.
+func (l *lazyLive) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// Done implements context.Context.
+func (l *lazyLive) Done() <-chan struct{} { return l.get().Done() }
+
+// Err implements context.Context.
+func (l *lazyLive) Err() error { return l.get().Err() }
+
+// Value implements context.Context.
+func (l *lazyLive) Value(key any) any { return l.get().Value(key) }
+
+// cancelled reports whether the live context has been cancelled (its
+// parent was, or its crawl ended), or, not made, whether parent was
+// cancelled rather than past its deadline.
+func (l *lazyLive) cancelled() bool {
+	if l.made.Load() {
+		return l.live.Err() != nil
+	}
+	return errors.Is(l.parent.Err(), context.Canceled)
 }

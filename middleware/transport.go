@@ -455,49 +455,127 @@ type pacedTransport struct {
 }
 
 // RoundTrip implements http.RoundTripper.
+//
+// A hop that passes its gate at once, early in its fetch, and belongs to
+// no crawl that can end, is sent on its request's context as it is: the
+// fetch's deadline (the Cache's Timeout from the fetch's start) then comes
+// at most hopSlack before the end of the hop's budget, and nothing but
+// the fetch's context can cancel it. Other hops are sent on a live context
+// of their own (see liveContext), bounded by the budget.
 func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	live, stop := liveContext(req.Context())
+	ctx := req.Context()
+	// One allocation carries the hop's live context, flight, budget and
+	// send context, and becomes the response's body.
+	b := &pacedBody{}
+	b.live.parent = ctx
 	h := t.g.host(req.URL)
-	lease, at, err := t.g.schedule(live, h, req.URL, maxDuration, false, true, time.Time{})
+	lease, at, err := t.g.schedule(&b.live, h, req.URL, maxDuration, false, true, time.Time{})
 	if err != nil {
-		stop()
+		b.live.release()
 		closeBody(req)
 		return nil, err
 	}
-	f := t.g.newFlight(h, lease, at)
+	f := &b.f
+	t.g.startFlight(f, h, lease, at)
 	timeout := t.timeout
 	if timeout <= 0 {
 		timeout = robotsTimeout
 	}
-	hop, err := t.chains.start(req.Context(), timeout)
-	if err != nil {
-		stop()
+	if err := t.chains.start(&b.hop, ctx, timeout); err != nil {
+		b.live.release()
 		closeBody(req)
 		return nil, err
 	}
-	sendCtx, cancelSend := context.WithTimeout(live, hop.left)
-	cancel := func() { cancelSend(); hop.end(); stop() }
-	resp, err := t.next.RoundTrip(req.WithContext(sendCtx))
+	send := req
+	if !sendsAsIs(ctx, time.Now(), b.hop.left) {
+		var sendCtx context.Context
+		sendCtx, b.cancelSend = context.WithTimeout(b.live.get(), b.hop.left)
+		send = req.WithContext(sendCtx)
+	}
+	resp, err := t.next.RoundTrip(send)
 	now := t.g.clock()
 	if err != nil && forbidden(err) {
 		f.unsent()
-		cancel()
+		b.finish()
 		return nil, err
 	}
 	if err != nil {
 		f.end(true)
-		if !errors.Is(err, context.Canceled) || live.Err() == nil {
+		if !errors.Is(err, context.Canceled) || !b.live.cancelled() {
 			t.g.strikeFor(h, now, soft, req.URL, nil, 0, err)
 		}
-		cancel()
+		b.finish()
 		return nil, err
 	}
 	cls := t.g.judge(h, resp)
 	if isRedirect(resp) {
 		f.end(false) // loaded: the next hop may need the host's place
+		t.chains.redirected(&b.hop, timeout)
 	}
-	resp.Body = &cancelBody{ReadCloser: &flightBody{ReadCloser: resp.Body, f: f, failed: cls == hard || cls == soft}, cancel: cancel}
+	b.ReadCloser, b.failed = resp.Body, cls == hard || cls == soft
+	resp.Body = b
 	return resp, nil
+}
+
+// hopSlack is the most of its budget a robots.txt hop gives up to be sent
+// on its fetch's context as it is (see pacedTransport.RoundTrip): the
+// time from the fetch's start to a hop that did not wait at its gate.
+const hopSlack = 10 * time.Millisecond
+
+// sendsAsIs reports whether a hop whose budget is left at now (on the
+// real clock) may be sent on ctx, its fetch's context, as it is: ctx's
+// deadline comes at most hopSlack before the budget's end, and not after
+// it, and ctx carries no crawl that can end (see withCrawl).
+func sendsAsIs(ctx context.Context, now time.Time, left time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return false
+	}
+	end := now.Add(left)
+	if dl.After(end) || end.Sub(dl) > hopSlack {
+		return false
+	}
+	_, crawl := ctx.Value(crawlKey{}).(context.Context)
+	return !crawl
+}
+
+// A pacedBody is the body of a response to pacedTransport: it ends the
+// request's flight when it is read to its end, fails or is closed (as a
+// flightBody does), and once closed it ends the hop (its time counts
+// against its fetch's budget) and cancels the hop's contexts (as a
+// cancelBody does).
+type pacedBody struct {
+	io.ReadCloser
+	f          flight
+	failed     bool // a failed response: its latency never lowers the estimate
+	live       lazyLive
+	hop        chainHop
+	cancelSend context.CancelFunc // ends the hop's send context; nil if it was sent as is
+}
+
+func (b *pacedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.f.end(b.failed || err != io.EOF)
+	}
+	return n, err
+}
+
+func (b *pacedBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.f.end(b.failed)
+	b.finish()
+	return err
+}
+
+// finish ends the hop and cancels its contexts; it may be called more
+// than once.
+func (b *pacedBody) finish() {
+	if b.cancelSend != nil {
+		b.cancelSend()
+	}
+	b.hop.end()
+	b.live.release()
 }
 
 // A cancelBody cancels the context of its request when it is closed.

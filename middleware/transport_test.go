@@ -1,6 +1,7 @@
 package robotsmw
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"testing"
@@ -52,5 +53,87 @@ func TestRobotsFetchNotStarvedByPages(t *testing.T) {
 	alog := a.log()
 	if last := alog[len(alog)-1]; !robotsAt.Before(last.at) {
 		t.Errorf("B's robots.txt arrived %v after A's last page, want before it", robotsAt.Sub(last.at))
+	}
+}
+
+// sendsAsIs: a robots.txt hop goes on its fetch's context as it is only
+// when that context's deadline is the hop's budget's end, or at most
+// hopSlack before it, and no crawl that can end is carried.
+func TestSendsAsIs(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	const left = 30 * time.Second
+	crawl, stop := context.WithCancel(context.Background())
+	defer stop()
+	tests := []struct {
+		name     string
+		deadline time.Duration // from now; 0: none
+		crawl    bool
+		want     bool
+	}{
+		{"no deadline", 0, false, false},
+		{"the budget's end", left, false, true},
+		{"a few ms before it (the fetch started then)", left - 3*time.Millisecond, false, true},
+		{"hopSlack before it", left - hopSlack, false, true},
+		{"more than hopSlack before it (a wait at the gate)", left - hopSlack - time.Millisecond, false, false},
+		{"after it", left + time.Millisecond, false, false},
+		{"the budget's end, in a crawl that can end", left, true, false},
+	}
+	for _, tt := range tests {
+		ctx := context.Background()
+		if tt.crawl {
+			ctx = context.WithValue(ctx, crawlKey{}, crawl)
+		}
+		if tt.deadline != 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, now.Add(tt.deadline))
+			defer cancel()
+		}
+		if got := sendsAsIs(ctx, now, left); got != tt.want {
+			t.Errorf("sendsAsIs(%s) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// A robots.txt hop that passes its gate at once, on a context whose
+// deadline is its budget's end, is sent on that context as it is; one
+// whose fetch's deadline came much earlier (time spent waiting at a gate)
+// goes on a context of its own, bounded by its budget.
+func TestPacedTransportSendsAsIs(t *testing.T) {
+	g := &Guard{Rate: rate.Inf}
+	var sent context.Context
+	rt := &pacedTransport{g: g, timeout: time.Hour, next: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sent = r.Context()
+		return emptyRobots(r), nil
+	})}
+	for _, tt := range []struct {
+		name     string
+		deadline time.Duration
+		asIs     bool
+	}{
+		{"deadline at the budget's end", time.Hour, true},
+		{"deadline a minute before it", time.Hour - time.Minute, false},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), tt.deadline)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.test/robots.txt", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
+			t.Fatalf("%s: RoundTrip = %v", tt.name, err)
+		}
+		resp.Body.Close()
+		if asIs := sent == ctx; asIs != tt.asIs {
+			t.Errorf("%s: sent on the fetch's context as it is: %v, want %v", tt.name, asIs, tt.asIs)
+		}
+		if !tt.asIs {
+			if dl, ok := sent.Deadline(); !ok || dl.Before(time.Now().Add(time.Hour-time.Minute)) {
+				t.Errorf("%s: sent with deadline %v (%v), want the hop's budget of an hour", tt.name, dl, ok)
+			}
+			if sent.Err() == nil {
+				t.Errorf("%s: the hop's context lives on after its body was closed", tt.name)
+			}
+		}
+		cancel()
 	}
 }

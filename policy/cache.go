@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 )
@@ -184,15 +185,20 @@ type Cache struct {
 
 	maxFetches int // MaxFetches or its default
 
-	// running counts the fetch goroutines, so tests can wait for them.
+	// idleFor, if set, replaces fetcherIdle (tests).
+	idleFor time.Duration
+
+	// running counts the fetch goroutines at work (not idle ones), so
+	// tests can wait for the fetches and their refreshes to end.
 	running sync.WaitGroup
 
-	// mu guards flights, queue, fetchers and the ended and released fields
-	// of every flight.
+	// mu guards flights, queue, fetchers, idle and the ended and released
+	// fields of every flight.
 	mu       sync.Mutex
 	flights  map[string]*flight // by origin; the fetch queued or in progress
 	queue    []*flight          // flights waiting for a fetch goroutine, oldest first
-	fetchers int                // fetch goroutines running; at most maxFetches
+	fetchers int                // fetch slots taken (flights running, not released); at most maxFetches
+	idle     []chan *flight     // fetch goroutines waiting for a flight (see fetcher), latest last
 }
 
 // A flight is one robots.txt fetch that any number of look-ups wait for.
@@ -412,27 +418,84 @@ func (c *Cache) start(ctx context.Context, origin string) *flight {
 		return f
 	}
 	c.fetchers++
-	c.running.Add(1)
-	go c.fetcher(f)
+	c.launch(f)
 	return f
 }
 
+// fetcherIdle is how long a fetch goroutine that ran out of flights waits
+// for a new one before it ends: a crawl that meets new origins one after
+// the other reuses its goroutines (and their grown stacks) rather than
+// starting one per fetch.
+const fetcherIdle = 50 * time.Millisecond
+
+// launch runs f on an idle fetch goroutine, or on a new one. c.mu must be
+// held.
+func (c *Cache) launch(f *flight) {
+	c.running.Add(1)
+	if n := len(c.idle); n > 0 {
+		next := c.idle[n-1]
+		c.idle[n-1] = nil
+		c.idle = c.idle[:n-1]
+		next <- f // buffered: its goroutine takes it
+		return
+	}
+	go c.fetcher(f)
+}
+
 // fetcher is a fetch goroutine: it runs f, then the queued flights in turn
-// until the queue is empty, and then ends.
+// until the queue is empty, and then the flights launch hands it, until
+// none came for fetcherIdle; then it ends.
 func (c *Cache) fetcher(f *flight) {
-	defer c.running.Done()
-	for f != nil {
-		cur := f // f changes below, maybe before the timer's func runs
-		stall := time.AfterFunc(c.timeout()/4, func() { c.release(cur) })
-		c.run(f)
-		stall.Stop()
-		f = c.finish(f)
+	var next chan *flight // where launch hands this goroutine a flight
+	var idle *time.Timer
+	for {
+		for f != nil {
+			cur := f // f changes below, maybe before the timer's func runs
+			stall := time.AfterFunc(c.timeout()/4, func() { c.release(cur) })
+			c.run(f)
+			stall.Stop()
+			f = c.finish(f)
+		}
+		if next == nil {
+			next = make(chan *flight, 1)
+		}
+		c.mu.Lock()
+		c.idle = append(c.idle, next)
+		c.running.Done() // idle; launch counts it again
+		c.mu.Unlock()
+		wait := orDefault(c.idleFor, fetcherIdle)
+		if idle == nil {
+			idle = time.NewTimer(wait)
+		} else {
+			idle.Reset(wait)
+		}
+		select {
+		case f = <-next:
+			if !idle.Stop() {
+				select { // a timer of the pre-Go 1.23 kind fired meanwhile
+				case <-idle.C:
+				default:
+				}
+			}
+			continue
+		case <-idle.C:
+		}
+		c.mu.Lock()
+		i := slices.Index(c.idle, next)
+		if i >= 0 {
+			c.idle = slices.Delete(c.idle, i, i+1)
+		}
+		c.mu.Unlock()
+		if i >= 0 {
+			return
+		}
+		f = <-next // launch took this goroutine as its timer fired
 	}
 }
 
 // release gives the fetch slot of f up, a fetch that has run for a quarter
 // of its Timeout: the next queued flight starts on a fetch goroutine of its
-// own, and f's goroutine ends once f has. A fetch lives at most its
+// own, and f's goroutine runs no queued flight once f has ended. A fetch lives at most its
 // Timeout, and a slot passes on at most every quarter of it, so at most
 // 5×maxFetches fetches run at once.
 func (c *Cache) release(f *flight) {
@@ -450,8 +513,7 @@ func (c *Cache) release(f *flight) {
 	next := c.queue[0]
 	c.queue[0] = nil
 	c.queue = c.queue[1:]
-	c.running.Add(1)
-	go c.fetcher(next)
+	c.launch(next)
 }
 
 func (c *Cache) timeout() time.Duration { return orDefault(c.Timeout, 30*time.Second) }
@@ -459,7 +521,8 @@ func (c *Cache) timeout() time.Duration { return orDefault(c.Timeout, 30*time.Se
 // finish ends the flight f, which has run: it removes f, so that a later
 // look-up finds its stored record or starts a new flight, and then wakes
 // f's waiters. It returns the next queued flight for the calling fetch
-// goroutine, or nil when there is none; the goroutine then ends.
+// goroutine, or nil when there is none; the goroutine then waits for one
+// (see fetcher).
 func (c *Cache) finish(f *flight) *flight {
 	c.mu.Lock()
 	defer c.mu.Unlock()

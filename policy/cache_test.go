@@ -929,3 +929,62 @@ func TestCacheStalledOriginsGiveSlotsUp(t *testing.T) {
 		t.Errorf("after all fetches: %d fetch slots taken, %d queued, %d flights; want 0, 0, 0", c.fetchers, len(c.queue), len(c.flights))
 	}
 }
+
+// A fetch goroutine that ran out of flights waits fetcherIdle for the next
+// one: the fetch of a second origin soon after the first runs on the same
+// goroutine, which ends once no flight came for fetcherIdle (here 200 ms).
+func TestCacheFetcherReused(t *testing.T) {
+	srv, n := robotsServer(t, serve(200, testRules))
+	var d net.Dialer
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return d.DialContext(ctx, network, srv.Listener.Addr().String()) // every origin is the loopback server
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	c := newCache(t, newFakeClock())
+	c.Client = &http.Client{Transport: tr}
+	c.idleFor = 200 * time.Millisecond
+	idle := func() []chan *flight {
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			c.mu.Lock()
+			ch := slices.Clone(c.idle)
+			c.mu.Unlock()
+			if len(ch) > 0 || time.Now().After(deadline) {
+				return ch
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	var first []chan *flight
+	for i, origin := range []string{"http://a.test", "http://b.test"} {
+		e, err := c.Get(context.Background(), urlOf(t, origin+"/page"))
+		if err != nil || e.State != StateParsed {
+			t.Fatalf("Get(%s) = %v, state %v; want nil, parsed", origin, err, e.State)
+		}
+		ch := idle()
+		if len(ch) != 1 {
+			t.Fatalf("after Get(%s): %d idle fetch goroutines, want 1", origin, len(ch))
+		}
+		if i == 0 {
+			first = ch
+		} else if ch[0] != first[0] {
+			t.Errorf("Get(%s) ran on a new fetch goroutine, want the idle one of the first fetch", origin)
+		}
+	}
+	if got := n.Load(); got != 2 {
+		t.Errorf("robots.txt fetched %d times, want 2", got)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c.mu.Lock()
+		left := len(c.idle)
+		c.mu.Unlock()
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d idle fetch goroutines 5s after the last fetch, want none after %v", left, c.idleFor)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

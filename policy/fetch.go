@@ -89,9 +89,11 @@ func fetch(ctx context.Context, client *http.Client, origin, userAgent string, n
 		// With a CheckRedirect error the body is already closed.
 		defer resp.Body.Close()
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err // the URL is in the FetchError already
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is in the FetchError already
+		}
 	}
 	var o outcome
 	if resp != nil {
@@ -161,6 +163,7 @@ func fetch(ctx context.Context, client *http.Client, origin, userAgent string, n
 // (io.ErrUnexpectedEOF), but one that is longer than MaxSize is not.
 func readBody(resp *http.Response) ([]byte, error) {
 	var r io.Reader = resp.Body
+	size := resp.ContentLength
 	// The transport decodes gzip that it asked for itself and then removes
 	// the header; a body that still says gzip came through a transport
 	// that did not (DisableCompression, or a custom RoundTripper).
@@ -172,15 +175,38 @@ func readBody(resp *http.Response) ([]byte, error) {
 			return nil, err
 		}
 		defer zr.Close()
-		r = zr
+		r, size = zr, -1
 	default:
 		return nil, errContentEncoding
 	}
-	body, err := io.ReadAll(io.LimitReader(r, MaxSize))
-	if err != nil {
-		return nil, err
+	return readAtMost(r, MaxSize, size)
+}
+
+// readAtMost reads r to its end, or to its first max bytes, as
+// io.ReadAll(io.LimitReader(r, max)) does, into a buffer made for size
+// bytes (the Content-Length; -1 if not known) where ReadAll would start
+// with 512 and grow: a robots.txt of 40 bytes takes 41.
+func readAtMost(r io.Reader, max, size int64) ([]byte, error) {
+	n := int64(512)
+	if size >= 0 {
+		n = size + 1 // room to see the end without growing
 	}
-	return body, nil
+	b := make([]byte, 0, min(n, max))
+	for int64(len(b)) < max {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grow as append does
+		}
+		room := b[len(b):min(int64(cap(b)), max)]
+		k, err := r.Read(room)
+		b = b[:len(b)+k]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }
 
 // maxAge returns the lifetime that a response's Cache-Control header gives:

@@ -527,3 +527,58 @@ func TestFetchErrorUnwrap(t *testing.T) {
 		}
 	}
 }
+
+// readAtMost reads what io.ReadAll(io.LimitReader(r, max)) reads, whatever
+// size the Content-Length claims, in reads of any length.
+func TestReadAtMost(t *testing.T) {
+	tests := []struct {
+		body      string
+		max, size int64
+		want      string
+	}{
+		{"", 10, -1, ""},
+		{"", 10, 0, ""},
+		{"User-agent: *", 100, 13, "User-agent: *"},
+		{"User-agent: *", 100, -1, "User-agent: *"},
+		{"User-agent: *", 100, 3, "User-agent: *"},  // a size too small: the buffer grows
+		{"User-agent: *", 100, 90, "User-agent: *"}, // too large: the end is seen
+		{"User-agent: *", 4, 13, "User"},            // cut at max
+		{"User-agent: *", 4, -1, "User"},
+		{strings.Repeat("x", 3000), 2500, -1, strings.Repeat("x", 2500)},
+		{strings.Repeat("x", 3000), 5000, 3000, strings.Repeat("x", 3000)},
+	}
+	for _, tt := range tests {
+		for _, step := range []int{1, 7, 1 << 20} {
+			r := &chunkReader{s: tt.body, step: step}
+			got, err := readAtMost(r, tt.max, tt.size)
+			if err != nil || string(got) != tt.want {
+				t.Errorf("readAtMost(%d bytes in reads of %d, %d, %d) = %d bytes, %v; want %d bytes, nil",
+					len(tt.body), step, tt.max, tt.size, len(got), err, len(tt.want))
+			}
+		}
+	}
+	cut := errors.New("policy test: cut short")
+	if _, err := readAtMost(io.MultiReader(strings.NewReader("User"), iotestErr{cut}), 100, 13); !errors.Is(err, cut) {
+		t.Errorf("readAtMost(a body cut short) = %v, want its error", err)
+	}
+}
+
+// A chunkReader reads s at most step bytes at a time.
+type chunkReader struct {
+	s    string
+	step int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if r.s == "" {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), r.step)], r.s)
+	r.s = r.s[n:]
+	return n, nil
+}
+
+// An iotestErr fails every read with err.
+type iotestErr struct{ err error }
+
+func (r iotestErr) Read([]byte) (int, error) { return 0, r.err }
