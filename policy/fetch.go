@@ -185,11 +185,14 @@ func readBody(resp *http.Response) ([]byte, error) {
 // readAtMost reads r to its end, or to its first max bytes, as
 // io.ReadAll(io.LimitReader(r, max)) does, into a buffer made for size
 // bytes (the Content-Length; -1 if not known) where ReadAll would start
-// with 512 and grow: a robots.txt of 40 bytes takes 41.
+// with 512 and grow: a robots.txt of 40 bytes takes 41. size is the
+// server's word: it is trusted up to sizeHint, and a larger claim (up to
+// 2⁶³−1, which net/http accepts) only starts the buffer there; it grows
+// with what the body brings.
 func readAtMost(r io.Reader, max, size int64) ([]byte, error) {
 	n := int64(512)
 	if size >= 0 {
-		n = size + 1 // room to see the end without growing
+		n = min(size, sizeHint) + 1 // room to see the end without growing
 	}
 	b := make([]byte, 0, min(n, max))
 	for int64(len(b)) < max {
@@ -208,6 +211,10 @@ func readAtMost(r io.Reader, max, size int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// sizeHint is the most of a body's Content-Length that readAtMost makes
+// room for before the body arrives.
+const sizeHint = 64 << 10
 
 // maxAge returns the lifetime that a response's Cache-Control header gives:
 // the smallest max-age, or 0 for no-store and no-cache. ok is false when the

@@ -1,12 +1,14 @@
 package policy
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -546,6 +548,11 @@ func TestReadAtMost(t *testing.T) {
 		{"User-agent: *", 4, -1, "User"},
 		{strings.Repeat("x", 3000), 2500, -1, strings.Repeat("x", 2500)},
 		{strings.Repeat("x", 3000), 5000, 3000, strings.Repeat("x", 3000)},
+		// A Content-Length past anything sent, as large as net/http
+		// accepts: no overflow, and no room made for it up front.
+		{"User-agent: *", 100, math.MaxInt64, "User-agent: *"},
+		{"User-agent: *", MaxSize, math.MaxInt64 - 1, "User-agent: *"},
+		{strings.Repeat("x", 3000), MaxSize, math.MaxInt64, strings.Repeat("x", 3000)},
 	}
 	for _, tt := range tests {
 		for _, step := range []int{1, 7, 1 << 20} {
@@ -556,6 +563,9 @@ func TestReadAtMost(t *testing.T) {
 					len(tt.body), step, tt.max, tt.size, len(got), err, len(tt.want))
 			}
 		}
+	}
+	if b, _ := readAtMost(strings.NewReader("x"), MaxSize, math.MaxInt64); cap(b) > sizeHint+1 {
+		t.Errorf("readAtMost(1 byte claiming Content-Length 2⁶³−1) made room for %d bytes, want sizeHint+1 at most", cap(b))
 	}
 	cut := errors.New("policy test: cut short")
 	if _, err := readAtMost(io.MultiReader(strings.NewReader("User"), iotestErr{cut}), 100, 13); !errors.Is(err, cut) {
@@ -582,3 +592,34 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 type iotestErr struct{ err error }
 
 func (r iotestErr) Read([]byte) (int, error) { return 0, r.err }
+
+// A server may claim any Content-Length net/http accepts, up to 2⁶³−1:
+// the fetch neither panics nor makes room for it, and a body that ends
+// short of its claim is cut short (unreachable), as with any length.
+func TestFetchHugeContentLength(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for {
+			if l, err := br.ReadString('\n'); err != nil || l == "\r\n" {
+				break
+			}
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 9223372036854775807\r\n\r\nUser-agent: *\nDisallow: /\n")
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	o := fetch(ctx, &http.Client{}, "http://"+ln.Addr().String(), "TestBot", time.Now)
+	if o.state != StateUnreachable || o.err == nil {
+		t.Errorf("fetch(a body short of Content-Length 2⁶³−1) = state %v, err %v; want unreachable, a body cut short", o.state, o.err)
+	}
+}
