@@ -44,32 +44,27 @@ type MemoryPacer struct {
 	watchers  map[int]func(string, Pace)
 	nextID    int
 	nextLease uint64
-	lastSweep int64
+	lastSweep time.Time
 }
 
-// pace is one host's state in a MemoryPacer. Times are Unix nanoseconds
-// on the MemoryPacer's clock, 0 for never, and sums saturate (addNanos)
-// rather than wrap: a request reads and writes a
-// host's state in a few cache lines, without the write barriers that
-// time.Time's location pointer costs.
+// pace is one host's state in a MemoryPacer.
 type pace struct {
-	tat        int64         // the next free position
+	tat        time.Time     // the next free position
 	interval   time.Duration // the cut interval; 0 when not cut
-	pauseUntil int64
-	lastCut    int64
-	lastStart  int64         // when the last lease was granted or renewed
-	lastEnd    int64         // when the last response ended
+	pauseUntil time.Time
+	lastCut    time.Time
+	lastStart  time.Time     // when the last lease was granted or renewed
+	lastEnd    time.Time     // when the last response ended
 	latency    time.Duration // smoothed response time; 0 when unknown
-	leases     []lease       // requests in flight; in one, at first
-	one        [1]lease      // leases' first backing array
+	leases     []lease       // requests in flight
 	gone       bool          // forgotten by a sweep: a hint to it is stale
 }
 
 // A lease is one request in flight.
 type lease struct {
 	id      uint64
-	start   int64
-	expires int64
+	start   time.Time
+	expires time.Time
 }
 
 // DefaultPacerIdle is how long a MemoryPacer keeps a host that holds
@@ -90,27 +85,25 @@ func (m *MemoryPacer) idle() time.Duration {
 	return DefaultPacerIdle
 }
 
-// now returns the time on m's clock in Unix nanoseconds.
-func (m *MemoryPacer) now() int64 {
+func (m *MemoryPacer) now() time.Time {
 	if m.Now != nil {
-		return m.Now().UnixNano()
+		return m.Now()
 	}
-	return time.Now().UnixNano()
+	return time.Now()
 }
 
 // get returns host's state, creating it; m.mu must be held.
-func (m *MemoryPacer) get(host string, now int64) *pace {
+func (m *MemoryPacer) get(host string, now time.Time) *pace {
 	if m.hosts == nil {
 		m.hosts = make(map[string]*pace)
 		m.lastSweep = now
 	}
-	if idle := m.idle(); now-m.lastSweep >= int64(idle) {
+	if idle := m.idle(); now.Sub(m.lastSweep) >= idle {
 		m.sweep(now, idle)
 	}
 	p := m.hosts[host]
 	if p == nil {
 		p = &pace{tat: now}
-		p.leases = p.one[:0]
 		m.hosts[host] = p
 	}
 	p.expire(now)
@@ -121,7 +114,7 @@ func (m *MemoryPacer) get(host string, now int64) *pace {
 // response ended at least idle ago (CutKeep after the later of it and the
 // last cut, if that is longer, for a cut host). A sweep that drops most hosts copies
 // the rest into a new map, since Go maps do not shrink. m.mu must be held.
-func (m *MemoryPacer) sweep(now int64, idle time.Duration) {
+func (m *MemoryPacer) sweep(now time.Time, idle time.Duration) {
 	m.lastSweep = now
 	before := len(m.hosts)
 	for k, p := range m.hosts {
@@ -130,8 +123,8 @@ func (m *MemoryPacer) sweep(now int64, idle time.Duration) {
 		if p.interval != 0 {
 			keep = max(CutKeep, idle)
 		}
-		if len(p.leases) == 0 && now >= p.tat && now >= p.pauseUntil &&
-			now-max(p.lastEnd, p.lastCut) >= int64(keep) {
+		if len(p.leases) == 0 && !now.Before(p.tat) && !now.Before(p.pauseUntil) &&
+			now.Sub(maxTime(p.lastEnd, p.lastCut)) >= keep {
 			delete(m.hosts, k)
 			p.gone = true
 		}
@@ -149,11 +142,11 @@ func (m *MemoryPacer) sweep(now int64, idle time.Duration) {
 // given for host: while that state is not forgotten and no sweep is due,
 // it is used without a look-up in the map. *hint is only read and written
 // with m.mu held; a nil hint means none.
-func (m *MemoryPacer) hinted(host string, now int64, hint **pace) *pace {
+func (m *MemoryPacer) hinted(host string, now time.Time, hint **pace) *pace {
 	if hint == nil {
 		return m.get(host, now)
 	}
-	if p := *hint; p != nil && !p.gone && now-m.lastSweep < int64(m.idle()) {
+	if p := *hint; p != nil && !p.gone && now.Sub(m.lastSweep) < m.idle() {
 		p.expire(now)
 		return p
 	}
@@ -164,9 +157,9 @@ func (m *MemoryPacer) hinted(host string, now int64, hint **pace) *pace {
 
 // expire drops the leases that ran out at now (their member died, or a
 // request never reported its end).
-func (p *pace) expire(now int64) {
+func (p *pace) expire(now time.Time) {
 	for i := 0; i < len(p.leases); {
-		if now >= p.leases[i].expires {
+		if !now.Before(p.leases[i].expires) {
 			p.leases[i] = p.leases[len(p.leases)-1]
 			p.leases = p.leases[:len(p.leases)-1]
 			continue
@@ -176,10 +169,10 @@ func (p *pace) expire(now int64) {
 }
 
 // state returns p's Pace at now for floor.
-func (p *pace) state(now int64, floor time.Duration) Pace {
+func (p *pace) state(now time.Time, floor time.Duration) Pace {
 	return Pace{
 		Interval: max(p.interval, floor),
-		Paused:   time.Duration(max(p.pauseUntil-now, 0)),
+		Paused:   max(p.pauseUntil.Sub(now), 0),
 		Latency:  p.latency,
 		InFlight: len(p.leases),
 	}
@@ -202,26 +195,28 @@ func (m *MemoryPacer) Reserve(_ context.Context, host string, a Ask) (Slot, erro
 
 // reserve is Reserve with a hint (see hinted), at now on m's clock (zero:
 // read it).
-func (m *MemoryPacer) reserve(host string, a Ask, hint **pace, at time.Time) (Slot, error) {
+func (m *MemoryPacer) reserve(host string, a Ask, hint **pace, now time.Time) (Slot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.at(at)
+	if now.IsZero() {
+		now = m.now()
+	}
 	p := m.hinted(host, now, hint)
 	pc := p.state(now, a.Floor)
 	gap := endGap(a.Gap, p.latency, a.Latency)
 	if !a.Positioned {
-		pos := max(p.tat, now, p.pauseUntil)
-		wait := time.Duration(pos - now)
+		at := maxTime(p.tat, now, p.pauseUntil)
+		wait := at.Sub(now)
 		if wait > a.Limit {
 			return Slot{Wait: wait, Pace: pc}, nil
 		}
-		p.tat = addNanos(pos, spacing(pc.Interval, p.latency, gap, a.InFlight))
+		p.tat = at.Add(spacing(pc.Interval, p.latency, gap, a.InFlight))
 		if wait > 0 || a.NoLease {
 			return Slot{Reserved: true, Wait: wait, Pace: pc}, nil
 		}
-	} else if now < p.pauseUntil {
+	} else if now.Before(p.pauseUntil) {
 		// A pause voids the position.
-		return Slot{Wait: time.Duration(p.pauseUntil - now), Pace: pc}, nil
+		return Slot{Wait: p.pauseUntil.Sub(now), Pace: pc}, nil
 	} else if a.NoLease {
 		return Slot{Reserved: true, Pace: pc}, nil
 	}
@@ -229,27 +224,21 @@ func (m *MemoryPacer) reserve(host string, a Ask, hint **pace, at time.Time) (Sl
 	if len(p.leases) >= max(a.InFlight, 1) {
 		busy := p.lastStart
 		for _, l := range p.leases {
-			busy = max(busy, l.start)
+			busy = maxTime(busy, l.start)
 		}
-		est := time.Duration(addNanos(addNanos(busy, p.latency), gap) - now)
+		est := busy.Add(p.latency).Add(gap).Sub(now)
 		if p.latency == 0 {
 			est = max(pc.Interval, busyPoll)
 		}
 		return Slot{Reserved: true, Wait: max(est, minBusyWait), Pace: pc}, nil
 	}
-	var free int64 // 0 for a time that never was: no spacing from it
-	if p.lastStart != 0 {
-		free = addNanos(p.lastStart, pc.Interval)
-	}
-	if p.lastEnd != 0 {
-		free = max(free, addNanos(p.lastEnd, gap))
-	}
-	if free > now {
-		return Slot{Reserved: true, Wait: time.Duration(free - now), Pace: pc}, nil
+	free := maxTime(p.lastStart.Add(pc.Interval), p.lastEnd.Add(gap))
+	if free.After(now) {
+		return Slot{Reserved: true, Wait: free.Sub(now), Pace: pc}, nil
 	}
 	m.nextLease++
-	p.leases = append(p.leases, lease{id: m.nextLease, start: now, expires: addNanos(now, leaseTTL(a.Lease))})
-	p.lastStart = max(p.lastStart, now) // now may have been read before m.mu
+	p.leases = append(p.leases, lease{id: m.nextLease, start: now, expires: now.Add(leaseTTL(a.Lease))})
+	p.lastStart = maxTime(p.lastStart, now) // now may have been read before m.mu
 	pc.InFlight++
 	return Slot{Reserved: true, Lease: m.nextLease, Pace: pc}, nil
 }
@@ -261,17 +250,19 @@ func (m *MemoryPacer) Release(_ context.Context, host string, r Release) (Pace, 
 
 // release is Release with a hint (see hinted), at now on m's clock
 // (zero: read it).
-func (m *MemoryPacer) release(host string, r Release, hint **pace, at time.Time) (Pace, error) {
+func (m *MemoryPacer) release(host string, r Release, hint **pace, now time.Time) (Pace, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.at(at)
+	if now.IsZero() {
+		now = m.now()
+	}
 	p := m.hinted(host, now, hint)
 	if i := p.find(r.Lease); i >= 0 {
 		p.leases[i] = p.leases[len(p.leases)-1]
 		p.leases = p.leases[:len(p.leases)-1]
 	}
 	if !r.Unsent {
-		p.lastEnd = max(p.lastEnd, now)
+		p.lastEnd = maxTime(p.lastEnd, now)
 		p.latency = smoothLatency(p.latency, r.Latency, r.Failed)
 	}
 	return p.state(now, r.Floor), nil
@@ -282,10 +273,12 @@ func (m *MemoryPacer) Strike(_ context.Context, host string, s Strike) (Pace, er
 	m.mu.Lock()
 	now := m.now()
 	p := m.get(host, now)
-	incident := now >= p.pauseUntil
-	p.pauseUntil = max(p.pauseUntil, addNanos(now, s.Pause))
+	incident := !now.Before(p.pauseUntil)
+	if end := now.Add(s.Pause); end.After(p.pauseUntil) {
+		p.pauseUntil = end
+	}
 	iv := max(p.interval, s.Floor)
-	if incident && s.Factor > 1 && (p.lastCut == 0 || now-p.lastCut >= int64(iv)) {
+	if incident && s.Factor > 1 && (p.lastCut.IsZero() || now.Sub(p.lastCut) >= iv) {
 		from := iv
 		if from == 0 {
 			from = s.From
@@ -293,7 +286,7 @@ func (m *MemoryPacer) Strike(_ context.Context, host string, s Strike) (Pace, er
 		p.interval = min(time.Duration(float64(from)*s.Factor), max(s.Ceiling, s.Floor))
 		p.lastCut = now
 	}
-	if now < p.pauseUntil {
+	if now.Before(p.pauseUntil) {
 		// The schedule restarts at the pause's end: positions taken
 		// before are void (their holders were woken, or ask again).
 		p.tat = p.pauseUntil
@@ -316,7 +309,7 @@ func (m *MemoryPacer) Recover(_ context.Context, host string, interval, floor ti
 	defer m.mu.Unlock()
 	now := m.now()
 	p := m.get(host, now)
-	if now < p.pauseUntil || now-p.lastCut < int64(max(p.interval, floor)) {
+	if now.Before(p.pauseUntil) || now.Sub(p.lastCut) < max(p.interval, floor) {
 		// Paused, or cut less than an interval ago: a step computed
 		// before that cut must not undo it.
 		return p.state(now, floor), nil
@@ -347,11 +340,11 @@ func (m *MemoryPacer) Watch(fn func(host string, p Pace)) (stop func()) {
 	}
 }
 
-// at returns t, a time on m's clock read by the caller, in Unix
-// nanoseconds; the zero t means now.
-func (m *MemoryPacer) at(t time.Time) int64 {
-	if t.IsZero() {
-		return m.now()
+func maxTime(t time.Time, ts ...time.Time) time.Time {
+	for _, u := range ts {
+		if u.After(t) {
+			t = u
+		}
 	}
-	return t.UnixNano()
+	return t
 }

@@ -93,3 +93,27 @@ func TestMemoryPacerFarTimes(t *testing.T) {
 		t.Errorf("Reserve(slow.test) second = %+v, %v; want no lease and a wait past the limit", s, err)
 	}
 }
+
+// Any clock will do, the Unix epoch and before included: a lease
+// granted at the epoch is a start the next is spaced from, and a response
+// that ended before 1970 is no reason to wait until then.
+func TestMemoryPacerEarlyClocks(t *testing.T) {
+	ctx := context.Background()
+	epoch := &robotsmw.MemoryPacer{Now: func() time.Time { return time.Unix(0, 0) }}
+	a := robotsmw.Ask{Floor: time.Second, InFlight: 2, Positioned: true, Limit: time.Hour}
+	if s, err := epoch.Reserve(ctx, "h.test", a); err != nil || s.Lease == 0 {
+		t.Fatalf("Reserve at the epoch = %+v, %v; want a lease", s, err)
+	}
+	if s, err := epoch.Reserve(ctx, "h.test", a); err != nil || s.Lease != 0 || s.Wait != time.Second {
+		t.Errorf("Reserve again at the epoch = %+v, %v; want no lease and a wait of 1s", s, err)
+	}
+	now := time.Date(1969, 12, 1, 0, 0, 0, 0, time.UTC)
+	early := &robotsmw.MemoryPacer{Now: func() time.Time { return now }}
+	if _, err := early.Release(ctx, "h.test", robotsmw.Release{}); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Second)
+	if s, err := early.Reserve(ctx, "h.test", robotsmw.Ask{Positioned: true, InFlight: 1, Limit: time.Hour}); err != nil || s.Wait > time.Second {
+		t.Errorf("Reserve in 1969 a second after a response ended = %+v, %v; want a wait of 1s at most", s, err)
+	}
+}
