@@ -380,8 +380,11 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	waited := max(at.Sub(now), 0)
 	if err == nil && waited == 0 && !retry {
 		// Admitted at once: the gate carries this ticket on (ticket.go),
-		// with the host found here.
-		g.handoff.put(r, &ticket{strong: r, method: r.Method, orig: r.URL, h: h})
+		// with the host found here; unless colly's cache may answer r,
+		// and then no gate comes.
+		if c.CacheDir == "" {
+			g.handoff.put(r, &ticket{strong: r, method: r.Method, orig: r.URL, h: h})
+		}
 		return
 	}
 	tk := newPreTicket(r, err)

@@ -2,6 +2,7 @@ package robotsmw
 
 import (
 	"net/url"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -22,8 +23,9 @@ import (
 // request finds its host's memo cold, as a crawl goes round its hosts.
 type robotsMemo struct {
 	// until is when e stops being usable without a fetch (see
-	// freshEntry), in Unix nanoseconds; robots is e.Robots.
-	until  int64
+	// freshEntry): e.Expires, or the zero time for an entry that holds
+	// no verdict; robots is e.Robots.
+	until  time.Time
 	robots *policy.Robots
 	cache  *policy.Cache
 	scheme string // u.Scheme and u.Host as the request wrote them
@@ -58,7 +60,7 @@ func (m *robotsMemo) delayFor(agent string) (time.Duration, bool) {
 // at now.
 func (h *host) memo(cache *policy.Cache, u *url.URL, now time.Time) (*robotsMemo, bool) {
 	m := h.robots.Load()
-	if m == nil || now.UnixNano() >= m.until || m.cache != cache || m.host != u.Host || m.scheme != u.Scheme {
+	if m == nil || !now.Before(m.until) || m.cache != cache || m.host != u.Host || m.scheme != u.Scheme {
 		return nil, false
 	}
 	return m, true
@@ -80,18 +82,19 @@ func (h *host) applied(m *robotsMemo, agent string, d time.Duration) {
 // returns it.
 func (h *host) remember(cache *policy.Cache, u *url.URL, e policy.Entry) *robotsMemo {
 	m := &robotsMemo{robots: e.Robots, cache: cache, scheme: u.Scheme, e: e}
-	if !e.Expires.IsZero() && (e.State != policy.StateUnreachable || e.Stale) {
-		m.until = e.Expires.UnixNano() // as freshEntry says
+	if e.State != policy.StateUnreachable || e.Stale {
+		m.until = e.Expires // as freshEntry says
 	}
 	m.setHost(u.Host)
 	h.robots.Store(m)
 	return m
 }
 
-// setHost sets m.host to a copy of host, inline if it fits.
+// setHost sets m.host to a copy of host, inline if it fits (a memo does
+// not keep the URL it was made for alive).
 func (m *robotsMemo) setHost(host string) {
 	if len(host) > len(m.inline) {
-		m.host = host
+		m.host = strings.Clone(host)
 		return
 	}
 	m.host = unsafe.String(&m.inline[0], copy(m.inline[:], host))

@@ -230,7 +230,9 @@ func (b *ticketBox) take(u *url.URL) *ticket {
 // numbers requests per collector, and a clone counts from 1 again) only
 // costs the gate a ticket of its own. A ticket whose gate never comes (a
 // user's OnRequest aborted the request) stays until its slot is taken
-// over: the table holds at most its size of them. Safe for concurrent use.
+// over: the table holds at most its size of them, and no lease. OnRequest
+// hands nothing over while colly's cache (CacheDir) may answer a request
+// without a gate. Safe for concurrent use.
 type handoffTable [1024]atomic.Pointer[ticket]
 
 // put hands tk, the ticket of r, to r's gate.

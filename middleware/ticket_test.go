@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gocolly/colly/v2"
+	"golang.org/x/time/rate"
 )
 
 // The hand-off gives OnRequest's ticket to the gate of its own request
@@ -31,5 +32,29 @@ func TestHandoffTable(t *testing.T) {
 	}
 	if got := tab.take(r2); got == nil || got.strong != r2 {
 		t.Errorf("take(r2) = %v, want r2's ticket", got)
+	}
+}
+
+// A crawl leaves no ticket in the hand-off table: a page colly's cache
+// (CacheDir) answers never reaches its gate, so none is handed over for it.
+func TestHandoffNoneLeft(t *testing.T) {
+	s := newSite(t, robots("", nil))
+	for _, cached := range []bool{false, true} {
+		g := &Guard{Rate: rate.Inf, FixedPace: true}
+		opts := []colly.CollectorOption{g.Attach, colly.AllowURLRevisit()}
+		if cached {
+			opts = append(opts, colly.CacheDir(t.TempDir()))
+		}
+		c := colly.NewCollector(opts...)
+		for i := 0; i < 3; i++ {
+			if err := c.Visit(s.URL + "/page"); err != nil {
+				t.Fatalf("cached %v: Visit %d = %v", cached, i, err)
+			}
+		}
+		for i := range g.handoff {
+			if tk := g.handoff[i].Load(); tk != nil {
+				t.Errorf("cached %v: slot %d holds the ticket of %v after the crawl", cached, i, tk.orig)
+			}
+		}
 	}
 }

@@ -74,8 +74,9 @@ func serve(status int, body string, header ...string) http.HandlerFunc {
 	}
 }
 
-// newCache returns a Cache on clock whose fetch goroutines are waited for
-// when the test ends, so that none outlives it.
+// newCache returns a Cache on clock whose fetches are waited for when the
+// test ends, so that none outlives it (an idle fetch goroutine ends on its
+// own within fetcherIdle).
 func newCache(t *testing.T, clock *fakeClock) *Cache {
 	t.Helper()
 	c := &Cache{Now: clock.Now, UserAgent: "TestBot/1.0"}
