@@ -480,7 +480,7 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 }
 
 // giveBack gives a lease of h back to the Guard's Pacer at now; the
-// Guard's own MemoryPacer is told with h's hint (see reserve).
+// Guard's own MemoryPacer is told with h's hint (see MemoryPacer.hinted).
 func (g *Guard) giveBack(h *host, r Release, now time.Time) (Pace, error) {
 	if p := g.pacerOf(); p != Pacer(&g.mem) {
 		return p.Release(context.Background(), h.name, r)

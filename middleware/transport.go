@@ -512,7 +512,7 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		f.end(false) // loaded: the next hop may need the host's place
 		t.chains.redirected(&b.hop, timeout)
 	}
-	b.ReadCloser, b.failed = resp.Body, cls == hard || cls == soft
+	b.flightBody = flightBody{ReadCloser: resp.Body, f: f, failed: cls == hard || cls == soft}
 	resp.Body = b
 	return resp, nil
 }
@@ -539,31 +539,20 @@ func sendsAsIs(ctx context.Context, now time.Time, left time.Duration) bool {
 	return !crawl
 }
 
-// A pacedBody is the body of a response to pacedTransport: it ends the
-// request's flight when it is read to its end, fails or is closed (as a
-// flightBody does), and once closed it ends the hop (its time counts
+// A pacedBody is the body of a response to pacedTransport: a flightBody
+// of its own flight, f, and once closed it ends the hop (its time counts
 // against its fetch's budget) and cancels the hop's contexts (as a
 // cancelBody does).
 type pacedBody struct {
-	io.ReadCloser
+	flightBody
 	f          flight
-	failed     bool // a failed response: its latency never lowers the estimate
 	live       lazyLive
 	hop        chainHop
 	cancelSend context.CancelFunc // ends the hop's send context; nil if it was sent as is
 }
 
-func (b *pacedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil {
-		b.f.end(b.failed || err != io.EOF)
-	}
-	return n, err
-}
-
 func (b *pacedBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.f.end(b.failed)
+	err := b.flightBody.Close()
 	b.finish()
 	return err
 }
