@@ -82,15 +82,14 @@ func benchmarkHooks(b *testing.B, hosts, depth int) {
 			}
 			queue, n := make([]pending, depth), 0 // a ring of the requests between their two callbacks
 			var id uint32                         // colly numbers its requests
+			var hooked *Guard                     // nil: bare
+			if mode != "bare" {
+				hooked = g
+			}
 			fetch := func(u *url.URL) {
-				req, err := http.NewRequest(http.MethodGet, u.String(), nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				req.URL = u
 				id++
-				r := &colly.Request{URL: u, Method: "GET", Headers: &req.Header, ID: id}
-				if mode != "bare" {
+				req, r := hookedRequest(b, u, id)
+				if hooked != nil {
 					g.onRequest(c, r)
 				}
 				if depth > 0 {
@@ -101,18 +100,7 @@ func benchmarkHooks(b *testing.B, hosts, depth int) {
 						return
 					}
 				}
-				if mode != "bare" {
-					g.onRequestHeaders(c, r)
-				}
-				resp, err := hc.Do(req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if mode != "bare" {
-					g.onResponseHeaders(c, &colly.Response{StatusCode: 200, Request: r, Headers: &hdr})
-				}
+				sendHooked(b, hooked, c, hc, req, r, &hdr)
 			}
 			for _, u := range us {
 				fetch(u) // robots.txt fetched and cached
@@ -316,29 +304,18 @@ func BenchmarkRobotsFirstContact(b *testing.B) {
 			}
 			hc := collyClient(c)
 			hdr := http.Header{"Content-Type": {"text/html"}}
+			var hooked *Guard // nil: bare or get
+			if guarded {
+				hooked = g
+			}
+			var id uint32
 			get := func(u *url.URL) {
-				req, err := http.NewRequest(http.MethodGet, u.String(), nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				req.URL = u
-				r := &colly.Request{URL: u, Method: "GET", Headers: &req.Header}
+				id++
+				req, r := hookedRequest(b, u, id)
 				if guarded {
 					g.onRequest(c, r)
-					g.onRequestHeaders(c, r)
 				}
-				resp, err := hc.Do(req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != 200 {
-					b.Fatalf("GET %s: %d", u, resp.StatusCode)
-				}
-				if guarded {
-					g.onResponseHeaders(c, &colly.Response{StatusCode: 200, Request: r, Headers: &hdr})
-				}
+				sendHooked(b, hooked, c, hc, req, r, &hdr)
 			}
 			n := 0
 			visit := func() {
@@ -359,6 +336,39 @@ func BenchmarkRobotsFirstContact(b *testing.B) {
 			}
 			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 		})
+	}
+}
+
+// hookedRequest returns a GET of u and its colly request, numbered id, as
+// colly makes them for a fetch.
+func hookedRequest(b *testing.B, u *url.URL, id uint32) (*http.Request, *colly.Request) {
+	req, err := http.NewRequest(http.MethodGet, u.String(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.URL = u
+	return req, &colly.Request{URL: u, Method: "GET", Headers: &req.Header, ID: id}
+}
+
+// sendHooked sends req, the request of r, through colly's client hc and
+// reads its 200 response to the end, with g's OnRequestHeaders before and
+// OnResponseHeaders (the response's header hdr) after, as colly calls
+// them; g nil sends it bare. OnRequest is the caller's.
+func sendHooked(b *testing.B, g *Guard, c *colly.Collector, hc *http.Client, req *http.Request, r *colly.Request, hdr *http.Header) {
+	if g != nil {
+		g.onRequestHeaders(c, r)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b.Fatalf("GET %s: %d", req.URL, resp.StatusCode)
+	}
+	if g != nil {
+		g.onResponseHeaders(c, &colly.Response{StatusCode: 200, Request: r, Headers: hdr})
 	}
 }
 
