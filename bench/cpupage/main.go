@@ -5,7 +5,9 @@
 // crawl runs in a process of its own, and the CPU (user + system) of
 // that whole process is read when it exits; the site runs in this
 // process, so its CPU is not counted. The command prints the CPU per page
-// of each pair of crawls, bare and guarded, and the median ratio.
+// of each pair of crawls, bare and guarded, and the median ratio with a
+// 95 % bootstrap interval: on a shared machine one pair varies by several
+// points, so compare builds by many pairs (-pairs 45), not by one round.
 //
 // The two crawls of a pair run at the same time (each against hosts of
 // its own, h000.bare.test and h000.guard.test, on the one site), so that
@@ -16,7 +18,7 @@
 // pair.
 //
 //	go run ./cpupage [-pairs 5] [-hosts 200] [-pages 30] [-latency 20ms] [-together=true]
-//	    [-against guard|fixed|stored|wrap|colly-robots] [-stats] [-cpuprofile PREFIX] [-memprofile PREFIX]
+//	    [-against guard|fixed|stored|wrap|colly-robots|get-robots] [-base bare|MODE] [-stats] [-cpuprofile PREFIX] [-memprofile PREFIX]
 //
 // For diagnosis, -against compares bare colly with the Guard with
 // FixedPace set, with the Guard whose store holds every robots.txt before
@@ -25,7 +27,10 @@
 // under colly's client that only passes requests on (what net/http
 // charges any such transport: with a client Timeout it arms a timer and a
 // goroutine per request for a transport it does not know), or with colly's
-// own robots.txt support (colly-robots: no pacing, for reference). -pages 60
+// own robots.txt support (colly-robots: no pacing, for reference), or with
+// bare colly that only GETs and reads each host's robots.txt before its
+// first page (get-robots: the floor under any robots.txt support); -base
+// get-robots -against guard measures what the Guard adds to that floor. -pages 60
 // halves the share of the robots.txt fetches, and its longer crawls
 // narrow the spread of the pairs. -stats prints each crawl's Guard.Stats,
 // GC cycles, allocations, peak goroutines and context switches to stderr;
@@ -39,6 +44,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -69,11 +76,16 @@ func main() {
 	child := flag.String("child", "", "internal: crawl as `MODE` (bare, or one of -against's) against -addr")
 	addr := flag.String("addr", "", "internal: the site's address")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of each crawl to `PREFIX`.MODE.PAIR")
-	against := flag.String("against", "guard", "what bare colly is compared with: `MODE` guard (the Guard's defaults), fixed (FixedPace), stored (robots.txt in the Guard's store before the crawl: no fetches), wrap (a transport that only passes requests on, for diagnosis), or colly-robots (colly's own robots.txt support, for reference)")
+	against := flag.String("against", "guard", "what bare colly is compared with: `MODE` guard (the Guard's defaults), fixed (FixedPace), stored (robots.txt in the Guard's store before the crawl: no fetches), wrap (a transport that only passes requests on, for diagnosis), colly-robots (colly's own robots.txt support, for reference), or get-robots (bare colly that only GETs each robots.txt: the floor)")
 	memprofile := flag.String("memprofile", "", "write an allocation profile of each crawl to `PREFIX`.MODE.PAIR")
+	base := flag.String("base", "bare", "what -against is compared with: `MODE` bare, or one of -against's (get-robots: what the Guard costs over the fetches alone)")
 	together := flag.Bool("together", true, "run the two crawls of each pair at the same time, rather than one after the other")
 	stats := flag.Bool("stats", false, "print each crawl's Guard.Stats, GC cycles, allocations and goroutines to stderr")
 	flag.Parse()
+	if *base == *against {
+		fmt.Fprintln(os.Stderr, "cpupage: -base and -against name the same mode")
+		os.Exit(2)
+	}
 	if *child != "" {
 		if *profile != "" {
 			f, err := os.Create(*profile)
@@ -117,9 +129,9 @@ func main() {
 	addrOf := strings.TrimPrefix(site.URL, "http://")
 	var ratios []float64
 	for p := 0; p < *pairs; p++ {
-		order := []string{"bare", *against}
+		order := []string{*base, *against}
 		if p%2 == 1 {
-			order = []string{*against, "bare"}
+			order = []string{*against, *base}
 		}
 		cpu := map[string]time.Duration{}
 		crawlOne := func(mode string) (time.Duration, error) {
@@ -165,18 +177,53 @@ func main() {
 				cpu[mode] = d
 			}
 		}
-		r := cpu[*against].Seconds() / cpu["bare"].Seconds()
+		r := cpu[*against].Seconds() / cpu[*base].Seconds()
 		ratios = append(ratios, r)
 		n := float64(*hosts * *pages)
 		name := *against
 		if name == "guard" {
 			name = "guarded"
 		}
-		fmt.Printf("pair %d: bare %.0f µs/page, %s %.0f µs/page, %+.1f %%\n", p+1,
-			cpu["bare"].Seconds()*1e6/n, name, cpu[*against].Seconds()*1e6/n, 100*(r-1))
+		fmt.Printf("pair %d: %s %.0f µs/page, %s %.0f µs/page, %+.1f %%\n", p+1,
+			*base, cpu[*base].Seconds()*1e6/n, name, cpu[*against].Seconds()*1e6/n, 100*(r-1))
 	}
-	sort.Float64s(ratios)
-	fmt.Printf("median CPU over bare colly: %+.1f %% (%d pairs)\n", 100*(ratios[len(ratios)/2]-1), len(ratios))
+	lo, hi := medianInterval(ratios)
+	over := "bare colly"
+	if *base != "bare" {
+		over = *base
+	}
+	fmt.Printf("median CPU over %s: %+.1f %% (%d pairs; 95 %% interval [%+.1f, %+.1f] %%)\n",
+		over, 100*(median(ratios)-1), len(ratios), 100*(lo-1), 100*(hi-1))
+}
+
+// median returns the median of xs, which it sorts.
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// medianInterval returns a 95 % bootstrap interval of the median of xs:
+// the 2.5th and 97.5th percentiles of the medians of 2,000 resamples (with
+// a fixed seed, so that the same pairs give the same interval). On this
+// shared machine a pair varies by several points; the interval says how
+// far the median of this many pairs can be trusted.
+func medianInterval(xs []float64) (lo, hi float64) {
+	const resamples = 2000
+	r := rand.New(rand.NewPCG(1, 2))
+	meds := make([]float64, resamples)
+	s := make([]float64, len(xs))
+	for i := range meds {
+		for j := range s {
+			s[j] = xs[r.IntN(len(xs))]
+		}
+		meds[i] = median(s)
+	}
+	sort.Float64s(meds)
+	return meds[resamples*25/1000], meds[resamples*975/1000-1]
 }
 
 // run crawls in a child process and returns its CPU time.
@@ -231,6 +278,12 @@ func crawl(mode, addr string, hosts int, stats bool) int64 {
 		// colly's own robots.txt support, for reference: it fetches each
 		// host's robots.txt once and checks every request against it.
 		c.IgnoreRobotsTxt = false
+	case "get-robots":
+		// Bare colly that only GETs each host's robots.txt before its
+		// first page, through the crawl's transport, and reads it: what
+		// the fetches alone cost, with nothing parsed, checked or paced.
+		// The floor under any robots.txt support.
+		getRobots(c, tr)
 
 	}
 	if stats {
@@ -245,6 +298,30 @@ func crawl(mode, addr string, hosts int, stats bool) int64 {
 	}
 	c.Wait()
 	return scraped.Load()
+}
+
+// getRobots makes c GET each host's robots.txt through tr, and read it,
+// in the OnRequest of the host's first request (-against get-robots).
+func getRobots(c *colly.Collector, tr http.RoundTripper) {
+	client := &http.Client{Transport: tr}
+	var mu sync.Mutex
+	fetched := map[string]*sync.Once{}
+	c.OnRequest(func(r *colly.Request) {
+		mu.Lock()
+		once := fetched[r.URL.Host]
+		if once == nil {
+			once = new(sync.Once)
+			fetched[r.URL.Host] = once
+		}
+		mu.Unlock()
+		once.Do(func() {
+			resp, err := client.Get(r.URL.Scheme + "://" + r.URL.Host + "/robots.txt")
+			if err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	})
 }
 
 // robotsTxt is every host's robots.txt.
