@@ -30,8 +30,10 @@ import (
 // runs out and is dropped by the next Reserve (the fleet's in-flight count
 // never stays taken): a lease lasts no longer than a member's TTL (15 s),
 // as the requests a member holds do, so the host of a killed member's
-// requests is free again by the time they are given back. A request that
-// runs longer than that loses its lease. Both keys carry the host in braces, so they share a
+// requests is free again by the time they are given back. A live member
+// renews the leases of its responses still running every third of that
+// TTL (leaserenew.go), so a response longer than the TTL keeps its host's
+// place. Both keys carry the host in braces, so they share a
 // cluster slot. Each operation is one Lua script on those keys
 // (politeness.md §3.6: one atomic read-modify-write per host, one clock,
 // monotone merges), the same rules as robotsmw.MemoryPacer's. Every
@@ -247,6 +249,10 @@ type pacer struct {
 	// local paces hosts while Redis is down and WhenDown is Slow.
 	local robotsmw.MemoryPacer
 
+	// renew renews the leases granted through Redis while their
+	// responses run (leaserenew.go).
+	renew renewals
+
 	// mu guards watchers, nextID, sub and done.
 	mu       sync.Mutex
 	watchers map[int]func(string, robotsmw.Pace)
@@ -308,9 +314,12 @@ func (p *pacer) slowFloor(floor time.Duration) time.Duration {
 
 // Reserve implements robotsmw.Pacer: one EVALSHA.
 func (p *pacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) (robotsmw.Slot, error) {
+	// A lease lasts no longer than a member's TTL unless renewed: the
+	// member renews it while its response runs (leaserenew.go).
+	ttl := min(leaseTTL(a.Lease), p.f.memberTTL())
 	v, err := reserveScript.Run(ctx, p.f.client, p.key(host),
 		us(a.Floor), us(a.Gap), strconv.FormatFloat(a.Latency, 'g', -1, 64), us(a.Limit), max(a.InFlight, 1),
-		us(min(leaseTTL(a.Lease), p.f.memberTTL())), flag(a.Positioned), flag(a.NoLease), p.f.pacerIdle().Milliseconds(),
+		us(ttl), flag(a.Positioned), flag(a.NoLease), p.f.pacerIdle().Milliseconds(),
 		us(robotsmw.MaxLatencyGap), us(busyPoll), us(minBusyWait), p.f.pacerCutIdle().Milliseconds()).Result()
 	p.f.seen(err)
 	if err != nil {
@@ -323,6 +332,9 @@ func (p *pacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) (robot
 	r, err := ints(v, 7)
 	if err != nil {
 		return robotsmw.Slot{}, err
+	}
+	if r[1] != 0 {
+		p.hold(host, uint64(r[1]), ttl)
 	}
 	return robotsmw.Slot{
 		Reserved: r[0] == 1,
@@ -356,6 +368,9 @@ func flag(b bool) string {
 // Release implements robotsmw.Pacer: one EVALSHA. A lease given back
 // while Redis is down runs out there instead.
 func (p *pacer) Release(ctx context.Context, host string, r robotsmw.Release) (robotsmw.Pace, error) {
+	if r.Lease != 0 {
+		p.unhold(host, r.Lease)
+	}
 	v, err := leaseReleaseScript.Run(ctx, p.f.client, p.key(host),
 		r.Lease, us(r.Latency), flag(r.Failed), flag(r.Unsent), us(r.Floor),
 		p.f.pacerIdle().Milliseconds(), p.f.pacerCutIdle().Milliseconds()).Result()
