@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -190,5 +191,77 @@ func TestJitterNeverSooner(t *testing.T) {
 		if d := at[i].Sub(at[i-1]); d < 100*time.Millisecond || d > 140*time.Millisecond {
 			t.Errorf("gap %d with Jitter 0.5 at 10/s = %v, want in [100ms, 140ms]", i, d)
 		}
+	}
+}
+
+// shortLeasePacer is a shared Pacer that gives the next lease it grants
+// after short is set a TTL of ttl, and counts the leases given back
+// unsent.
+type shortLeasePacer struct {
+	MemoryPacer
+	ttl    time.Duration
+	short  atomic.Bool
+	mu     sync.Mutex // guards unsent
+	unsent int
+}
+
+func (p *shortLeasePacer) Reserve(ctx context.Context, host string, a Ask) (Slot, error) {
+	short := !a.NoLease && p.short.Load()
+	if short {
+		a.Lease = p.ttl
+	}
+	s, err := p.MemoryPacer.Reserve(ctx, host, a)
+	if short && s.Lease != 0 {
+		p.short.Store(false)
+	}
+	return s, err
+}
+
+func (p *shortLeasePacer) Release(ctx context.Context, host string, r Release) (Pace, error) {
+	if r.Unsent {
+		p.mu.Lock()
+		p.unsent++
+		p.mu.Unlock()
+	}
+	return p.MemoryPacer.Release(ctx, host, r)
+}
+
+// Issue 20, point 6: a request whose process stalls between its gate and
+// its send for longer than its lease of a shared Pacer lasts does not
+// spend that lease late. Here the first member's request stalls after its
+// gate (a callback of its own that sleeps, as a stopped process would),
+// its lease runs out, and the second member's request takes the host;
+// when the first wakes, it gives its lease back unsent and asks for the
+// host again: the server never has two requests at once.
+func TestStaleLeaseAsksAgain(t *testing.T) {
+	const ttl = 200 * time.Millisecond
+	site := newLoadSite(t, "User-agent: *\nAllow: /\n", func(string) time.Duration { return 3 * ttl })
+	p := &shortLeasePacer{ttl: ttl}
+	mk := func() *colly.Collector {
+		g := &Guard{Rate: rate.Inf, Pacer: p, MaxWait: 10 * time.Second, FixedPace: true}
+		return colly.NewCollector(g.Attach, colly.Async())
+	}
+	a, b := mk(), mk()
+	// After the Guard's OnRequest (robots.txt fetched) and before its
+	// gate: the gate's lease is the short one.
+	a.OnRequest(func(*colly.Request) { p.short.Store(true) })
+	var wg sync.WaitGroup
+	a.OnRequestHeaders(func(r *colly.Request) {
+		b.Visit(site.URL + "/b")
+		wg.Add(1)
+		go func() { defer wg.Done(); b.Wait() }()
+		time.Sleep(3 * ttl)
+	})
+	a.Visit(site.URL + "/a")
+	a.Wait()
+	wg.Wait()
+	peak, spans := site.Result()
+	if len(spans) != 2 || peak != 1 {
+		t.Errorf("server saw %d pages, peak in flight %d; want 2, 1", len(spans), peak)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.unsent != 1 {
+		t.Errorf("leases given back unsent: %d, want 1 (the stalled request's)", p.unsent)
 	}
 }

@@ -240,7 +240,7 @@ func (m *MemoryPacer) reserve(host string, a Ask, hint **pace, now time.Time) (S
 	p.leases = append(p.leases, lease{id: m.nextLease, start: now, expires: now.Add(leaseTTL(a.Lease))})
 	p.lastStart = maxTime(p.lastStart, now) // now may have been read before m.mu
 	pc.InFlight++
-	return Slot{Reserved: true, Lease: m.nextLease, Pace: pc}, nil
+	return Slot{Reserved: true, Lease: m.nextLease, LeaseTTL: leaseTTL(a.Lease), Pace: pc}, nil
 }
 
 // Release implements Pacer.

@@ -177,6 +177,11 @@ type Slot struct {
 	Reserved bool
 	// Lease, if not 0, is the request's lease: it is sent now.
 	Lease uint64
+	// LeaseTTL is how long Lease lasts unless it is given back (or the
+	// Pacer renews it while its holder lives); 0 means DefaultLease. A
+	// request that has not been sent within half of it, because its
+	// process stalled, asks for its host again (see guardTransport).
+	LeaseTTL time.Duration
 	// Wait is how long from now until asking again makes sense: until the
 	// position, or until the host is likely free.
 	Wait time.Duration
@@ -259,6 +264,9 @@ var ErrPacerUnavailable = fmt.Errorf("robotsmw: pacer unavailable")
 // A pacerState is what a Guard keeps about its Pacer.
 type pacerState struct {
 	watchOnce atomic.Bool
+	// leaseTTL is the LeaseTTL of the last lease a shared Pacer gave, in
+	// nanoseconds (see guardTransport.stale); 0 until one did.
+	leaseTTL atomic.Int64
 	// failures counts the failed Pacer calls in a row; it sets how long
 	// requests are put off while the Pacer is down.
 	failures atomic.Int32
@@ -441,6 +449,14 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 		if jitter && s.Reserved {
 			// A random delay after the position, never before it.
 			s.Wait += time.Duration(g.random() * min(g.Jitter, 1) * float64(s.Interval))
+		}
+		if s.Lease != 0 && p != Pacer(&g.mem) {
+			ttl := int64(leaseTTL(s.LeaseTTL))
+			if g.pacer.leaseTTL.Load() != ttl {
+				// Written only when it changes: a store per request
+				// would bounce the line between cores.
+				g.pacer.leaseTTL.Store(ttl)
+			}
 		}
 		if s.Lease != 0 {
 			// Sent now: counted here, with h.mu held.

@@ -87,11 +87,41 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		lease = l
 	default:
 		lease = tk.lease
+		if lease != 0 && t.stale(tk) {
+			// The request passed its gate so long ago that its lease may
+			// have run out in the shared Pacer (its process stalled
+			// between the gate and here) and another member may have
+			// started a request to the host meanwhile: the lease is given
+			// back unsent, and the request asks for its host again rather
+			// than spend its place late (issue 20, point 6).
+			h := g.hostFor(tk, req.URL)
+			g.newFlight(h, lease, time.Time{}).unsent()
+			tk.lease = 0
+			ctx := req.Context()
+			l, at, err := g.gate(ctx, h, req.URL, g.waitLimit(ctx), time.Time{})
+			if err != nil {
+				closeBody(req)
+				return nil, err
+			}
+			lease, tk.sent = l, at.UnixNano()
+		}
 	}
 	if tk != nil {
 		tk.lease = 0 // the flight has it now
 	}
 	return t.send(req, tk, lease)
+}
+
+// stale reports whether the request of tk, which holds a lease of a shared
+// Pacer, passed its gate more than half that lease's TTL ago. The Guard's
+// own MemoryPacer lives and stalls with it: its leases are never stale.
+func (t *guardTransport) stale(tk *ticket) bool {
+	g := t.g
+	if g.Pacer == nil || tk.sent == 0 || tk.hop {
+		return false
+	}
+	ttl := g.pacer.leaseTTL.Load()
+	return ttl > 0 && g.clock().UnixNano()-tk.sent > ttl/2
 }
 
 // send sends an admitted request and classifies the outcome. tk is the

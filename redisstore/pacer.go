@@ -339,6 +339,7 @@ func (p *pacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) (robot
 	return robotsmw.Slot{
 		Reserved: r[0] == 1,
 		Lease:    uint64(r[1]),
+		LeaseTTL: ttl,
 		Wait:     fromUS(r[2]),
 		Pace:     robotsmw.Pace{Interval: fromUS(r[3]), Paused: fromUS(r[4]), Latency: fromUS(r[5]), InFlight: int(r[6])},
 	}, nil
