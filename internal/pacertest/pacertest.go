@@ -212,7 +212,9 @@ var cases = []struct {
 		c.waits("second late lease", c.reserve("late", b), true, 100*ms)
 	}},
 	{"a lease never given back runs out", func(t *testing.T, c *checker) {
-		c.lease("first", c.reserve("first", robotsmw.Ask{Lease: 100 * ms}))
+		if s := c.reserve("first", robotsmw.Ask{Lease: 100 * ms}); c.lease("first", s) != 0 && s.LeaseTTL != 100*ms {
+			t.Errorf("Reserve with Ask.Lease 100ms: LeaseTTL = %v, want 100ms (how long the lease lasts)", s.LeaseTTL)
+		}
 		if s := c.reserve("second", robotsmw.Ask{Positioned: true}); s.Lease != 0 {
 			t.Fatalf("Reserve while the lease holds = %+v, want no lease", s)
 		}
