@@ -1,0 +1,181 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"github.com/gocolly/colly/v2/queue"
+	"golang.org/x/time/rate"
+
+	"github.com/robotsmw/robotsmw/internal/loadsite"
+	"github.com/robotsmw/robotsmw/internal/redistest"
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
+)
+
+// trialBPages is the number of pages of trialBSite: /p0 links to all the
+// others.
+const trialBPages = 10
+
+// trialBSite is a site whose pages take work to answer and whose
+// robots.txt asks for a Crawl-delay of cd; it calls onPage, if set, while
+// it works on a page (after the work started), with the request.
+func trialBSite(t *testing.T, work time.Duration, cd string, onPage func(r *http.Request)) *loadsite.Site {
+	return loadsite.New(t, func(r *http.Request) time.Duration {
+		if r.URL.Path == "/robots.txt" {
+			return -1
+		}
+		if onPage != nil {
+			onPage(r)
+		}
+		return work
+	}, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprintf(w, "User-agent: *\nCrawl-delay: %s\n", cd)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body>")
+		if r.URL.Path == "/p0" {
+			for i := 1; i < trialBPages; i++ {
+				fmt.Fprintf(w, `<a href="/p%d">p%d</a> `, i, i)
+			}
+		}
+		fmt.Fprint(w, "</body></html>")
+	})
+}
+
+// trialBMember is one member of a fleet crawling through the shared
+// queue: it tags its requests with X-Member and records the pages it got.
+type trialBMember struct {
+	fleet *Fleet
+	guard *robotsmw.Guard
+	mu    sync.Mutex // guards got
+	got   []string
+}
+
+func newTrialBMember(t *testing.T, srv *redistest.Server, prefix string, ttl time.Duration) *trialBMember {
+	m := &trialBMember{fleet: New(srv.Client())}
+	m.fleet.Prefix = prefix
+	m.fleet.ttl = ttl
+	m.guard = &robotsmw.Guard{Agent: "TrialB", Rate: rate.Inf, MaxWait: 2 * time.Second}
+	m.fleet.Attach(m.guard)
+	t.Cleanup(func() { m.fleet.Close() })
+	return m
+}
+
+func (m *trialBMember) crawl(ctx context.Context, id int, start string) error {
+	q, err := queue.New(2, m.fleet.Queue())
+	if err != nil {
+		return err
+	}
+	m.guard.Links.Queue = m.fleet.Queue()
+	u, _ := url.Parse(start)
+	c := colly.NewCollector(colly.AllowedDomains(u.Hostname()), colly.StdlibContext(ctx), m.guard.Attach)
+	if err := c.SetStorage(m.fleet.Storage()); err != nil {
+		return err
+	}
+	m.guard.FollowLinks(c)
+	c.OnRequest(func(r *colly.Request) { r.Headers.Set("X-Member", fmt.Sprint(id)) })
+	c.OnResponse(func(r *colly.Response) {
+		m.mu.Lock()
+		m.got = append(m.got, r.Request.URL.Path)
+		m.mu.Unlock()
+	})
+	if err := q.AddURL(start); err != nil {
+		return err
+	}
+	return m.fleet.Run(ctx, q, c)
+}
+
+// Three members crawl one slow host through the shared queue; member 0 is
+// stopped (its ctx ends) while the server works on one of its pages. The
+// others finish the crawl: every page is processed by some member, and at
+// the server at most one request of the fleet was in flight at once and
+// each page started at least Crawl-delay after the end of the one before.
+func TestTrialBFleetStopMidCrawl(t *testing.T) {
+	srv := redistest.Start(t)
+	const work = 60 * time.Millisecond
+	const cd = 150 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ctx0, stop0 := context.WithCancel(ctx)
+	defer stop0()
+	var once sync.Once
+	stoppedAt := make(chan string, 1)
+	site := trialBSite(t, work, "0.15", func(r *http.Request) {
+		if r.Header.Get("X-Member") == "0" && r.URL.Path != "/p0" {
+			once.Do(func() {
+				stoppedAt <- r.URL.Path
+				stop0()
+			})
+		}
+	})
+	prefix := "trialb:" + t.Name()
+	ms := make([]*trialBMember, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range ms {
+		ms[i] = newTrialBMember(t, srv, prefix, time.Second)
+		c := ctx
+		if i == 0 {
+			c = ctx0
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = ms[i].crawl(c, i, site.URL+"/p0")
+		}()
+	}
+	wg.Wait()
+	if !errors.Is(errs[0], context.Canceled) {
+		select {
+		case <-stoppedAt:
+			t.Errorf("member 0 (stopped): Run = %v, want context.Canceled", errs[0])
+		default:
+			t.Logf("member 0 fetched no page but /p0; not stopped (Run = %v)", errs[0])
+		}
+	}
+	for i := 1; i < 3; i++ {
+		if errs[i] != nil {
+			t.Errorf("member %d: Run = %v, want nil", i, errs[i])
+		}
+	}
+	processed := map[string]int{}
+	for _, m := range ms {
+		for _, p := range m.got {
+			processed[p]++
+		}
+	}
+	for i := 0; i < trialBPages; i++ {
+		if p := fmt.Sprintf("/p%d", i); processed[p] == 0 {
+			t.Errorf("%s was processed by no member: lost", p)
+		}
+	}
+	peak, spans := site.Result()
+	if peak > 1 {
+		t.Errorf("server saw %d requests in flight at once, want ≤ 1 fleet-wide", peak)
+	}
+	for i := 1; i < len(spans); i++ {
+		if idle := spans[i].Start.Sub(spans[i-1].End); idle < cd {
+			t.Errorf("%s started %v after the end of %s, want ≥ Crawl-delay %v", spans[i].Path, idle, spans[i-1].Path, cd)
+		}
+	}
+	probe := newTrialBMember(t, srv, prefix, time.Second)
+	st, err := probe.fleet.Stats(context.Background())
+	if err != nil || st.Queued != 0 || st.InFlight != 0 || st.Dropped != 0 {
+		t.Errorf("Stats after the crawl = %+v, %v; want nothing queued, held or dropped", st, err)
+	}
+	var paths []string
+	for _, s := range spans {
+		paths = append(paths, s.Path)
+	}
+	t.Logf("server saw %s", strings.Join(paths, " "))
+}
