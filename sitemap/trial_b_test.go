@@ -91,7 +91,7 @@ func TestTrialBWalkerCrawlDelayBeyondTimeout(t *testing.T) {
 
 // A Walker given a robots.txt cache of the caller's (Walker.Robots, over a
 // client the Walker does not pace) still counts the host's Crawl-delay
-// for the first sitemap from the end of robots.txt's response?
+// for the first sitemap from the end of robots.txt's response.
 func TestTrialBWalkerOwnCacheFirstSitemap(t *testing.T) {
 	const cd = 300 * time.Millisecond
 	srv := trialBSite(t, "User-agent: *\nCrawl-delay: 0.3\n", 1, 10*time.Millisecond)
