@@ -302,3 +302,65 @@ func TestTrialBFleetLongResponseKeepsLease(t *testing.T) {
 		t.Errorf("server saw %d pages, peak in flight %d; want 4, ≤ 1 fleet-wide", len(spans), peak)
 	}
 }
+
+// One member's clock is a day ahead (a machine whose clock is wrong):
+// pacing runs on Redis's clock, so the server still sees one request in
+// flight and the Crawl-delay kept; robots.txt, which that member's clock
+// finds expired at once, is not fetched again and again.
+func TestTrialBFleetSkewedClock(t *testing.T) {
+	srv := redistest.Start(t)
+	const cd = 100 * time.Millisecond
+	var robotsHits atomic.Int64
+	site := loadsite.New(t, func(r *http.Request) time.Duration {
+		if r.URL.Path == "/robots.txt" {
+			robotsHits.Add(1)
+		}
+		return 20 * time.Millisecond
+	}, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.1\n")
+			return
+		}
+		fmt.Fprint(w, "<html><body>ok</body></html>")
+	})
+	var wg sync.WaitGroup
+	for m := 0; m < 3; m++ {
+		f := New(srv.Client())
+		defer f.Close()
+		g := &robotsmw.Guard{Rate: rate.Inf, MaxWait: 5 * time.Second, FixedPace: true}
+		if m == 0 {
+			ahead := func() time.Time { return time.Now().Add(25 * time.Hour) }
+			f.Now = ahead
+		}
+		f.Attach(g)
+		c := colly.NewCollector(g.Attach, colly.Async())
+		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 2})
+		for i := 0; i < 4; i++ {
+			c.Visit(fmt.Sprintf("%s/m%d/p%d", site.URL, m, i))
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Wait() }()
+	}
+	wg.Wait()
+	peak, spans := site.Result()
+	if peak > 1 {
+		t.Errorf("server saw %d requests in flight at once, want ≤ 1 fleet-wide", peak)
+	}
+	pages := 0
+	for i, s := range spans {
+		if s.Path != "/robots.txt" {
+			pages++
+		}
+		if i > 0 {
+			if idle := s.Start.Sub(spans[i-1].End); idle < cd {
+				t.Errorf("%s started %v after the end of %s, want ≥ Crawl-delay %v", s.Path, idle, spans[i-1].Path, cd)
+			}
+		}
+	}
+	if pages != 12 {
+		t.Errorf("server saw %d pages, want 12", pages)
+	}
+	if n := robotsHits.Load(); n > 2 {
+		t.Errorf("robots.txt fetched %d times, want at most 2 (once, and once more for the member whose clock is ahead)", n)
+	}
+}
