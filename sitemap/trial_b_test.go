@@ -1,12 +1,15 @@
 package sitemap
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -220,5 +223,73 @@ func TestTrialBWalkerLoopsAndLimit(t *testing.T) {
 			}
 		}
 		mu.Unlock()
+	}
+}
+
+// gzipped is b compressed with gzip, at its fastest.
+func gzipped(t *testing.T, b []byte) []byte {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// Compressed sitemaps over HTTP: a .gz file, one gzipped twice, one sent
+// with Content-Encoding: gzip besides, and a gzip bomb (51 MiB of spaces
+// in a urlset): the bomb fails with ErrTooLarge after its first entry,
+// the others are read, and the walk goes on.
+func TestTrialBWalkerGzip(t *testing.T) {
+	var base string
+	page := func(p string) []byte {
+		return []byte(fmt.Sprintf(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/%s</loc></url></urlset>`, base, p))
+	}
+	var bomb []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nSitemap: %s/index.xml\n", base)
+		case "/index.xml":
+			fmt.Fprint(w, indexOf(base+"/a.xml.gz", base+"/b.xml", base+"/c.xml", base+"/bomb.xml.gz", base+"/d.xml"))
+		case "/a.xml.gz":
+			w.Header().Set("Content-Type", "application/x-gzip")
+			w.Write(gzipped(t, page("a")))
+		case "/b.xml":
+			w.Write(gzipped(t, gzipped(t, page("b"))))
+		case "/c.xml":
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gzipped(t, gzipped(t, page("c"))))
+		case "/bomb.xml.gz":
+			w.Write(bomb)
+		case "/d.xml":
+			w.Write(page("d"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	base = srv.URL
+	body := append([]byte(nil), page("bomb-first")...)
+	body = body[:len(body)-len("</urlset>")]
+	body = append(body, bytes.Repeat([]byte(" "), 51<<20)...)
+	body = append(body, []byte(`<url><loc>`+base+`/bomb-last</loc></url></urlset>`)...)
+	bomb = gzipped(t, body)
+	w := &Walker{Options: Options{Interval: time.Millisecond}}
+	var got []string
+	st, err := w.Walk(context.Background(), srv.URL, func(e Entry) error {
+		got = append(got, strings.TrimPrefix(e.Loc, base))
+		return nil
+	})
+	slices.Sort(got)
+	if want := []string{"/a", "/b", "/bomb-first", "/c", "/d"}; !slices.Equal(got, want) {
+		t.Errorf("Walk passed on %q, want %q", got, want)
+	}
+	var werr *WalkError
+	if !errors.As(err, &werr) || st.Failed != 1 || len(werr.Errs) != 1 || !errors.Is(werr.Errs[0], ErrTooLarge) || !strings.HasSuffix(werr.Errs[0].URL, "/bomb.xml.gz") {
+		t.Errorf("Walk = %+v, %v; want one failure, bomb.xml.gz with ErrTooLarge", st, err)
 	}
 }
