@@ -293,3 +293,61 @@ func TestTrialBWalkerGzip(t *testing.T) {
 		t.Errorf("Walk = %+v, %v; want one failure, bomb.xml.gz with ErrTooLarge", st, err)
 	}
 }
+
+// Redirect hops and retries are requests to the host like any other: a
+// sitemap that redirects within the host, and one answered 503 with
+// Retry-After: 1 once, keep one request in flight and the Crawl-delay
+// from the end of each response (a redirect ends with its headers), and
+// the retry comes no sooner than the Retry-After.
+func TestTrialBWalkerHopsAndRetriesPaced(t *testing.T) {
+	const cd = 200 * time.Millisecond
+	var base string
+	var mu sync.Mutex
+	busy := false
+	srv := loadsite.New(t, func(*http.Request) time.Duration { return 10 * time.Millisecond }, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nCrawl-delay: 0.2\nSitemap: %s/old.xml\nSitemap: %s/busy.xml\n", base, base)
+		case "/old.xml":
+			http.Redirect(w, r, base+"/new.xml", http.StatusMovedPermanently)
+		case "/busy.xml":
+			mu.Lock()
+			first := !busy
+			busy = true
+			mu.Unlock()
+			if first {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return
+			}
+			fallthrough
+		default:
+			fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/page%s</loc></url></urlset>`, base, r.URL.Path)
+		}
+	})
+	base = srv.URL
+	w := &Walker{Options: Options{Interval: time.Millisecond, Concurrency: 2}}
+	n := 0
+	if _, err := w.Walk(context.Background(), srv.URL, func(Entry) error { n++; return nil }); err != nil || n != 2 {
+		t.Errorf("Walk = %d pages, %v; want 2, nil", n, err)
+	}
+	peak, spans := srv.Result()
+	if peak != 1 || len(spans) != 5 {
+		t.Errorf("server saw %d requests, peak in flight %d; want 5 (robots.txt, old.xml, new.xml, busy.xml twice), 1", len(spans), peak)
+	}
+	var busyAt []loadsite.Span
+	for i, s := range spans {
+		if s.Path == "/busy.xml" {
+			busyAt = append(busyAt, s)
+		}
+		if i == 0 {
+			continue
+		}
+		if d := s.Start.Sub(spans[i-1].End); d < cd {
+			t.Errorf("%s started %v after the end of %s, want ≥ Crawl-delay %v", s.Path, d, spans[i-1].Path, cd)
+		}
+	}
+	if len(busyAt) == 2 && busyAt[1].Start.Sub(busyAt[0].End) < time.Second {
+		t.Errorf("busy.xml fetched again %v after its 503 with Retry-After: 1, want ≥ 1s", busyAt[1].Start.Sub(busyAt[0].End))
+	}
+}
