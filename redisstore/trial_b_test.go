@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -362,5 +364,70 @@ func TestTrialBFleetSkewedClock(t *testing.T) {
 	}
 	if n := robotsHits.Load(); n > 2 {
 		t.Errorf("robots.txt fetched %d times, want at most 2 (once, and once more for the member whose clock is ahead)", n)
+	}
+}
+
+// A host that answers its headers at once and then streams the body
+// slowly: the response ends with its body, so the fleet keeps one request
+// in flight and the Crawl-delay from the end of the body, as the server
+// sees it (the handler's return).
+func TestTrialBFleetSlowBody(t *testing.T) {
+	srv := redistest.Start(t)
+	const cd = 100 * time.Millisecond
+	type span struct {
+		path       string
+		start, end time.Time
+	}
+	var mu sync.Mutex
+	var spans []span
+	inFlight, peak := 0, 0
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.1\n")
+			return
+		}
+		mu.Lock()
+		inFlight++
+		peak = max(peak, inFlight)
+		start := time.Now()
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusOK)
+		for i := 0; i < 5; i++ {
+			fmt.Fprintf(w, "<p>%d</p>", i)
+			w.(http.Flusher).Flush()
+			time.Sleep(40 * time.Millisecond)
+		}
+		mu.Lock()
+		inFlight--
+		spans = append(spans, span{r.URL.Path, start, time.Now()})
+		mu.Unlock()
+	}))
+	defer site.Close()
+	var wg sync.WaitGroup
+	for m := 0; m < 3; m++ {
+		f := New(srv.Client())
+		defer f.Close()
+		g := &robotsmw.Guard{Rate: rate.Inf, MaxWait: 5 * time.Second, FixedPace: true}
+		f.Attach(g)
+		c := colly.NewCollector(g.Attach, colly.Async())
+		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 2})
+		for i := 0; i < 2; i++ {
+			c.Visit(fmt.Sprintf("%s/m%d/p%d", site.URL, m, i))
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Wait() }()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start.Before(spans[j].start) })
+	if len(spans) != 6 || peak != 1 {
+		t.Errorf("server saw %d pages, peak in flight %d; want 6, 1", len(spans), peak)
+	}
+	for i := 1; i < len(spans); i++ {
+		if idle := spans[i].start.Sub(spans[i-1].end); idle < cd {
+			t.Errorf("%s started %v after the end of %s's body, want ≥ Crawl-delay %v", spans[i].path, idle, spans[i-1].path, cd)
+		}
 	}
 }
