@@ -351,3 +351,48 @@ func TestTrialBWalkerHopsAndRetriesPaced(t *testing.T) {
 		t.Errorf("busy.xml fetched again %v after its 503 with Retry-After: 1, want ≥ 1s", busyAt[1].Start.Sub(busyAt[0].End))
 	}
 }
+
+// A huge sitemap: a text file of 60,000 URLs (over sitemaps.org's 50,000)
+// and, in another walk, MaxURLs below it. The entries within the limits
+// are passed on, the cut is reported, and nothing is passed twice.
+func TestTrialBWalkerHugeSitemap(t *testing.T) {
+	var base string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nSitemap: %s/big.txt\n", base)
+		case "/big.txt":
+			var b strings.Builder
+			for i := 0; i < 60000; i++ {
+				fmt.Fprintf(&b, "%s/p%d\n", base, i)
+			}
+			w.Write([]byte(b.String()))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	base = srv.URL
+	for _, tt := range []struct {
+		maxURLs    int
+		want       int
+		wantFailed int
+	}{
+		{0, 50000, 1},
+		{1000, 1000, 1}, // the file is read in full first: still over the limit
+	} {
+		w := &Walker{Options: Options{Interval: time.Millisecond, MaxURLs: tt.maxURLs}}
+		seen := map[string]bool{}
+		dup := 0
+		st, err := w.Walk(context.Background(), srv.URL, func(e Entry) error {
+			if seen[e.Loc] {
+				dup++
+			}
+			seen[e.Loc] = true
+			return nil
+		})
+		if len(seen) != tt.want || dup != 0 || st.Failed != tt.wantFailed {
+			t.Errorf("Walk with MaxURLs %d = %d pages (%d twice), %d failed, %v; want %d, 0, %d", tt.maxURLs, len(seen), dup, st.Failed, err, tt.want, tt.wantFailed)
+		}
+	}
+}
