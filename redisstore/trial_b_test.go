@@ -438,3 +438,32 @@ func TestTrialBFleetSlowBody(t *testing.T) {
 		}
 	}
 }
+
+// Guard.InFlight raised to 2 on every member: the fleet keeps at most 2
+// requests in flight to the host.
+func TestTrialBFleetInFlightTwo(t *testing.T) {
+	srv := redistest.Start(t)
+	site := trialBSite(t, 150*time.Millisecond, "0", nil)
+	var wg sync.WaitGroup
+	for m := 0; m < 3; m++ {
+		f := New(srv.Client())
+		defer f.Close()
+		g := &robotsmw.Guard{Rate: rate.Inf, MaxWait: 5 * time.Second, FixedPace: true, InFlight: 2}
+		f.Attach(g)
+		c := colly.NewCollector(g.Attach, colly.Async())
+		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 3})
+		for i := 0; i < 4; i++ {
+			c.Visit(fmt.Sprintf("%s/m%d/p%d", site.URL, m, i))
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Wait() }()
+	}
+	wg.Wait()
+	peak, spans := site.Result()
+	if len(spans) != 12 || peak > 2 {
+		t.Errorf("server saw %d pages, peak in flight %d; want 12, ≤ 2", len(spans), peak)
+	}
+	if peak < 2 {
+		t.Logf("server saw peak in flight %d: the second place was never used", peak)
+	}
+}
