@@ -155,3 +155,45 @@ func TestTrialBWalkPacingBeyondTimeout(t *testing.T) {
 		}
 	}
 }
+
+// Interrupted (Ctrl-C) while the walk waits for the host's Crawl-delay:
+// the CLI stops at once, exits 130 and says the walk was interrupted,
+// and nothing more reaches the server.
+func TestTrialBWalkInterruptedDuringCrawlDelay(t *testing.T) {
+	var base string
+	arrived := make(chan string, 8)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- r.URL.Path
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nCrawl-delay: 20\nSitemap: %s/index.xml\n", base)
+		default:
+			fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/p</loc></url></urlset>`, base)
+		}
+	}))
+	defer srv.Close()
+	base = srv.URL
+	ctx, cancel := context.WithCancel(context.Background())
+	args := []string{"sitemaps", "-walk", "-timeout", "1m", srv.URL}
+	var out, errOut bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, args, strings.NewReader(""), &out, &errOut, srv.Client()) }()
+	if p := <-arrived; p != "/robots.txt" {
+		t.Fatalf("first request %s, want /robots.txt", p)
+	}
+	time.Sleep(200 * time.Millisecond) // waiting for the Crawl-delay now
+	cancel()
+	select {
+	case code := <-done:
+		if code != 130 || !strings.Contains(out.String()+errOut.String(), "walk interrupted") {
+			t.Errorf("run(%q) interrupted = %d, output %q; want 130, walk interrupted", args, code, out.String()+errOut.String())
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatalf("run(%q) still running 3s after the interrupt", args)
+	}
+	select {
+	case p := <-arrived:
+		t.Errorf("%s reached the server after the interrupt", p)
+	default:
+	}
+}
