@@ -110,11 +110,18 @@ func (m *trialBMember) crawl(ctx context.Context, id int, start string) error {
 // With crash, member 0's Redis client is closed first, as a process that
 // dies does: it can neither give back nor end what it holds, and the
 // others take its requests back once its leases ran out.
-func TestTrialBFleetStopMidCrawl(t *testing.T) { testTrialBStopMidCrawl(t, false) }
+func TestTrialBFleetStopMidCrawl(t *testing.T) { testTrialBStopMidCrawl(t, false, 2*time.Second) }
 
-func TestTrialBFleetCrashMidCrawl(t *testing.T) { testTrialBStopMidCrawl(t, true) }
+func TestTrialBFleetCrashMidCrawl(t *testing.T) { testTrialBStopMidCrawl(t, true, 2*time.Second) }
 
-func testTrialBStopMidCrawl(t *testing.T, crash bool) {
+// With a MaxWait (50 ms) shorter than the Crawl-delay, most requests are
+// deferred (robotsmw's own queue of later requests) rather than waited
+// for: the stopped member's deferred requests are not lost either.
+func TestTrialBFleetStopWhileDeferred(t *testing.T) {
+	testTrialBStopMidCrawl(t, false, 50*time.Millisecond)
+}
+
+func testTrialBStopMidCrawl(t *testing.T, crash bool, maxWait time.Duration) {
 	srv := redistest.Start(t)
 	const work = 60 * time.Millisecond
 	const cd = 150 * time.Millisecond
@@ -141,6 +148,7 @@ func testTrialBStopMidCrawl(t *testing.T, crash bool) {
 	var wg sync.WaitGroup
 	for i := range ms {
 		ms[i] = newTrialBMember(t, srv, prefix, time.Second)
+		ms[i].guard.MaxWait = maxWait
 		c := ctx
 		if i == 0 {
 			c = ctx0
