@@ -144,8 +144,13 @@ func (f *Fleet) Run(ctx context.Context, q *queue.Queue, c *colly.Collector) err
 		}
 		idle = idleMin
 		err = f.runQueue(ctx, q, c)
-		if err2 := f.dropOrphans(ctx); err == nil && err2 != nil {
-			err = err2
+		// Once ctx ended, what the member still holds are requests
+		// cancelled or never started: leave gives them back to the
+		// others instead of ending them as dropped.
+		if ctx.Err() == nil {
+			if err2 := f.dropOrphans(ctx); err == nil && err2 != nil {
+				err = err2
+			}
 		}
 		if err != nil {
 			return f.runErr(ctx, err)

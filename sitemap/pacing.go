@@ -116,8 +116,15 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, req.Context().Err()
 	}
 	at := h.lastStart.Add(w.interval())
+	cd, fetched := t.crawlDelay(req)
 	if !h.lastEnd.IsZero() {
-		at = maxTime(at, h.lastEnd.Add(t.crawlDelay(req)))
+		at = maxTime(at, h.lastEnd.Add(cd))
+	}
+	if now := w.clock(); !fetched.After(now) {
+		// robots.txt's own response, which a cache of the caller's
+		// (Walker.Robots) fetched without this transport, ended too;
+		// a time ahead of the Walker's clock is another clock's.
+		at = maxTime(at, fetched.Add(cd))
 	}
 	if d := at.Sub(w.clock()); d > 0 {
 		if err := w.wait(req.Context(), d); err != nil {
@@ -149,17 +156,18 @@ func (t *pacedTransport) end(h *hostPace) {
 }
 
 // crawlDelay returns the Crawl-delay of req's origin for the Walker's
-// agent, as far as its robots.txt is cached; 0 for robots.txt itself.
-func (t *pacedTransport) crawlDelay(req *http.Request) time.Duration {
+// agent, as far as its robots.txt is cached, and when that robots.txt's
+// fetch completed; 0 and the zero time for robots.txt itself.
+func (t *pacedTransport) crawlDelay(req *http.Request) (time.Duration, time.Time) {
 	if req.URL.Path == "/robots.txt" {
-		return 0
+		return 0, time.Time{}
 	}
 	e, ok := t.w.robots().Peek(req.URL)
 	if !ok || e.Robots == nil {
-		return 0
+		return 0, time.Time{}
 	}
 	d, _ := e.Robots.CrawlDelay(t.w.agent())
-	return min(d, maxCrawlDelay)
+	return min(d, maxCrawlDelay), e.FetchedAt
 }
 
 // A pacedBody ends its response when read to its end, failed or closed.
