@@ -22,8 +22,11 @@ func (wk *walk) fetch(j job) (res result) {
 		res.skipped.Invalid++
 		return res
 	}
-	ctx, cancel := context.WithTimeout(wk.ctx, wk.w.timeout())
-	defer cancel()
+	// No deadline for the file as a whole: each attempt has Timeout from
+	// when it is sent (see sendDeadline), so waits for the host's pace and
+	// a Retry-After do not count against it. robots.txt is bounded by
+	// its Cache's Timeout.
+	ctx := wk.ctx
 
 	// A sitemap robots.txt disallows is not fetched (RFC 9309 §2.2.2).
 	if ok, err := wk.allowed(ctx, u); err != nil {
@@ -37,7 +40,9 @@ func (wk *walk) fetch(j job) (res result) {
 	client := wk.hopClient()
 	val, conditional := wk.w.validators().get(j.url)
 	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, j.url, nil)
+		actx, deadline := withSendDeadline(ctx, wk.w.timeout())
+		defer deadline.stop()
+		req, err := http.NewRequestWithContext(actx, http.MethodGet, j.url, nil)
 		if err != nil {
 			res.skipped.Invalid++
 			return res
@@ -49,6 +54,8 @@ func (wk *walk) fetch(j job) (res result) {
 			val.apply(req)
 		}
 		resp, err := client.Do(req)
+		deadline.start() // its body is read under it too
+		err = deadline.err(err)
 		switch {
 		case errors.Is(err, errSeen):
 			res.skipped.Duplicate++
@@ -97,6 +104,9 @@ func (wk *walk) fetch(j job) (res result) {
 			return res
 		}
 		wk.read(&res, resp)
+		if res.err != nil {
+			res.err.Err = deadline.err(res.err.Err)
+		}
 		return res
 	}
 }

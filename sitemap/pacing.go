@@ -134,6 +134,7 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	h.lastStart = w.clock()
+	sendDeadlineOf(req.Context()).start() // Timeout counts from here
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
 		t.end(h)

@@ -133,8 +133,12 @@ type Options struct {
 	// DefaultInterval; negative means no pacing of the Walker's own, for
 	// a Client that paces (middleware.Guard.Transport).
 	Interval time.Duration
-	// Timeout bounds the fetch and read of one sitemap file, waits for
-	// the host's politeness included; zero means DefaultTimeout.
+	// Timeout bounds the fetch and read of one sitemap file, counted
+	// from when its request is sent (each retry's anew): the waits before
+	// it goes — the host's turn and Crawl-delay, a paced Client's own, a
+	// Retry-After — do not count, so a host whose Crawl-delay is longer
+	// than Timeout is walked at its pace rather than failed. Zero means
+	// DefaultTimeout.
 	Timeout time.Duration
 	// Retries is how often a sitemap answered 429 or 503 is fetched
 	// again, after its Retry-After (or 2 s, then 4 s); zero means 2. A

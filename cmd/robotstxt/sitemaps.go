@@ -178,8 +178,11 @@ func (e *env) walk(ctx context.Context, f *fetcher, site *url.URL, o sitemapsOpt
 	// crawl: one request in flight per host, the Guard's rate,
 	// Crawl-delay from the end of the previous response, back-off and
 	// Retry-After (the Guard retries 429 and 503 itself).
+	// -timeout bounds each sitemap from when its request is sent
+	// (Walker.Timeout), and robots.txt by the cache's Timeout: the client
+	// has none of its own, which would count the Guard's waits too.
 	g := &robotsmw.Guard{Agent: o.agent, Cache: f.cache}
-	client := e.httpClient(o.timeout)
+	client := e.httpClient(0)
 	client.Transport = g.Transport(client.Transport)
 	f.cache.Client = client
 	w := &sitemap.Walker{

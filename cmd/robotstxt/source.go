@@ -104,7 +104,7 @@ func robotsURL(u *url.URL) *url.URL {
 }
 
 // httpClient returns a copy of the run's client whose requests give up
-// after timeout.
+// after timeout (0: the client's own Timeout is not set).
 func (e *env) httpClient(timeout time.Duration) *http.Client {
 	var c http.Client
 	if e.client != nil {
