@@ -87,10 +87,9 @@ func (s *trialServer) transport(c *colly.Collector) { c.WithTransport(s.tr) }
 
 // hostSpans returns the requests host received, in order of arrival.
 func (s *trialServer) hostSpans(host string) []trialSpan {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	spans, _ := s.all()
 	var out []trialSpan
-	for _, sp := range s.spans {
+	for _, sp := range spans {
 		if sp.host == host {
 			out = append(out, sp)
 		}
@@ -99,8 +98,21 @@ func (s *trialServer) hostSpans(host string) []trialSpan {
 	return out
 }
 
-// all returns every request received, and the peak in flight per host.
+// all returns every request received, and the peak in flight per host,
+// once no handler runs (or after a second): a handler may notice that its
+// client went away a little after the client did.
 func (s *trialServer) all() ([]trialSpan, map[string]int) {
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		s.mu.Lock()
+		busy := 0
+		for _, n := range s.inFlight {
+			busy += n
+		}
+		s.mu.Unlock()
+		if busy == 0 {
+			break
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	peak := make(map[string]int, len(s.peak))
@@ -172,17 +184,28 @@ type trialOutcomes struct {
 	deferred map[string]int // *DeferredError with Attempt 0
 	retried  map[string]int // *DeferredError with Attempt > 0
 	handler  map[string][]error
+	errs     map[string][]string // every OnError, with its time
 }
 
 func newTrialOutcomes() *trialOutcomes {
-	return &trialOutcomes{final: map[string][]string{}, deferred: map[string]int{}, retried: map[string]int{}, handler: map[string][]error{}}
+	return &trialOutcomes{final: map[string][]string{}, deferred: map[string]int{}, retried: map[string]int{}, handler: map[string][]error{}, errs: map[string][]string{}}
 }
 
 // attach registers the callbacks on c; call it after the Guard's Attach.
+// Outcomes are recorded under the URL first visited, which the request's
+// Ctx keeps across redirects and retries.
 func (o *trialOutcomes) attach(c *colly.Collector) {
-	c.OnResponse(func(r *colly.Response) { o.addFinal(r.Request.URL.String(), fmt.Sprintf("ok %d", r.StatusCode)) })
+	c.OnRequest(func(r *colly.Request) {
+		if r.Ctx.Get("trial-url") == "" {
+			r.Ctx.Put("trial-url", r.URL.String())
+		}
+	})
+	c.OnResponse(func(r *colly.Response) { o.addFinal(trialURL(r.Request), fmt.Sprintf("ok %d", r.StatusCode)) })
 	c.OnError(func(r *colly.Response, err error) {
-		u := r.Request.URL.String()
+		u := trialURL(r.Request)
+		o.mu.Lock()
+		o.errs[u] = append(o.errs[u], fmt.Sprintf("%s %v", time.Now().Format("05.000"), err))
+		o.mu.Unlock()
 		var de *DeferredError
 		if errors.As(err, &de) {
 			o.mu.Lock()
@@ -198,11 +221,19 @@ func (o *trialOutcomes) attach(c *colly.Collector) {
 	})
 }
 
+// trialURL returns the URL r was first visited at.
+func trialURL(r *colly.Request) string {
+	if u := r.Ctx.Get("trial-url"); u != "" {
+		return u
+	}
+	return r.URL.String()
+}
+
 // errorHandler is a Guard.ErrorHandler recording into o.
 func (o *trialOutcomes) errorHandler(r *colly.Request, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.handler[r.URL.String()] = append(o.handler[r.URL.String()], err)
+	o.handler[trialURL(r)] = append(o.handler[trialURL(r)], err)
 }
 
 func (o *trialOutcomes) addFinal(u, kind string) {
@@ -236,7 +267,7 @@ func (o *trialOutcomes) kinds(t *testing.T, visited []string) map[string]int {
 	for _, u := range visited {
 		f := o.final[u]
 		if len(f) != 1 {
-			t.Errorf("%s: final outcomes %q (deferred %d, retried %d), want exactly one", u, f, o.deferred[u], o.retried[u])
+			t.Errorf("%s: final outcomes %q (deferred %d, retried %d; OnError %q), want exactly one", u, f, o.deferred[u], o.retried[u], o.errs[u])
 			continue
 		}
 		n[f[0]]++
@@ -478,4 +509,152 @@ func TestTrialARetryAfter(t *testing.T) {
 	if st.Total.Sent != int64(len(spans)) || st.Total.Pages != 12 {
 		t.Errorf("Stats Sent %d, Pages %d; server saw %d requests, want 12 pages", st.Total.Sent, st.Total.Pages, len(spans))
 	}
+}
+
+// Pages that fail: 500 every time, a connection reset in the middle of the
+// body once, a body that never ends until colly's timeout. Each page ends
+// in exactly one final outcome, each failing one after MaxRetries retries,
+// the host never sees two requests at once, and Stats counts what the
+// server saw.
+func TestTrialAFailingPages(t *testing.T) {
+	leaks := trialGoroutines(t)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		mu.Lock()
+		seen[r.URL.Path]++
+		n := seen[r.URL.Path]
+		mu.Unlock()
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/e500"):
+			w.WriteHeader(http.StatusInternalServerError)
+		case strings.HasPrefix(r.URL.Path, "/reset") && n == 1:
+			w.Header().Set("Content-Length", "10000")
+			w.Write([]byte(strings.Repeat("x", 100)))
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		case strings.HasPrefix(r.URL.Path, "/endless"):
+			w.(http.Flusher).Flush()
+			tick := time.NewTicker(5 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-r.Context().Done():
+					return
+				case <-tick.C:
+					w.Write([]byte("x"))
+					w.(http.Flusher).Flush()
+				}
+			}
+		default:
+			fmt.Fprint(w, "ok")
+		}
+	})
+	out := newTrialOutcomes()
+	g := &Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond, MaxRetries: 2, ErrorHandler: out.errorHandler}
+	c := colly.NewCollector(s.transport, g.Attach, colly.Async(true))
+	c.SetRequestTimeout(200 * time.Millisecond)
+	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8})
+	out.attach(c)
+	var visited []string
+	// Few pages: each failure cuts the host's rate (an unlimited host from
+	// 100ms), so failing pages space the host out quickly.
+	for _, p := range []string{"/e500a", "/reset1", "/endless", "/ok1", "/ok2"} {
+		u := "http://fail.test" + p
+		visited = append(visited, u)
+		c.Visit(u)
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	s.checkPeak(t, func(string) int { return 1 })
+	k := out.kinds(t, visited)
+	if k["ok 200"] != 3 || k["gave up"] != 2 {
+		t.Errorf("outcomes %v, want 3 ok 200, 2 gave up", k)
+	}
+	for p, want := range map[string]int{"/e500a": 3, "/endless": 3, "/reset1": 2, "/ok1": 1} {
+		if n := s.count("fail.test", p); n != want {
+			t.Errorf("%s arrived %d times, want %d (MaxRetries 2); OnError saw %q", p, n, want, out.errsOf("http://fail.test"+p))
+		}
+	}
+	spans, _ := s.all()
+	st := g.Stats()
+	if st.Total.Sent != int64(len(spans)) || st.Total.Pages != 3 || st.Total.GaveUp != 2 || st.Total.Retried != int64(out.totalRetried()) || st.Total.Retried != 5 {
+		t.Errorf("Stats Sent %d, Pages %d, GaveUp %d, Retried %d; server saw %d requests, want 3 pages, 2 gave up, 5 retries (OnError saw %d)",
+			st.Total.Sent, st.Total.Pages, st.Total.GaveUp, st.Total.Retried, len(spans), out.totalRetried())
+	}
+	leaks(s)
+}
+
+// Redirects across hosts: into a path the target's robots.txt disallows
+// (never requested, reported blocked), to an allowed page of a host that
+// is being crawled at the same time (its place is shared: never two at
+// once), and a chain through a host with a Crawl-delay.
+func TestTrialARedirectsAcrossHosts(t *testing.T) {
+	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
+		if r.URL.Path == "/robots.txt" {
+			switch r.Host {
+			case "b.test":
+				fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+			case "c.test":
+				fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.05\n")
+			}
+			return
+		}
+		if r.Host == "a.test" && strings.HasPrefix(r.URL.Path, "/to-private") {
+			http.Redirect(w, r, "http://b.test/private"+r.URL.Path, http.StatusFound)
+			return
+		}
+		if r.Host == "a.test" && strings.HasPrefix(r.URL.Path, "/to-b") {
+			http.Redirect(w, r, "http://b.test/page"+r.URL.Path, http.StatusMovedPermanently)
+			return
+		}
+		if r.Host == "a.test" && strings.HasPrefix(r.URL.Path, "/to-c") {
+			http.Redirect(w, r, "http://c.test"+r.URL.Path, http.StatusFound)
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+		fmt.Fprint(w, "ok")
+	})
+	out := newTrialOutcomes()
+	g := &Guard{Rate: rate.Inf, ErrorHandler: out.errorHandler}
+	c := colly.NewCollector(s.transport, g.Attach, colly.Async(true))
+	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8})
+	out.attach(c)
+	var visited []string
+	visit := func(u string) {
+		visited = append(visited, u)
+		c.Visit(u)
+	}
+	for i := 0; i < 5; i++ {
+		visit(fmt.Sprintf("http://a.test/to-private%d", i))
+		visit(fmt.Sprintf("http://a.test/to-b%d", i))
+		visit(fmt.Sprintf("http://a.test/to-c%d", i))
+		visit(fmt.Sprintf("http://b.test/own%d", i))
+		visit(fmt.Sprintf("http://c.test/own%d", i))
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	s.checkPeak(t, func(string) int { return 1 })
+	s.checkGap(t, "c.test", 50*time.Millisecond)
+	spans, _ := s.all()
+	for _, sp := range spans {
+		if strings.HasPrefix(sp.path, "/private") {
+			t.Errorf("disallowed %s%s arrived", sp.host, sp.path)
+		}
+	}
+	k := out.kinds(t, visited)
+	if k["ok 200"] != 20 || k["blocked"] != 5 {
+		t.Errorf("outcomes %v, want 20 ok 200, 5 blocked", k)
+	}
+	if st := g.Stats(); st.Total.Sent != int64(len(spans)) || st.Total.Pages != 20 || st.Total.Blocked != 5 {
+		t.Errorf("Stats Sent %d, Pages %d, Blocked %d; server saw %d requests, want 20 pages, 5 blocked", st.Total.Sent, st.Total.Pages, st.Total.Blocked, len(spans))
+	}
+}
+
+// errsOf returns what OnError saw for u.
+func (o *trialOutcomes) errsOf(u string) []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]string(nil), o.errs[u]...)
 }
