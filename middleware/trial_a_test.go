@@ -658,3 +658,88 @@ func (o *trialOutcomes) errsOf(u string) []string {
 	defer o.mu.Unlock()
 	return append([]string(nil), o.errs[u]...)
 }
+
+// robots.txt that is slow, 503, 404, redirected to another host, hangs
+// past its timeout, or is huge: one fetch per host, pages wait for it and
+// never pass a rule, the unreachable ones end with ErrRobotsUnreachable and
+// send nothing (MaxRetries -1: robots.txt asked once).
+func TestTrialAMisbehavingRobots(t *testing.T) {
+	leaks := trialGoroutines(t)
+	huge := "User-agent: *\nDisallow: /early\n" + strings.Repeat("# padding padding padding padding padding padding padding\n", 12000) + "Disallow: /late\n"
+	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
+		if r.URL.Path != "/robots.txt" {
+			fmt.Fprint(w, "ok")
+			return
+		}
+		switch r.Host {
+		case "slow.test":
+			time.Sleep(150 * time.Millisecond)
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+		case "e503.test":
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case "e404.test":
+			http.NotFound(w, r)
+		case "redir.test":
+			http.Redirect(w, r, "http://other.test/robots.txt", http.StatusMovedPermanently)
+		case "other.test":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+		case "hang.test":
+			<-r.Context().Done()
+		case "huge.test":
+			fmt.Fprint(w, huge)
+		}
+	})
+	out := newTrialOutcomes()
+	g := &Guard{Rate: rate.Inf, MaxRetries: -1, ErrorHandler: out.errorHandler, robotsLimit: 200 * time.Millisecond}
+	c := colly.NewCollector(s.transport, g.Attach, colly.Async(true))
+	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8})
+	out.attach(c)
+	want := map[string]string{}
+	visit := func(u, outcome string) {
+		want[u] = outcome
+		c.Visit(u)
+	}
+	for i := 0; i < 3; i++ {
+		visit(fmt.Sprintf("http://slow.test/a%d", i), "ok 200")
+		visit(fmt.Sprintf("http://slow.test/private/%d", i), "blocked")
+		visit(fmt.Sprintf("http://e503.test/a%d", i), "unreachable")
+		visit(fmt.Sprintf("http://e404.test/private/%d", i), "ok 200")
+		visit(fmt.Sprintf("http://redir.test/a%d", i), "ok 200")
+		visit(fmt.Sprintf("http://redir.test/private/%d", i), "blocked")
+		visit(fmt.Sprintf("http://hang.test/a%d", i), "unreachable")
+		visit(fmt.Sprintf("http://huge.test/early/%d", i), "blocked")
+		visit(fmt.Sprintf("http://huge.test/late/%d", i), "ok 200")
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	s.checkPeak(t, func(string) int { return 1 })
+	var visited []string
+	for u := range want {
+		visited = append(visited, u)
+	}
+	out.kinds(t, visited)
+	out.mu.Lock()
+	for u, w := range want {
+		if f := out.final[u]; len(f) == 1 && f[0] != w {
+			t.Errorf("%s: final %q, want %q", u, f[0], w)
+		}
+	}
+	out.mu.Unlock()
+	spans, _ := s.all()
+	for _, sp := range spans {
+		if strings.HasPrefix(sp.path, "/private") && sp.host != "e404.test" || strings.HasPrefix(sp.path, "/early") ||
+			sp.path != "/robots.txt" && (sp.host == "e503.test" || sp.host == "hang.test") {
+			t.Errorf("%s%s arrived, want it never sent", sp.host, sp.path)
+		}
+	}
+	for _, h := range []string{"slow.test", "e503.test", "e404.test", "redir.test", "other.test", "hang.test", "huge.test"} {
+		if n := s.count(h, "/robots.txt"); n != 1 {
+			t.Errorf("%s/robots.txt fetched %d times, want 1", h, n)
+		}
+	}
+	st := g.Stats()
+	if st.Total.Sent != int64(len(spans)) || st.Total.Pages != 12 || st.Total.Blocked != 9 || st.Total.GaveUp != 6 {
+		t.Errorf("Stats Sent %d, Pages %d, Blocked %d, GaveUp %d; server saw %d requests, want 12 pages, 9 blocked, 6 gave up",
+			st.Total.Sent, st.Total.Pages, st.Total.Blocked, st.Total.GaveUp, len(spans))
+	}
+	leaks(s)
+}
