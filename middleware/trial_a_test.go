@@ -846,7 +846,6 @@ func TestTrialADeferralsAndHostRules(t *testing.T) {
 // pause, then are fetched; a synchronous collector's Visit reports the
 // deferral and Wait waits for the retries on the Guard's goroutines.
 func TestTrialARobotsRetryAfterSync(t *testing.T) {
-	t.Skip("trial-a: BUG: a synchronous collector's deferred request that robots.txt then disallows gets two final outcomes (blocked, then gave up: could not be sent again)")
 	leaks := trialGoroutines(t)
 	var mu sync.Mutex
 	asked := 0
