@@ -288,8 +288,13 @@ func (h *host) changes() chan struct{} {
 // defers the request. It counts the request as fetched, and returns the
 // lease it is sent under and when it passed.
 //
-// now is the time on the Guard's clock (zero: read it).
+// now is the time on the Guard's clock (zero: read it). Once ctx has
+// ended nothing passes: the request would not be sent, and must neither
+// take a lease nor count as sent.
 func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration, now time.Time) (uint64, time.Time, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, time.Time{}, g.ended(u, err)
+	}
 	return g.schedule(ctx, h, u, limit, true, true, now)
 }
 
