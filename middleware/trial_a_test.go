@@ -1139,3 +1139,91 @@ func TestTrialAMaxRequestsWithDeferrals(t *testing.T) {
 		t.Errorf("MaxRequests(3): outcomes %v, server saw %d requests; want 3 pages fetched", k, len(s.hostSpans("max.test")))
 	}
 }
+
+// A plain net/http client through Guard.Transport and a colly crawl share
+// each host: one request in flight per host at the server, the host's
+// 503 with Retry-After pauses both, and a host rule's InFlight 2 holds
+// for both while its latency grows with its load.
+func TestTrialATransportAndCollyShareHosts(t *testing.T) {
+	leaks := trialGoroutines(t)
+	var mu sync.Mutex
+	served := 0
+	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		if r.Host == "shared.test" {
+			mu.Lock()
+			served++
+			n := served
+			mu.Unlock()
+			if n == 3 {
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+		}
+		time.Sleep(time.Duration(load) * 10 * time.Millisecond)
+		fmt.Fprint(w, "ok")
+	})
+	out := newTrialOutcomes()
+	g := &Guard{Rate: rate.Inf, ErrorHandler: out.errorHandler, Hosts: []HostRule{{Host: "pair.test", InFlight: 2}}}
+	c := colly.NewCollector(s.transport, g.Attach, colly.Async(true))
+	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8})
+	out.attach(c)
+	client := &http.Client{Transport: g.Transport(s.tr), Timeout: 5 * time.Second}
+	var visited []string
+	var wg sync.WaitGroup
+	var failed sync.Map
+	for i := 0; i < 5; i++ {
+		for _, h := range []string{"shared.test", "pair.test"} {
+			u := fmt.Sprintf("http://%s/c%d", h, i)
+			visited = append(visited, u)
+			c.Visit(u)
+			wg.Add(1)
+			go func(u string) {
+				defer wg.Done()
+				resp, err := client.Get(u)
+				if err != nil {
+					failed.Store(u, err)
+					return
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					failed.Store(u, resp.Status)
+				}
+			}(fmt.Sprintf("http://%s/t%d", h, i))
+		}
+	}
+	wg.Wait()
+	waitOrFail(t, "Wait", c.Wait)
+	s.checkPeak(t, func(h string) int {
+		if h == "pair.test" {
+			return 2
+		}
+		return 1
+	})
+	failed.Range(func(u, err any) bool {
+		t.Errorf("Guard.Transport GET %s: %v, want 200 (a 503 is retried after its Retry-After)", u, err)
+		return true
+	})
+	if k := out.kinds(t, visited); k["ok 200"] != len(visited) {
+		t.Errorf("colly outcomes %v, want %d ok 200", k, len(visited))
+	}
+	var pauseEnd time.Time
+	for _, sp := range s.hostSpans("shared.test") {
+		if sp.status == http.StatusServiceUnavailable {
+			pauseEnd = sp.end.Add(time.Second)
+		} else if !pauseEnd.IsZero() && sp.start.Before(pauseEnd.Add(-slack)) {
+			t.Errorf("shared.test%s arrived %v before the end of the pause", sp.path, pauseEnd.Sub(sp.start))
+		}
+	}
+	if pauseEnd.IsZero() {
+		t.Errorf("shared.test never answered 503")
+	}
+	spans, _ := s.all()
+	if st := g.Stats(); st.Total.Sent != int64(len(spans)) {
+		t.Errorf("Stats Sent %d, server saw %d requests", st.Total.Sent, len(spans))
+	}
+	leaks(s)
+}
