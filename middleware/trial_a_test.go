@@ -394,6 +394,7 @@ func TestTrialABroadCrawlUnderLoad(t *testing.T) {
 // Crawl-delay, counted from the end of each response, holds at the server
 // while the host's latency spikes, with Parallelism 8 and a clone.
 func TestTrialACrawlDelayWithLatencySpikes(t *testing.T) {
+	t.Parallel() // no goroutine count: runs after the tests that take one
 	const delay = 50 * time.Millisecond
 	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
 		if r.URL.Path == "/robots.txt" {
@@ -440,11 +441,14 @@ func TestTrialACrawlDelayWithLatencySpikes(t *testing.T) {
 	s.checkGap(t, "spiky-true.test", delay)
 }
 
-// 429 and 503 with Retry-After in seconds and as an HTTP-date, and
-// without it: nothing reaches the host before the pause ends (counted from
-// the end of the response at the server), each page is fetched in the end
-// and the retries are counted.
+// 429 and 503 with Retry-After in seconds and as an HTTP-date (also from
+// a server whose clock is an hour ahead), 0, junk, and without it: nothing
+// reaches the host before the pause ends (counted from the end of the
+// response at the server), each page is fetched in the end and the
+// retries are counted; a Retry-After of two days ends the host's pages at
+// once.
 func TestTrialARetryAfter(t *testing.T) {
+	t.Parallel() // no goroutine count: runs after the tests that take one
 	var mu sync.Mutex
 	failed := map[string]bool{}
 	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
@@ -467,7 +471,22 @@ func TestTrialARetryAfter(t *testing.T) {
 				w.WriteHeader(http.StatusServiceUnavailable)
 			case "none.test":
 				w.WriteHeader(http.StatusTooManyRequests)
+			case "skew.test": // the server's clock is an hour ahead
+				w.Header().Set("Date", now.Add(time.Hour).Format(http.TimeFormat))
+				w.Header().Set("Retry-After", now.Add(time.Hour+time.Second).Format(http.TimeFormat))
+				w.WriteHeader(http.StatusServiceUnavailable)
+			case "zero.test":
+				w.Header().Set("Retry-After", "0")
+				w.WriteHeader(http.StatusTooManyRequests)
+			case "junk.test":
+				w.Header().Set("Retry-After", "soon, please")
+				w.WriteHeader(http.StatusServiceUnavailable)
 			}
+			return
+		}
+		if r.Host == "far.test" {
+			w.Header().Set("Retry-After", "172800") // two days
+			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprint(w, "ok")
@@ -478,7 +497,7 @@ func TestTrialARetryAfter(t *testing.T) {
 	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8})
 	out.attach(c)
 	var visited []string
-	for _, h := range []string{"secs.test", "date.test", "none.test"} {
+	for _, h := range []string{"secs.test", "date.test", "none.test", "skew.test", "zero.test", "junk.test", "far.test"} {
 		for i := 0; i < 4; i++ {
 			u := fmt.Sprintf("http://%s/p%d", h, i)
 			visited = append(visited, u)
@@ -487,13 +506,19 @@ func TestTrialARetryAfter(t *testing.T) {
 	}
 	waitOrFail(t, "Wait", c.Wait)
 	s.checkPeak(t, func(string) int { return 1 })
-	if k := out.kinds(t, visited); k["ok 200"] != 12 {
-		t.Errorf("outcomes %v, want 12 ok 200", k)
+	if k := out.kinds(t, visited); k["ok 200"] != 24 || k["gave up"] != 4 {
+		t.Errorf("outcomes %v, want 24 ok 200, 4 gave up (far.test: a pause beyond 24 hours)", k)
+	}
+	if n := len(s.hostSpans("far.test")); n != 2 {
+		t.Errorf("far.test saw %d requests, want 2 (robots.txt, the page that asked for two days)", n)
 	}
 	for _, tt := range []struct {
 		host  string
 		pause time.Duration
-	}{{"secs.test", time.Second}, {"date.test", time.Second}, {"none.test", 100 * time.Millisecond}} {
+	}{
+		{"secs.test", time.Second}, {"date.test", time.Second}, {"none.test", 100 * time.Millisecond},
+		{"skew.test", time.Second}, {"zero.test", 100 * time.Millisecond}, {"junk.test", 100 * time.Millisecond},
+	} {
 		spans := s.hostSpans(tt.host)
 		for i, sp := range spans {
 			if sp.status != http.StatusOK && i+1 < len(spans) {
@@ -507,12 +532,12 @@ func TestTrialARetryAfter(t *testing.T) {
 		}
 	}
 	st := g.Stats()
-	if st.Total.Retried != 3 || out.totalRetried() != 3 {
-		t.Errorf("Stats Retried %d, OnError saw %d retries; want 3", st.Total.Retried, out.totalRetried())
+	if st.Total.Retried != 6 || out.totalRetried() != 6 {
+		t.Errorf("Stats Retried %d, OnError saw %d retries; want 6", st.Total.Retried, out.totalRetried())
 	}
 	spans, _ := s.all()
-	if st.Total.Sent != int64(len(spans)) || st.Total.Pages != 12 {
-		t.Errorf("Stats Sent %d, Pages %d; server saw %d requests, want 12 pages", st.Total.Sent, st.Total.Pages, len(spans))
+	if st.Total.Sent != int64(len(spans)) || st.Total.Pages != 24 || st.Total.GaveUp != 4 {
+		t.Errorf("Stats Sent %d, Pages %d, GaveUp %d; server saw %d requests, want 24 pages, 4 gave up", st.Total.Sent, st.Total.Pages, st.Total.GaveUp, len(spans))
 	}
 }
 
@@ -597,6 +622,7 @@ func TestTrialAFailingPages(t *testing.T) {
 // is being crawled at the same time (its place is shared: never two at
 // once), and a chain through a host with a Crawl-delay.
 func TestTrialARedirectsAcrossHosts(t *testing.T) {
+	t.Parallel() // no goroutine count: runs after the tests that take one
 	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
 		if r.URL.Path == "/robots.txt" {
 			switch r.Host {
@@ -1043,6 +1069,7 @@ func TestTrialARedirectIntoPausedHost(t *testing.T) {
 // and still pauses the host for its Retry-After; a clone the Guard was
 // not attached to is still held to robots.txt and the host's place.
 func TestTrialAErrorPagesAndBareClone(t *testing.T) {
+	t.Parallel() // no goroutine count: runs after the tests that take one
 	var mu sync.Mutex
 	first := true
 	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
@@ -1232,6 +1259,7 @@ func TestTrialATransportAndCollyShareHosts(t *testing.T) {
 // after the redirect's response ended; a hop answered 429 with
 // Retry-After is retried after the pause; nothing is lost.
 func TestTrialASameHostRedirectsWithCrawlDelay(t *testing.T) {
+	t.Parallel() // no goroutine count: runs after the tests that take one
 	var mu sync.Mutex
 	hop429 := true
 	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
