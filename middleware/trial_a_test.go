@@ -1328,3 +1328,51 @@ func TestTrialASameHostRedirectsWithCrawlDelay(t *testing.T) {
 		t.Errorf("Stats %+v; server saw %d requests; want 6 pages, 3 blocked, 1 retried", st.Total, len(spans))
 	}
 }
+
+// A synchronous crawl whose retried request redirects out of the
+// collector's AllowedDomains: colly's redirect check refuses the hop (an
+// outcome colly reports to OnError), and the page ends once, not also as
+// given up.
+func TestTrialASyncRetryRedirectsOutOfDomains(t *testing.T) {
+	t.Parallel() // no goroutine count: runs after the tests that take one
+	var mu sync.Mutex
+	first := true
+	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		if r.URL.Path == "/moved" {
+			mu.Lock()
+			f := first
+			first = false
+			mu.Unlock()
+			if f {
+				w.WriteHeader(http.StatusBadGateway)
+				return
+			}
+			http.Redirect(w, r, "http://elsewhere.test/x", http.StatusFound)
+			return
+		}
+		fmt.Fprint(w, "ok")
+	})
+	out := newTrialOutcomes()
+	g := &Guard{Rate: rate.Inf, Backoff: 60 * time.Millisecond, ErrorHandler: out.errorHandler}
+	c := colly.NewCollector(s.transport, g.Attach, colly.AllowedDomains("sync.test"))
+	out.attach(c)
+	visited := []string{"http://sync.test/home", "http://sync.test/moved", "http://sync.test/other"}
+	for _, u := range visited {
+		c.Visit(u)
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	s.checkPeak(t, func(string) int { return 1 })
+	k := out.kinds(t, visited)
+	if k["ok 200"] != 2 {
+		t.Errorf("outcomes %v, want 2 ok 200 and /moved's one final outcome", k)
+	}
+	if n := s.count("sync.test", "/moved"); n != 2 {
+		t.Errorf("/moved arrived %d times, want 2", n)
+	}
+	if n := len(s.hostSpans("elsewhere.test")); n != 0 {
+		t.Errorf("elsewhere.test saw %d requests, want none (not in AllowedDomains)", n)
+	}
+}
