@@ -1376,3 +1376,81 @@ func TestTrialASyncRetryRedirectsOutOfDomains(t *testing.T) {
 		t.Errorf("elsewhere.test saw %d requests, want none (not in AllowedDomains)", n)
 	}
 }
+
+// colly's queue with two threads over 100 small hosts, a host with a
+// Crawl-delay and many pages, and a host that pauses with a 503, with a
+// short MaxWait: the threads keep moving, every page is fetched exactly
+// once, and each host's limits hold at the server.
+func TestTrialAQueueWithSlowHosts(t *testing.T) {
+	t.Parallel() // no goroutine count: runs after the tests that take one
+	var mu sync.Mutex
+	first := true
+	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
+		if r.URL.Path == "/robots.txt" {
+			if r.Host == "delay.test" {
+				fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.03\n")
+			}
+			return
+		}
+		if r.Host == "pause.test" {
+			mu.Lock()
+			f := first
+			first = false
+			mu.Unlock()
+			if f {
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+		fmt.Fprint(w, "ok")
+	})
+	out := newTrialOutcomes()
+	g := &Guard{Rate: rate.Inf, MaxWait: 50 * time.Millisecond, ErrorHandler: out.errorHandler}
+	c := colly.NewCollector(s.transport, g.Attach)
+	out.attach(c)
+	q, err := queue.New(2, &queue.InMemoryQueueStorage{MaxSize: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var visited []string
+	add := func(u string) {
+		visited = append(visited, u)
+		q.AddURL(u)
+	}
+	for i := 0; i < 20; i++ {
+		add(fmt.Sprintf("http://delay.test/p%d", i))
+		if i < 6 {
+			add(fmt.Sprintf("http://pause.test/p%d", i))
+		}
+		for j := 0; j < 5; j++ {
+			add(fmt.Sprintf("http://h%02d.test/p%d", 5*i+j, i))
+			add(fmt.Sprintf("http://h%02d.test/q%d", 5*i+j, i))
+		}
+	}
+	if err := q.Run(c); err != nil {
+		t.Fatal(err)
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	s.checkPeak(t, func(string) int { return 1 })
+	s.checkGap(t, "delay.test", 30*time.Millisecond)
+	if k := out.kinds(t, visited); k["ok 200"] != len(visited) {
+		t.Errorf("outcomes %v, want %d ok 200", k, len(visited))
+	}
+	spans, _ := s.all()
+	seen := map[string]int{}
+	for _, sp := range spans {
+		if sp.status == http.StatusOK {
+			seen[sp.host+sp.path]++
+		}
+	}
+	for u, n := range seen {
+		if n > 1 && !strings.HasSuffix(u, "/robots.txt") {
+			t.Errorf("%s fetched %d times, want once", u, n)
+		}
+	}
+	if st := g.Stats(); st.Total.Sent != int64(len(spans)) || st.Total.Pages != int64(len(visited)) || st.Total.Retried != 1 || st.Waiting != 0 {
+		t.Errorf("Stats %+v Waiting %d; server saw %d requests, want %d pages, 1 retry", st.Total, st.Waiting, len(spans), len(visited))
+	}
+}
