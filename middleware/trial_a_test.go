@@ -690,8 +690,8 @@ func (o *trialOutcomes) errsOf(u string) []string {
 	return append([]string(nil), o.errs[u]...)
 }
 
-// robots.txt that is slow, 503, 404, redirected to another host, hangs
-// past its timeout, or is huge: one fetch per host, pages wait for it and
+// robots.txt that is slow, 503, 404, 403, redirected to another host,
+// hangs past its timeout, never ends, or is huge: one fetch per host, pages wait for it and
 // never pass a rule, the unreachable ones end with ErrRobotsUnreachable and
 // send nothing (MaxRetries -1: robots.txt asked once).
 func TestTrialAMisbehavingRobots(t *testing.T) {
@@ -718,6 +718,19 @@ func TestTrialAMisbehavingRobots(t *testing.T) {
 			<-r.Context().Done()
 		case "huge.test":
 			fmt.Fprint(w, huge)
+		case "e403.test":
+			w.WriteHeader(http.StatusForbidden)
+		case "drip.test": // a body that never ends, slowly
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+			for {
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(5 * time.Millisecond):
+					fmt.Fprint(w, "# more\n")
+				}
+			}
 		}
 	})
 	out := newTrialOutcomes()
@@ -740,8 +753,10 @@ func TestTrialAMisbehavingRobots(t *testing.T) {
 		visit(fmt.Sprintf("http://hang.test/a%d", i), "unreachable")
 		visit(fmt.Sprintf("http://huge.test/early/%d", i), "blocked")
 		visit(fmt.Sprintf("http://huge.test/late/%d", i), "ok 200")
+		visit(fmt.Sprintf("http://e403.test/private/%d", i), "ok 200") // 4xx: no rules (RFC 9309 §2.3.1.3)
+		visit(fmt.Sprintf("http://drip.test/private/%d", i), "")       // blocked or unreachable, never sent
 	}
-	waitOrFail(t, "Wait", c.Wait)
+	trialWait(t, "Wait", c.Wait)
 	s.checkPeak(t, func(string) int { return 1 })
 	var visited []string
 	for u := range want {
@@ -750,26 +765,26 @@ func TestTrialAMisbehavingRobots(t *testing.T) {
 	out.kinds(t, visited)
 	out.mu.Lock()
 	for u, w := range want {
-		if f := out.final[u]; len(f) == 1 && f[0] != w {
+		if f := out.final[u]; len(f) == 1 && w != "" && f[0] != w {
 			t.Errorf("%s: final %q, want %q", u, f[0], w)
 		}
 	}
 	out.mu.Unlock()
 	spans, _ := s.all()
 	for _, sp := range spans {
-		if strings.HasPrefix(sp.path, "/private") && sp.host != "e404.test" || strings.HasPrefix(sp.path, "/early") ||
+		if strings.HasPrefix(sp.path, "/private") && sp.host != "e404.test" && sp.host != "e403.test" || strings.HasPrefix(sp.path, "/early") ||
 			sp.path != "/robots.txt" && (sp.host == "e503.test" || sp.host == "hang.test") {
 			t.Errorf("%s%s arrived, want it never sent", sp.host, sp.path)
 		}
 	}
-	for _, h := range []string{"slow.test", "e503.test", "e404.test", "redir.test", "other.test", "hang.test", "huge.test"} {
+	for _, h := range []string{"slow.test", "e503.test", "e404.test", "redir.test", "other.test", "hang.test", "huge.test", "e403.test", "drip.test"} {
 		if n := s.count(h, "/robots.txt"); n != 1 {
 			t.Errorf("%s/robots.txt fetched %d times, want 1", h, n)
 		}
 	}
 	st := g.Stats()
-	if st.Total.Sent != int64(len(spans)) || st.Total.Pages != 12 || st.Total.Blocked != 9 || st.Total.GaveUp != 6 {
-		t.Errorf("Stats Sent %d, Pages %d, Blocked %d, GaveUp %d; server saw %d requests, want 12 pages, 9 blocked, 6 gave up",
+	if st.Total.Sent != int64(len(spans)) || st.Total.Pages != 15 || st.Total.Blocked+st.Total.GaveUp != 9+6+3 {
+		t.Errorf("Stats Sent %d, Pages %d, Blocked %d, GaveUp %d; server saw %d requests, want 15 pages, 18 blocked or gave up",
 			st.Total.Sent, st.Total.Pages, st.Total.Blocked, st.Total.GaveUp, len(spans))
 	}
 	leaks(s)
@@ -1452,5 +1467,59 @@ func TestTrialAQueueWithSlowHosts(t *testing.T) {
 	}
 	if st := g.Stats(); st.Total.Sent != int64(len(spans)) || st.Total.Pages != int64(len(visited)) || st.Total.Retried != 1 || st.Waiting != 0 {
 		t.Errorf("Stats %+v Waiting %d; server saw %d requests, want %d pages, 1 retry", st.Total, st.Waiting, len(spans), len(visited))
+	}
+}
+
+// trialWait runs wait and, if it does not return within the failsafe,
+// fails t with every goroutine's stack.
+func trialWait(t *testing.T, what string, wait func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(failsafe):
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Fatalf("%s did not return within %v:\n%s", what, failsafe, buf)
+	}
+}
+
+// robots.txt answering 503 (no Retry-After) strikes its host, which is
+// then paused for the back-off (about a minute). With MaxRetries -1
+// (robots.txt asked once; README: "its pages end with
+// ErrRobotsUnreachable after one failed fetch, 30 s at most") a page
+// visited after that failure must end at once with ErrRobotsUnreachable,
+// as the pages that waited for the fetch did, not be deferred to the end
+// of the host's pause.
+func TestTrialARobotsFailedThenPausedHost(t *testing.T) {
+	t.Skip("trial-a: BUG: after robots.txt failed (503) with MaxRetries -1, later pages of the origin are deferred to the end of the host's back-off pause (about 70s) instead of ending at once with ErrRobotsUnreachable")
+	t.Parallel() // no goroutine count: runs after the tests that take one
+	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
+		if r.URL.Path == "/robots.txt" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, "ok")
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := newTrialOutcomes()
+	g := &Guard{Rate: rate.Inf, MaxRetries: -1, ErrorHandler: out.errorHandler}
+	c := colly.NewCollector(s.transport, g.Attach, colly.StdlibContext(ctx))
+	out.attach(c)
+	for i := 0; i < 3; i++ {
+		u := fmt.Sprintf("http://down.test/a%d", i)
+		if err := c.Visit(u); !errors.Is(err, ErrRobotsUnreachable) {
+			t.Errorf("Visit(%s) after robots.txt answered 503 = %v, want ErrRobotsUnreachable at once", u, err)
+		}
+	}
+	cancel() // nothing is left to wait for; a deferred page would hold Wait for a minute
+	waitOrFail(t, "Wait", c.Wait)
+	if n := s.count("down.test", "/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times, want 1 (MaxRetries -1)", n)
+	}
+	if n := len(s.hostSpans("down.test")); n != 1 {
+		t.Errorf("down.test saw %d requests, want only robots.txt", n)
 	}
 }
