@@ -183,8 +183,9 @@ func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url
 	if m, ok := h.memo(cache, u, now); ok {
 		return &m.e, m, nil // no copy: a memo does not change
 	}
-	if e, ok := cache.Peek(u); ok && freshEntry(e, now) {
-		m := h.remember(cache, u, e)
+	pe, peeked := cache.Peek(u)
+	if peeked && freshEntry(pe, now) {
+		m := h.remember(cache, u, pe)
 		return &m.e, m, nil
 	}
 	h.mu.Lock()
@@ -195,7 +196,13 @@ func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url
 		if excluded {
 			return &policy.Entry{}, nil, excludedError(u, h, pauseUntil)
 		}
-		return &policy.Entry{}, nil, g.deferred(h, u, pauseUntil, pauseUntil, false)
+		// An unreachable robots.txt not due again yet is answered by
+		// the cache at once, without a fetch: its failure decides
+		// (check), not the host's pause, which that very failure may
+		// have started.
+		if !peeked || !now.Before(pe.Expires) {
+			return &policy.Entry{}, nil, g.deferred(h, u, pauseUntil, pauseUntil, false)
+		}
 	}
 	lctx, cancel := context.WithTimeout(ctx, max(limit, minDeferral))
 	defer cancel()

@@ -1493,7 +1493,6 @@ func trialWait(t *testing.T, what string, wait func()) {
 // as the pages that waited for the fetch did, not be deferred to the end
 // of the host's pause.
 func TestTrialARobotsFailedThenPausedHost(t *testing.T) {
-	t.Skip("trial-a: BUG: after robots.txt failed (503) with MaxRetries -1, later pages of the origin are deferred to the end of the host's back-off pause (about 70s) instead of ending at once with ErrRobotsUnreachable")
 	t.Parallel() // no goroutine count: runs after the tests that take one
 	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
 		if r.URL.Path == "/robots.txt" {
