@@ -796,7 +796,7 @@ func TestTrialAMisbehavingRobots(t *testing.T) {
 // every page ends fetched exactly once; hosts with per-host rules keep
 // their own limits at the server.
 func TestTrialADeferralsAndHostRules(t *testing.T) {
-	leaks := trialGoroutines(t)
+	t.Parallel() // no goroutine count: runs after the tests that take one
 	var mu sync.Mutex
 	n503 := 0
 	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
@@ -879,7 +879,6 @@ func TestTrialADeferralsAndHostRules(t *testing.T) {
 	if deferred == 0 {
 		t.Errorf("no request deferred with MaxWait 30ms")
 	}
-	leaks(s)
 }
 
 // robots.txt answering 429 with Retry-After once: the origin's pages wait
@@ -887,7 +886,7 @@ func TestTrialADeferralsAndHostRules(t *testing.T) {
 // pause, then are fetched; a synchronous collector's Visit reports the
 // deferral and Wait waits for the retries on the Guard's goroutines.
 func TestTrialARobotsRetryAfterSync(t *testing.T) {
-	leaks := trialGoroutines(t)
+	t.Parallel() // no goroutine count: runs after the tests that take one
 	var mu sync.Mutex
 	asked := 0
 	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
@@ -940,7 +939,6 @@ func TestTrialARobotsRetryAfterSync(t *testing.T) {
 	if st := g.Stats(); st.Total.Sent != int64(len(spans)) || st.Total.Pages != 3 || st.Total.Blocked != 3 || st.Total.GaveUp != 0 {
 		t.Errorf("Stats %+v; server saw %d requests; want 3 pages, 3 blocked", st.Total, len(spans))
 	}
-	leaks(s)
 }
 
 // A redirect loop across two hosts ends after colly's 10 hops with one
@@ -1011,7 +1009,7 @@ func TestTrialARedirectLoopAndCancel(t *testing.T) {
 // sent before the pause ends: the request is deferred and resumes at the
 // hop, the hop's host sees nothing early, and each page ends once.
 func TestTrialARedirectIntoPausedHost(t *testing.T) {
-	leaks := trialGoroutines(t)
+	t.Parallel() // no goroutine count: runs after the tests that take one
 	var mu sync.Mutex
 	first := true
 	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
@@ -1077,7 +1075,6 @@ func TestTrialARedirectIntoPausedHost(t *testing.T) {
 	if st := g.Stats(); st.Total.Sent != int64(len(spans)) || st.Total.Pages != int64(len(visited)) || st.Total.GaveUp != 0 {
 		t.Errorf("Stats %+v; server saw %d requests, want %d pages", st.Total, len(spans), len(visited))
 	}
-	leaks(s)
 }
 
 // With ParseHTTPErrorResponse a 503 is delivered to OnResponse, final,
