@@ -1519,3 +1519,71 @@ func TestTrialARobotsFailedThenPausedHost(t *testing.T) {
 		t.Errorf("down.test saw %d requests, want only robots.txt", n)
 	}
 }
+
+// A storm of 500s over 30 hosts: every page is tried 1+MaxRetries times
+// at the server, then ends once with ErrGaveUp, and Stats agrees; a
+// fragile host's rule (a slower Rate) spaces its starts, with Jitter
+// never sooner.
+func TestTrialAErrorStormAndFragileHost(t *testing.T) {
+	t.Parallel() // no goroutine count: runs after the tests that take one
+	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		if r.Host == "fragile.test" {
+			fmt.Fprint(w, "ok")
+			return
+		}
+		w.WriteHeader(http.StatusInternalServerError)
+	})
+	out := newTrialOutcomes()
+	g := &Guard{
+		Rate: rate.Inf, Backoff: 20 * time.Millisecond, MaxRetries: 1, Jitter: 0.5, ErrorHandler: out.errorHandler,
+		Hosts: []HostRule{{Host: "fragile.test", Rate: 10}},
+	}
+	c := colly.NewCollector(s.transport, g.Attach, colly.Async(true))
+	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8})
+	out.attach(c)
+	var visited []string
+	for i := 0; i < 30; i++ {
+		for j := 0; j < 2; j++ {
+			u := fmt.Sprintf("http://s%02d.test/p%d", i, j)
+			visited = append(visited, u)
+			c.Visit(u)
+		}
+	}
+	for i := 0; i < 6; i++ {
+		u := fmt.Sprintf("http://fragile.test/p%d", i)
+		visited = append(visited, u)
+		c.Visit(u)
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	s.checkPeak(t, func(string) int { return 1 })
+	if k := out.kinds(t, visited); k["gave up"] != 60 || k["ok 200"] != 6 {
+		t.Errorf("outcomes %v, want 60 gave up, 6 ok 200", k)
+	}
+	spans, _ := s.all()
+	per := map[string]int{}
+	for _, sp := range spans {
+		per[sp.host+sp.path]++
+	}
+	for _, u := range visited {
+		want := 2
+		if strings.Contains(u, "fragile") {
+			want = 1
+		}
+		if n := per[strings.TrimPrefix(u, "http://")]; n != want {
+			t.Errorf("%s arrived %d times, want %d (MaxRetries 1)", u, n, want)
+		}
+	}
+	fragile := s.hostSpans("fragile.test")
+	for i := 1; i < len(fragile); i++ {
+		if d := fragile[i].start.Sub(fragile[i-1].start); d < 100*time.Millisecond-slack {
+			t.Errorf("fragile.test: %s started %v after %s, want ≥ 100ms (its rule's Rate 10)", fragile[i].path, d, fragile[i-1].path)
+		}
+	}
+	st := g.Stats()
+	if st.Total.Sent != int64(len(spans)) || st.Total.GaveUp != 60 || st.Total.Retried != 60 || st.Total.Pages != 6 || st.Total.Backoffs == 0 {
+		t.Errorf("Stats %+v; server saw %d requests; want 60 gave up, 60 retried, 6 pages, back-offs", st.Total, len(spans))
+	}
+}
