@@ -1587,3 +1587,62 @@ func TestTrialAErrorStormAndFragileHost(t *testing.T) {
 		t.Errorf("Stats %+v; server saw %d requests; want 60 gave up, 60 retried, 6 pages, back-offs", st.Total, len(spans))
 	}
 }
+
+// A synchronous collector over 20 hosts that each answer their first page
+// 503 with Retry-After: 1: more retries at once than the Guard's 16
+// goroutines for them; each page is fetched once in the end, each host
+// sees one request at a time and nothing before its pause ends, and no
+// goroutine is left after Wait.
+func TestTrialASyncManyRetries(t *testing.T) {
+	leaks := trialGoroutines(t)
+	var mu sync.Mutex
+	failed := map[string]bool{}
+	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		mu.Lock()
+		first := !failed[r.Host]
+		failed[r.Host] = true
+		mu.Unlock()
+		if first {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, "ok")
+	})
+	out := newTrialOutcomes()
+	g := &Guard{Rate: rate.Inf, MaxWait: 50 * time.Millisecond, ErrorHandler: out.errorHandler}
+	c := colly.NewCollector(s.transport, g.Attach)
+	out.attach(c)
+	var visited []string
+	for i := 0; i < 20; i++ {
+		for j := 0; j < 2; j++ {
+			u := fmt.Sprintf("http://r%02d.test/p%d", i, j)
+			visited = append(visited, u)
+			c.Visit(u)
+		}
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	s.checkPeak(t, func(string) int { return 1 })
+	if k := out.kinds(t, visited); k["ok 200"] != 40 {
+		t.Errorf("outcomes %v, want 40 ok 200", k)
+	}
+	for i := 0; i < 20; i++ {
+		spans := s.hostSpans(fmt.Sprintf("r%02d.test", i))
+		var end time.Time
+		for _, sp := range spans {
+			if sp.status == http.StatusServiceUnavailable {
+				end = sp.end.Add(time.Second)
+			} else if sp.path != "/robots.txt" && !end.IsZero() && sp.start.Before(end.Add(-slack)) {
+				t.Errorf("r%02d.test%s arrived %v before its host's pause ended", i, sp.path, end.Sub(sp.start))
+			}
+		}
+	}
+	spans, _ := s.all()
+	if st := g.Stats(); st.Total.Sent != int64(len(spans)) || st.Total.Pages != 40 || st.Total.Retried != 20 || st.Waiting != 0 {
+		t.Errorf("Stats %+v Waiting %d; server saw %d requests, want 40 pages, 20 retries", st.Total, st.Waiting, len(spans))
+	}
+	leaks(s)
+}
