@@ -691,7 +691,8 @@ func (o *trialOutcomes) errsOf(u string) []string {
 }
 
 // robots.txt that is slow, 503, 404, 403, redirected to another host,
-// hangs past its timeout, never ends, or is huge: one fetch per host, pages wait for it and
+// hangs past its timeout, never ends, is huge, or asks for a Crawl-delay
+// above MaxCrawlDelay: one fetch per host, pages wait for it and
 // never pass a rule, the unreachable ones end with ErrRobotsUnreachable and
 // send nothing (MaxRetries -1: robots.txt asked once).
 func TestTrialAMisbehavingRobots(t *testing.T) {
@@ -720,6 +721,8 @@ func TestTrialAMisbehavingRobots(t *testing.T) {
 			fmt.Fprint(w, huge)
 		case "e403.test":
 			w.WriteHeader(http.StatusForbidden)
+		case "long.test":
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 400\n")
 		case "drip.test": // a body that never ends, slowly
 			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
 			for {
@@ -755,6 +758,7 @@ func TestTrialAMisbehavingRobots(t *testing.T) {
 		visit(fmt.Sprintf("http://huge.test/late/%d", i), "ok 200")
 		visit(fmt.Sprintf("http://e403.test/private/%d", i), "ok 200") // 4xx: no rules (RFC 9309 §2.3.1.3)
 		visit(fmt.Sprintf("http://drip.test/private/%d", i), "")       // blocked or unreachable, never sent
+		visit(fmt.Sprintf("http://long.test/a%d", i), "crawl-delay")   // above MaxCrawlDelay
 	}
 	trialWait(t, "Wait", c.Wait)
 	s.checkPeak(t, func(string) int { return 1 })
@@ -773,18 +777,18 @@ func TestTrialAMisbehavingRobots(t *testing.T) {
 	spans, _ := s.all()
 	for _, sp := range spans {
 		if strings.HasPrefix(sp.path, "/private") && sp.host != "e404.test" && sp.host != "e403.test" || strings.HasPrefix(sp.path, "/early") ||
-			sp.path != "/robots.txt" && (sp.host == "e503.test" || sp.host == "hang.test") {
+			sp.path != "/robots.txt" && (sp.host == "e503.test" || sp.host == "hang.test" || sp.host == "long.test") {
 			t.Errorf("%s%s arrived, want it never sent", sp.host, sp.path)
 		}
 	}
-	for _, h := range []string{"slow.test", "e503.test", "e404.test", "redir.test", "other.test", "hang.test", "huge.test", "e403.test", "drip.test"} {
+	for _, h := range []string{"slow.test", "e503.test", "e404.test", "redir.test", "other.test", "hang.test", "huge.test", "e403.test", "drip.test", "long.test"} {
 		if n := s.count(h, "/robots.txt"); n != 1 {
 			t.Errorf("%s/robots.txt fetched %d times, want 1", h, n)
 		}
 	}
 	st := g.Stats()
-	if st.Total.Sent != int64(len(spans)) || st.Total.Pages != 15 || st.Total.Blocked+st.Total.GaveUp != 9+6+3 {
-		t.Errorf("Stats Sent %d, Pages %d, Blocked %d, GaveUp %d; server saw %d requests, want 15 pages, 18 blocked or gave up",
+	if st.Total.Sent != int64(len(spans)) || st.Total.Pages != 15 || st.Total.Blocked+st.Total.GaveUp != 9+6+3+3 {
+		t.Errorf("Stats Sent %d, Pages %d, Blocked %d, GaveUp %d; server saw %d requests, want 15 pages, 21 blocked or gave up",
 			st.Total.Sent, st.Total.Pages, st.Total.Blocked, st.Total.GaveUp, len(spans))
 	}
 	leaks(s)
@@ -943,11 +947,16 @@ func TestTrialARobotsRetryAfterSync(t *testing.T) {
 
 // A redirect loop across two hosts ends after colly's 10 hops with one
 // final error, each hop paced by its host (never two at once), and a
-// cancelled crawl of many hosts ends every request with a final outcome.
+// cancelled crawl of many hosts, two of whose pages wait for a robots.txt
+// that never answers, ends every request with a final outcome and leaves
+// no goroutine behind.
 func TestTrialARedirectLoopAndCancel(t *testing.T) {
 	leaks := trialGoroutines(t)
 	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
 		if r.URL.Path == "/robots.txt" {
+			if r.Host == "hang.test" {
+				<-r.Context().Done() // until the client gives up
+			}
 			return
 		}
 		switch {
@@ -968,8 +977,10 @@ func TestTrialARedirectLoopAndCancel(t *testing.T) {
 	c := colly.NewCollector(s.transport, g.Attach, colly.Async(true), colly.StdlibContext(ctx))
 	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8})
 	out.attach(c)
-	visited := []string{"http://ping.test/loop"}
-	c.Visit(visited[0])
+	visited := []string{"http://ping.test/loop", "http://hang.test/a", "http://hang.test/b"}
+	for _, u := range visited {
+		c.Visit(u)
+	}
 	for i := 0; i < 40; i++ {
 		for j := 0; j < 5; j++ {
 			u := fmt.Sprintf("http://h%02d.test/p%d", i, j)
