@@ -1657,3 +1657,57 @@ func TestTrialASyncManyRetries(t *testing.T) {
 	}
 	leaks(s)
 }
+
+// Seed's sitemap walk and the pages it visits share the host's one place
+// and its Crawl-delay at the server, on a host that slows down under load.
+func TestTrialASeedSharesHost(t *testing.T) {
+	t.Parallel() // no goroutine count: runs after the tests that take one
+	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
+		time.Sleep(time.Duration(load) * 3 * time.Millisecond)
+		switch {
+		case r.URL.Path == "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.02\nDisallow: /private\nSitemap: http://seed.test/index.xml\n")
+		case r.URL.Path == "/index.xml":
+			fmt.Fprint(w, `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`+
+				`<sitemap><loc>http://seed.test/s1.xml</loc></sitemap><sitemap><loc>http://seed.test/s2.xml</loc></sitemap></sitemapindex>`)
+		case strings.HasSuffix(r.URL.Path, ".xml"):
+			fmt.Fprint(w, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+			for i := 0; i < 6; i++ {
+				fmt.Fprintf(w, "<url><loc>http://seed.test%s/p%d</loc></url>", strings.TrimSuffix(r.URL.Path, ".xml"), i)
+			}
+			fmt.Fprintf(w, "<url><loc>http://seed.test/private%s</loc></url></urlset>", strings.TrimSuffix(r.URL.Path, ".xml"))
+		default:
+			fmt.Fprint(w, "ok")
+		}
+	})
+	out := newTrialOutcomes()
+	g := &Guard{Rate: rate.Inf, ErrorHandler: out.errorHandler}
+	c := colly.NewCollector(s.transport, g.Attach, colly.Async(true))
+	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8})
+	out.attach(c)
+	st, err := g.Seed(c, "http://seed.test")
+	if err != nil {
+		t.Fatalf("Seed: %v", err)
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	s.checkPeak(t, func(string) int { return 1 })
+	s.checkGap(t, "seed.test", 20*time.Millisecond)
+	var visited []string
+	for _, sm := range []string{"/s1", "/s2"} {
+		for i := 0; i < 6; i++ {
+			visited = append(visited, fmt.Sprintf("http://seed.test%s/p%d", sm, i))
+		}
+	}
+	if k := out.kinds(t, visited); k["ok 200"] != 12 || st.Queued != 12 {
+		t.Errorf("outcomes %v, Seed queued %d; want 12 ok 200, 12 queued (SeedStats %+v)", k, st.Queued, st)
+	}
+	spans, _ := s.all()
+	for _, sp := range spans {
+		if strings.HasPrefix(sp.path, "/private") {
+			t.Errorf("disallowed %s arrived", sp.path)
+		}
+	}
+	if gs := g.Stats(); gs.Total.Sent != int64(len(spans)) || gs.Total.Pages != 12 {
+		t.Errorf("Stats Sent %d, Pages %d; server saw %d requests, want 12 pages", gs.Total.Sent, gs.Total.Pages, len(spans))
+	}
+}
