@@ -1711,3 +1711,42 @@ func TestTrialASeedSharesHost(t *testing.T) {
 		t.Errorf("Stats Sent %d, Pages %d; server saw %d requests, want 12 pages", gs.Total.Sent, gs.Total.Pages, len(spans))
 	}
 }
+
+// colly's MaxBodySize cuts a large page short: the Guard gives the host's
+// place back when colly closes the body, but the server is still writing
+// the page until it notices the closed connection (a millisecond or two),
+// and the next request to the host already arrives: two in flight at the
+// server, briefly, with Rate: rate.Inf and no Crawl-delay.
+func TestTrialAMaxBodySizeOverlap(t *testing.T) {
+	t.Skip("trial-a: BUG? with MaxBodySize a cut-short page is still being written by the server when the host's next request arrives (peak 2 at the server for about 1-3 ms)")
+	t.Parallel() // no goroutine count: runs after the tests that take one
+	chunk := strings.Repeat("x", 32<<10)
+	s := newTrialServer(t, func(w http.ResponseWriter, r *http.Request, load int) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		for i := 0; i < 200; i++ {
+			if _, err := fmt.Fprint(w, chunk); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			time.Sleep(time.Millisecond)
+		}
+	})
+	out := newTrialOutcomes()
+	g := &Guard{Rate: rate.Inf, ErrorHandler: out.errorHandler}
+	c := colly.NewCollector(s.transport, g.Attach, colly.Async(true), colly.MaxBodySize(1024))
+	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8})
+	out.attach(c)
+	var visited []string
+	for i := 0; i < 6; i++ {
+		u := fmt.Sprintf("http://big.test/p%d", i)
+		visited = append(visited, u)
+		c.Visit(u)
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	if k := out.kinds(t, visited); k["ok 200"] != 6 {
+		t.Errorf("outcomes %v, want 6 ok 200", k)
+	}
+	s.checkPeak(t, func(string) int { return 1 })
+}
