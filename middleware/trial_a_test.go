@@ -614,6 +614,12 @@ func TestTrialAFailingPages(t *testing.T) {
 		t.Errorf("Stats Sent %d, Pages %d, GaveUp %d, Retried %d; server saw %d requests, want 3 pages, 2 gave up, 5 retries (OnError saw %d)",
 			st.Total.Sent, st.Total.Pages, st.Total.GaveUp, st.Total.Retried, len(spans), out.totalRetried())
 	}
+	if st.InFlight != 0 || st.Waiting != 0 {
+		t.Errorf("after Wait Stats InFlight %d, Waiting %d; want 0, 0 (timeouts and resets give their flights back)", st.InFlight, st.Waiting)
+	}
+	if hs, _ := g.Host("fail.test"); hs.Latency <= 0 || hs.Gap < hs.Latency {
+		t.Errorf("fail.test HostStats Latency %v, Gap %v; want a smoothed latency and a gap at least as long", hs.Latency, hs.Gap)
+	}
 	leaks(s)
 }
 
