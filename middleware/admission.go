@@ -183,8 +183,9 @@ func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url
 	if m, ok := h.memo(cache, u, now); ok {
 		return &m.e, m, nil // no copy: a memo does not change
 	}
-	if e, ok := cache.Peek(u); ok && freshEntry(e, now) {
-		m := h.remember(cache, u, e)
+	pe, peeked := cache.Peek(u)
+	if peeked && freshEntry(pe, now) {
+		m := h.remember(cache, u, pe)
 		return &m.e, m, nil
 	}
 	h.mu.Lock()
@@ -195,7 +196,13 @@ func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url
 		if excluded {
 			return &policy.Entry{}, nil, excludedError(u, h, pauseUntil)
 		}
-		return &policy.Entry{}, nil, g.deferred(h, u, pauseUntil, pauseUntil, false)
+		// An unreachable robots.txt not due again yet is answered by
+		// the cache at once, without a fetch: its failure decides
+		// (check), not the host's pause, which that very failure may
+		// have started.
+		if !peeked || !now.Before(pe.Expires) {
+			return &policy.Entry{}, nil, g.deferred(h, u, pauseUntil, pauseUntil, false)
+		}
 	}
 	lctx, cancel := context.WithTimeout(ctx, max(limit, minDeferral))
 	defer cancel()
@@ -288,8 +295,13 @@ func (h *host) changes() chan struct{} {
 // defers the request. It counts the request as fetched, and returns the
 // lease it is sent under and when it passed.
 //
-// now is the time on the Guard's clock (zero: read it).
+// now is the time on the Guard's clock (zero: read it). Once ctx has
+// ended nothing passes: the request would not be sent, and must neither
+// take a lease nor count as sent.
 func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration, now time.Time) (uint64, time.Time, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, time.Time{}, g.ended(u, err)
+	}
 	return g.schedule(ctx, h, u, limit, true, true, now)
 }
 

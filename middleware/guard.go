@@ -598,8 +598,16 @@ func (g *Guard) report(r *colly.Request, err error) {
 
 // notSent reports whether err, returned by Request.Retry of a synchronous
 // collector, means that the retry was refused before it was sent, rather
-// than being the outcome of the retried request.
+// than being the outcome of the retried request. An error of colly's HTTP
+// client (a *url.Error) is an outcome, which colly reported to OnError
+// already, even when it matches one of colly's refusals: the Guard's
+// *DisallowedError matches colly.ErrRobotsTxtBlocked, and a redirect hop
+// can be refused as visited already or by a URL filter.
 func notSent(err error) bool {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return false
+	}
 	for _, e := range []error{
 		colly.ErrRetryBodyUnseekable, colly.ErrMaxDepth, colly.ErrMaxRequests,
 		colly.ErrForbiddenDomain, colly.ErrForbiddenURL, colly.ErrNoURLFiltersMatch,
