@@ -267,6 +267,9 @@ func (wk *walk) hopClient() *http.Client {
 	base := wk.w.client()
 	c := *wk.w.paced(base)
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		// The hop's own send starts Timeout anew: its wait for its host
+		// does not count (see sendDeadline).
+		sendDeadlineOf(req.Context()).pause()
 		if !wk.markVisited(req.URL.String()) {
 			return errSeen
 		}

@@ -9,28 +9,33 @@ import (
 	"time"
 )
 
-// A sendDeadline bounds one request of a Walker, its redirect hops and
-// its body by Options.Timeout counted from when the request is sent, not
-// from when it was made: the waits before it goes — the host's turn and
-// Crawl-delay in the Walker's own pacing, a paced client's own (a Guard's
-// gate under Guard.Transport) — do not count against it. So a host that
-// asks for a Crawl-delay longer than Timeout is walked slowly, as it
-// asks, rather than failed file by file before anything is sent.
+// A sendDeadline bounds each request of a Walker's fetch (each redirect
+// hop, and the body of the last) by Options.Timeout counted from when the
+// request is sent, not from when it was made: the waits before it goes —
+// the host's turn and Crawl-delay in the Walker's own pacing, a paced
+// client's own (a Guard's gate under Guard.Transport), a hop's wait for
+// its host — do not count against it. So a host that asks for a
+// Crawl-delay longer than Timeout is walked slowly, as it asks, rather
+// than failed file by file before anything is sent.
 //
 // The clock starts at the first of: the Walker's pacing letting the
-// request go, net/http getting the request a connection (httptrace's
-// GotConn, which a Guard's transport reaches only after its gate), and
-// the response's headers arriving. A client whose transport neither is
-// net/http's nor reports to httptrace is bounded from its response on.
+// request go, net/http starting to get it a connection (httptrace's
+// GetConn, before any dial: a Guard's transport reaches it only after its
+// gate), and the response's headers arriving. A redirect stops it
+// (CheckRedirect, before the hop waits for its host) and the hop starts
+// it anew. A client whose transport neither is net/http's nor reports to
+// httptrace is bounded from its response on.
 //
-// Safe for concurrent use: start runs on the transport's goroutine, stop
-// and err on the fetch's.
+// Safe for concurrent use: start runs on the transport's goroutine, the
+// rest on the fetch's.
 type sendDeadline struct {
 	d      time.Duration
 	cancel context.CancelCauseFunc
-	once   sync.Once   // arms timer, once
-	timer  *time.Timer // set by once; nil if never armed
-	fired  chan struct{}
+	fired  chan struct{} // closed when the timer ran out
+	// mu guards timer and done.
+	mu    sync.Mutex
+	timer *time.Timer // counting, or fired; nil while not counting
+	done  bool        // stopped for good
 }
 
 // sendDeadlineKey is the context key of a request's sendDeadline.
@@ -39,15 +44,15 @@ type sendDeadlineKey struct{}
 // errSendTimeout is the cause of a context a sendDeadline ended.
 var errSendTimeout = errors.New("sitemap: timeout")
 
-// withSendDeadline returns a context of parent for one request, bounded
-// by d from when the request is sent, and the deadline. Its stop must be
-// called once the request's body is done with.
+// withSendDeadline returns a context of parent for one fetch attempt,
+// bounded by d from when each of its requests is sent, and the deadline.
+// Its stop must be called once the response's body is done with.
 func withSendDeadline(parent context.Context, d time.Duration) (context.Context, *sendDeadline) {
 	ctx, cancel := context.WithCancelCause(parent)
 	s := &sendDeadline{d: d, cancel: cancel, fired: make(chan struct{})}
 	ctx = context.WithValue(ctx, sendDeadlineKey{}, s)
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) { s.start() },
+		GetConn: func(string) { s.start() },
 	})
 	return ctx, s
 }
@@ -58,25 +63,44 @@ func sendDeadlineOf(ctx context.Context) *sendDeadline {
 	return s
 }
 
-// start starts s's clock, if it has not started; s may be nil.
+// start starts s's clock, unless it is counting, ran out or was stopped;
+// s may be nil.
 func (s *sendDeadline) start() {
 	if s == nil {
 		return
 	}
-	s.once.Do(func() {
-		s.timer = time.AfterFunc(s.d, func() {
-			close(s.fired)
-			s.cancel(errSendTimeout)
-		})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timer != nil || s.done {
+		return
+	}
+	s.timer = time.AfterFunc(s.d, func() {
+		close(s.fired)
+		s.cancel(errSendTimeout)
 	})
+}
+
+// pause stops s's clock while a redirect hop waits to be sent; the hop
+// starts it anew. A clock that ran out stays out.
+func (s *sendDeadline) pause() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timer != nil && s.timer.Stop() {
+		s.timer = nil
+	}
 }
 
 // stop releases s and its context.
 func (s *sendDeadline) stop() {
-	s.once.Do(func() {}) // a start after this arms nothing
+	s.mu.Lock()
+	s.done = true
 	if s.timer != nil {
 		s.timer.Stop()
 	}
+	s.mu.Unlock()
 	s.cancel(context.Canceled)
 }
 

@@ -324,7 +324,9 @@ func (w *Walker) robots() *policy.Cache {
 		return w.Robots
 	}
 	w.ownOnce.Do(func() {
-		w.own = &policy.Cache{Client: w.paced(w.client()), UserAgent: w.UserAgent, Now: w.now, Logger: w.Logger}
+		// Options.Timeout bounds robots.txt too (zero: the Cache's own
+		// default).
+		w.own = &policy.Cache{Client: w.paced(w.client()), UserAgent: w.UserAgent, Timeout: w.Timeout, Now: w.now, Logger: w.Logger}
 	})
 	return w.own
 }
