@@ -16,40 +16,53 @@ import (
 // its responses still running every third of that TTL, so that a response
 // longer than the TTL (a slow host, colly's timeout raised above it) keeps
 // its host's place, and no other member starts a request to the host while
-// it runs. A member that stops (a crash, SIGSTOP, a pause of the process)
-// renews nothing: its leases run out a TTL after the last renewal, as the
-// requests it holds are given back then.
+// it runs; but never past the lease's own life (robotsmw.Ask.Lease,
+// DefaultLease: 2 min), as a MemoryPacer's, so that a lease a live member
+// never gives back (a leak) still runs out. A member that stops (a crash,
+// SIGSTOP, a pause of the process) renews nothing: its leases run out a TTL
+// after the last renewal, as the requests it holds are given back then.
 
 // renewals are the leases a member's pacer was granted through Redis and
 // has not given back, by host. Safe for concurrent use.
 type renewals struct {
-	// mu guards held and running.
+	// mu guards held, running and closed.
 	mu      sync.Mutex
-	held    map[string]map[uint64]int64 // lease → its TTL in µs
-	running bool                        // the renewing goroutine (renewLoop) runs
+	held    map[string]map[uint64]heldLease
+	running bool // the renewing goroutine (renewLoop) runs
+	closed  bool // the Fleet was closed: no renewing goroutine starts
+	// loops counts the renewing goroutines, for close to wait for.
+	loops sync.WaitGroup
 	// emptied wakes the renewing goroutine when the last lease was given
 	// back, so that it ends at once rather than at its next renewal.
 	emptied chan struct{}
 }
 
-// hold records lease of host, granted for ttl, and starts the renewing
-// goroutine if it is not running.
-func (p *pacer) hold(host string, lease uint64, ttl time.Duration) {
+// A heldLease is how a lease is renewed: each time for ttl, up to until
+// (on the member's clock), its life.
+type heldLease struct {
+	ttl   time.Duration
+	until time.Time
+}
+
+// hold records lease of host, granted for ttl at most until life from now,
+// and starts the renewing goroutine if it is not running.
+func (p *pacer) hold(host string, lease uint64, ttl, life time.Duration) {
 	r := &p.renew
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.held == nil {
-		r.held = make(map[string]map[uint64]int64)
+		r.held = make(map[string]map[uint64]heldLease)
 		r.emptied = make(chan struct{}, 1)
 	}
 	ls := r.held[host]
 	if ls == nil {
-		ls = make(map[uint64]int64, 1)
+		ls = make(map[uint64]heldLease, 1)
 		r.held[host] = ls
 	}
-	ls[lease] = us(ttl)
-	if !r.running {
+	ls[lease] = heldLease{ttl: ttl, until: p.f.now().Add(life)}
+	if !r.running && !r.closed {
 		r.running = true
+		r.loops.Add(1)
 		go p.renewLoop()
 	}
 }
@@ -78,7 +91,7 @@ func (p *pacer) unhold(host string, lease uint64) {
 
 // snapshot returns the leases held and their TTLs, by host, or ends the
 // renewing goroutine's turn (running false) when there are none.
-func (p *pacer) snapshot() map[string]map[uint64]int64 {
+func (p *pacer) snapshot() map[string]map[uint64]heldLease {
 	r := &p.renew
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -86,7 +99,7 @@ func (p *pacer) snapshot() map[string]map[uint64]int64 {
 		r.running = false
 		return nil
 	}
-	out := make(map[string]map[uint64]int64, len(r.held))
+	out := make(map[string]map[uint64]heldLease, len(r.held))
 	for host, ls := range r.held {
 		out[host] = maps.Clone(ls)
 	}
@@ -96,26 +109,33 @@ func (p *pacer) snapshot() map[string]map[uint64]int64 {
 // renewLoop renews the leases held every third of the member's TTL (a
 // lease lasts at most that), until none is held or the Fleet is closed.
 func (p *pacer) renewLoop() {
+	defer p.renew.loops.Done()
 	every := p.f.memberTTL() / 3
 	t := time.NewTimer(every)
 	defer t.Stop()
 	for {
 		select {
 		case <-p.f.closed:
+		case <-p.renew.emptied:
+		case <-t.C:
+			t.Reset(every)
+		}
+		select {
+		case <-p.f.closed: // checked again: select picks among ready cases at random
 			p.renew.mu.Lock()
 			p.renew.running = false
 			p.renew.mu.Unlock()
 			return
-		case <-p.renew.emptied:
-		case <-t.C:
-			t.Reset(every)
+		default:
 		}
 		held := p.snapshot()
 		if held == nil {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), beatTimeout)
+		stop := afterClose(p.f.closed, cancel) // Close does not wait for Redis
 		p.renewAll(ctx, held)
+		stop()
 		cancel()
 	}
 }
@@ -124,17 +144,26 @@ func (p *pacer) renewLoop() {
 // pipeline. A lease Redis no longer has (it ran out while the member was
 // stopped, or was given back meanwhile) is forgotten. A failed renewal
 // is tried again at the next turn: the leases last a TTL, three turns.
-func (p *pacer) renewAll(ctx context.Context, held map[string]map[uint64]int64) {
+func (p *pacer) renewAll(ctx context.Context, held map[string]map[uint64]heldLease) {
 	keep := p.f.pacerIdle().Milliseconds()
+	now := p.f.now()
 	cmds := make(map[string]*redis.Cmd, len(held))
 	_, err := p.f.client.Pipelined(ctx, func(pipe redis.Pipeliner) error {
 		for host, ls := range held {
 			args := make([]any, 0, 1+2*len(ls))
 			args = append(args, keep)
-			for id, ttl := range ls {
-				args = append(args, id, ttl)
+			for id, l := range ls {
+				left := l.until.Sub(now)
+				if left <= 0 {
+					// At the end of its life: it runs out where it is.
+					p.unhold(host, id)
+					continue
+				}
+				args = append(args, id, us(min(l.ttl, left)))
 			}
-			cmds[host] = renewScript.Eval(ctx, pipe, p.key(host), args...)
+			if len(args) > 1 {
+				cmds[host] = renewScript.Eval(ctx, pipe, p.key(host), args...)
+			}
 		}
 		return nil
 	})
@@ -178,3 +207,25 @@ if last > 0 then
 end
 return gone
 `)
+
+// afterClose calls fn once closed is closed, unless the returned stop is
+// called first.
+func afterClose(closed <-chan struct{}, fn func()) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-closed:
+			fn()
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
+}
+
+// closeRenewals stops renewing and waits for the renewing goroutine to end.
+func (p *pacer) closeRenewals() {
+	p.renew.mu.Lock()
+	p.renew.closed = true
+	p.renew.mu.Unlock()
+	p.renew.loops.Wait()
+}

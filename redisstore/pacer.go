@@ -334,7 +334,7 @@ func (p *pacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) (robot
 		return robotsmw.Slot{}, err
 	}
 	if r[1] != 0 {
-		p.hold(host, uint64(r[1]), ttl)
+		p.hold(host, uint64(r[1]), ttl, leaseTTL(a.Lease))
 	}
 	return robotsmw.Slot{
 		Reserved: r[0] == 1,
@@ -496,6 +496,7 @@ func parseEvent(s string) (paused, interval time.Duration, host string, ok bool)
 
 // close ends the watching goroutine.
 func (p *pacer) close() {
+	p.closeRenewals()
 	p.mu.Lock()
 	sub, done := p.sub, p.done
 	p.sub = nil

@@ -230,8 +230,8 @@ func (e *env) walk(ctx context.Context, f *fetcher, site *url.URL, o sitemapsOpt
 	writeSummary(out, stats, werr, o.timeout)
 	if werr != nil {
 		for _, fe := range werr.Errs {
-			if u, err := url.Parse(fe.URL); err == nil && u.Path == "/robots.txt" {
-				return exitUsage, nil // a robots.txt could not be read, as for sitemaps without -walk
+			if fe.URL == robotsURL(site).String() {
+				return exitUsage, nil // the site's robots.txt could not be read, as for sitemaps without -walk
 			}
 		}
 	}
