@@ -32,8 +32,8 @@ import (
 // as the requests a member holds do, so the host of a killed member's
 // requests is free again by the time they are given back. A live member
 // renews the leases of its responses still running every third of that
-// TTL (leaserenew.go), so a response longer than the TTL keeps its host's
-// place. Both keys carry the host in braces, so they share a
+// TTL (leaserenew.go), up to the lease's own life (DefaultLease), so a
+// response longer than the TTL keeps its host's place. Both keys carry the host in braces, so they share a
 // cluster slot. Each operation is one Lua script on those keys
 // (politeness.md §3.6: one atomic read-modify-write per host, one clock,
 // monotone merges), the same rules as robotsmw.MemoryPacer's. Every
