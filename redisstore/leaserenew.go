@@ -25,12 +25,16 @@ import (
 // renewals are the leases a member's pacer was granted through Redis and
 // has not given back, by host. Safe for concurrent use.
 type renewals struct {
-	// mu guards held, running and closed.
+	// mu guards held, running, ctx and cancel.
 	mu      sync.Mutex
 	held    map[string]map[uint64]heldLease
 	running bool // the renewing goroutine (renewLoop) runs
-	closed  bool // the Fleet was closed: no renewing goroutine starts
-	// loops counts the renewing goroutines, for close to wait for.
+	// ctx ends when the Fleet is closed (closeRenewals): no renewing
+	// goroutine starts then, and a renewal in flight stops waiting for
+	// Redis.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// loops counts the renewing goroutines, for closeRenewals to wait for.
 	loops sync.WaitGroup
 	// emptied wakes the renewing goroutine when the last lease was given
 	// back, so that it ends at once rather than at its next renewal.
@@ -54,16 +58,19 @@ func (p *pacer) hold(host string, lease uint64, ttl, life time.Duration) {
 		r.held = make(map[string]map[uint64]heldLease)
 		r.emptied = make(chan struct{}, 1)
 	}
+	if r.ctx == nil {
+		r.ctx, r.cancel = context.WithCancel(context.Background())
+	}
 	ls := r.held[host]
 	if ls == nil {
 		ls = make(map[uint64]heldLease, 1)
 		r.held[host] = ls
 	}
 	ls[lease] = heldLease{ttl: ttl, until: p.f.now().Add(life)}
-	if !r.running && !r.closed {
+	if !r.running && r.ctx.Err() == nil {
 		r.running = true
 		r.loops.Add(1)
-		go p.renewLoop()
+		go p.renewLoop(r.ctx)
 	}
 }
 
@@ -107,35 +114,32 @@ func (p *pacer) snapshot() map[string]map[uint64]heldLease {
 }
 
 // renewLoop renews the leases held every third of the member's TTL (a
-// lease lasts at most that), until none is held or the Fleet is closed.
-func (p *pacer) renewLoop() {
+// lease lasts at most that), until none is held or ctx ends (the Fleet is
+// closed).
+func (p *pacer) renewLoop(ctx context.Context) {
 	defer p.renew.loops.Done()
 	every := p.f.memberTTL() / 3
 	t := time.NewTimer(every)
 	defer t.Stop()
 	for {
 		select {
-		case <-p.f.closed:
+		case <-ctx.Done():
 		case <-p.renew.emptied:
 		case <-t.C:
 			t.Reset(every)
 		}
-		select {
-		case <-p.f.closed: // checked again: select picks among ready cases at random
+		if ctx.Err() != nil { // checked again: select picks among ready cases at random
 			p.renew.mu.Lock()
 			p.renew.running = false
 			p.renew.mu.Unlock()
 			return
-		default:
 		}
 		held := p.snapshot()
 		if held == nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), beatTimeout)
-		stop := afterClose(p.f.closed, cancel) // Close does not wait for Redis
-		p.renewAll(ctx, held)
-		stop()
+		rctx, cancel := context.WithTimeout(ctx, beatTimeout)
+		p.renewAll(rctx, held)
 		cancel()
 	}
 }
@@ -208,24 +212,14 @@ end
 return gone
 `)
 
-// afterClose calls fn once closed is closed, unless the returned stop is
-// called first.
-func afterClose(closed <-chan struct{}, fn func()) (stop func()) {
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-closed:
-			fn()
-		case <-done:
-		}
-	}()
-	return func() { close(done) }
-}
-
 // closeRenewals stops renewing and waits for the renewing goroutine to end.
 func (p *pacer) closeRenewals() {
-	p.renew.mu.Lock()
-	p.renew.closed = true
-	p.renew.mu.Unlock()
-	p.renew.loops.Wait()
+	r := &p.renew
+	r.mu.Lock()
+	if r.ctx == nil {
+		r.ctx, r.cancel = context.WithCancel(context.Background())
+	}
+	r.cancel()
+	r.mu.Unlock()
+	r.loops.Wait()
 }
