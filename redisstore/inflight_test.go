@@ -32,21 +32,7 @@ func TestFleetOneInFlightCrawlDelayFromEnd(t *testing.T) {
 		}
 		fmt.Fprint(w, "<html><body>ok</body></html>")
 	})
-	var wg sync.WaitGroup
-	for m := 0; m < 3; m++ {
-		f := New(srv.Client())
-		defer f.Close()
-		g := &robotsmw.Guard{Rate: rate.Inf}
-		f.Attach(g)
-		c := colly.NewCollector(g.Attach, colly.Async())
-		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4})
-		for i := 0; i < 3; i++ {
-			c.Visit(fmt.Sprintf("%s/m%d/p%d", site.URL, m, i))
-		}
-		wg.Add(1)
-		go func() { defer wg.Done(); c.Wait() }()
-	}
-	wg.Wait()
+	fleetCrawl{members: 3, visits: 3, parallelism: 4}.run(t, srv, site.URL)
 	peak, spans := site.Result()
 	if len(spans) != 9 || peak != 1 {
 		t.Fatalf("server saw %d pages, peak in flight %d; want 9, 1", len(spans), peak)
@@ -73,24 +59,7 @@ func TestFleetLongResponseKeepsLease(t *testing.T) {
 	}, func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<html><body>ok</body></html>")
 	})
-	var wg sync.WaitGroup
-	var fleets []*Fleet
-	for m := 0; m < 2; m++ {
-		f := New(srv.Client())
-		f.ttl = ttl
-		defer f.Close()
-		fleets = append(fleets, f)
-		g := &robotsmw.Guard{Rate: rate.Inf, MaxWait: 5 * time.Second, FixedPace: true}
-		f.Attach(g)
-		c := colly.NewCollector(g.Attach, colly.Async())
-		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 2})
-		for i := 0; i < 2; i++ {
-			c.Visit(fmt.Sprintf("%s/m%d/p%d", site.URL, m, i))
-		}
-		wg.Add(1)
-		go func() { defer wg.Done(); c.Wait() }()
-	}
-	wg.Wait()
+	fleets := fleetCrawl{members: 2, visits: 2, parallelism: 2, ttl: ttl, guard: fixedPaceGuard}.run(t, srv, site.URL)
 	peak, spans := site.Result()
 	if len(spans) != 4 || peak != 1 {
 		t.Errorf("server saw %d pages, peak in flight %d; want 4, 1 fleet-wide", len(spans), peak)
@@ -112,4 +81,53 @@ func TestFleetLongResponseKeepsLease(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
+}
+
+// A fleetCrawl is several fleet members over one Redis, each a Guard of
+// its own (Rate: rate.Inf unless guard says otherwise) on an async
+// collector, visiting site/mM/pI for I below visits.
+type fleetCrawl struct {
+	members, visits, parallelism int
+	ttl                          time.Duration // the members' TTL; 0: memberTTL
+	// guard, if set, returns member m's Guard; setup, if set, is called
+	// with each member's Fleet and collector before its visits.
+	guard func(m int) *robotsmw.Guard
+	setup func(m int, f *Fleet, c *colly.Collector)
+}
+
+// run crawls site with fc's members until every collector's Wait returns,
+// and returns the members' Fleets, which the test's end closes.
+func (fc fleetCrawl) run(t *testing.T, srv *redistest.Server, site string) []*Fleet {
+	t.Helper()
+	var wg sync.WaitGroup
+	fleets := make([]*Fleet, fc.members)
+	for m := range fleets {
+		f := New(srv.Client())
+		f.ttl = fc.ttl
+		t.Cleanup(func() { f.Close() })
+		fleets[m] = f
+		g := &robotsmw.Guard{Rate: rate.Inf}
+		if fc.guard != nil {
+			g = fc.guard(m)
+		}
+		f.Attach(g)
+		c := colly.NewCollector(g.Attach, colly.Async())
+		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: fc.parallelism})
+		if fc.setup != nil {
+			fc.setup(m, f, c)
+		}
+		for i := 0; i < fc.visits; i++ {
+			c.Visit(fmt.Sprintf("%s/m%d/p%d", site, m, i))
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Wait() }()
+	}
+	wg.Wait()
+	return fleets
+}
+
+// fixedPaceGuard is the Guard of the fleet tests that pace by Crawl-delay
+// and in-flight places alone: no latency gap, waits up to 5 s.
+func fixedPaceGuard(int) *robotsmw.Guard {
+	return &robotsmw.Guard{Rate: rate.Inf, MaxWait: 5 * time.Second, FixedPace: true}
 }

@@ -234,16 +234,11 @@ func TestTrialBFleetStalledMemberNoBurst(t *testing.T) {
 	const cd = 100 * time.Millisecond
 	const ttl = 300 * time.Millisecond
 	site := trialBSite(t, work, "0.1", nil)
-	var wg sync.WaitGroup
-	for m := 0; m < 3; m++ {
-		f := New(srv.Client())
-		f.ttl = ttl
-		defer f.Close()
-		g := &robotsmw.Guard{Rate: rate.Inf, MaxWait: 5 * time.Second, FixedPace: true}
-		f.Attach(g)
-		c := colly.NewCollector(g.Attach, colly.Async())
-		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 2})
-		if m == 0 {
+	fleetCrawl{members: 3, visits: 3, parallelism: 2, ttl: ttl, guard: fixedPaceGuard,
+		setup: func(m int, _ *Fleet, c *colly.Collector) {
+			if m != 0 {
+				return
+			}
 			var wake atomic.Int64
 			// After the Guard's gate: the first request holds its
 			// slot and lease, and the member stalls before it is
@@ -254,14 +249,7 @@ func TestTrialBFleetStalledMemberNoBurst(t *testing.T) {
 				wake.CompareAndSwap(0, time.Now().Add(3*ttl).UnixNano())
 				time.Sleep(time.Until(time.Unix(0, wake.Load())))
 			})
-		}
-		for i := 0; i < 3; i++ {
-			c.Visit(fmt.Sprintf("%s/m%d/p%d", site.URL, m, i))
-		}
-		wg.Add(1)
-		go func() { defer wg.Done(); c.Wait() }()
-	}
-	wg.Wait()
+		}}.run(t, srv, site.URL)
 	peak, spans := site.Result()
 	var paths []string
 	for _, s := range spans {
@@ -301,25 +289,12 @@ func TestTrialBFleetSkewedClock(t *testing.T) {
 		}
 		fmt.Fprint(w, "<html><body>ok</body></html>")
 	})
-	var wg sync.WaitGroup
-	for m := 0; m < 3; m++ {
-		f := New(srv.Client())
-		defer f.Close()
-		g := &robotsmw.Guard{Rate: rate.Inf, MaxWait: 5 * time.Second, FixedPace: true}
-		if m == 0 {
-			ahead := func() time.Time { return time.Now().Add(25 * time.Hour) }
-			f.Now = ahead
-		}
-		f.Attach(g)
-		c := colly.NewCollector(g.Attach, colly.Async())
-		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 2})
-		for i := 0; i < 4; i++ {
-			c.Visit(fmt.Sprintf("%s/m%d/p%d", site.URL, m, i))
-		}
-		wg.Add(1)
-		go func() { defer wg.Done(); c.Wait() }()
-	}
-	wg.Wait()
+	fleetCrawl{members: 3, visits: 4, parallelism: 2, guard: fixedPaceGuard,
+		setup: func(m int, f *Fleet, _ *colly.Collector) {
+			if m == 0 {
+				f.Now = func() time.Time { return time.Now().Add(25 * time.Hour) }
+			}
+		}}.run(t, srv, site.URL)
 	peak, spans := site.Result()
 	if peak > 1 {
 		t.Errorf("server saw %d requests in flight at once, want ≤ 1 fleet-wide", peak)
@@ -387,21 +362,7 @@ func TestTrialBFleetSlowBody(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer site.Close()
-	var wg sync.WaitGroup
-	for m := 0; m < 3; m++ {
-		f := New(srv.Client())
-		defer f.Close()
-		g := &robotsmw.Guard{Rate: rate.Inf, MaxWait: 5 * time.Second, FixedPace: true}
-		f.Attach(g)
-		c := colly.NewCollector(g.Attach, colly.Async())
-		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 2})
-		for i := 0; i < 2; i++ {
-			c.Visit(fmt.Sprintf("%s/m%d/p%d", site.URL, m, i))
-		}
-		wg.Add(1)
-		go func() { defer wg.Done(); c.Wait() }()
-	}
-	wg.Wait()
+	fleetCrawl{members: 3, visits: 2, parallelism: 2, guard: fixedPaceGuard}.run(t, srv, site.URL)
 	mu.Lock()
 	defer mu.Unlock()
 	sort.Slice(spans, func(i, j int) bool { return spans[i].start.Before(spans[j].start) })
@@ -420,21 +381,11 @@ func TestTrialBFleetSlowBody(t *testing.T) {
 func TestTrialBFleetInFlightTwo(t *testing.T) {
 	srv := redistest.Start(t)
 	site := trialBSite(t, 150*time.Millisecond, "0", nil)
-	var wg sync.WaitGroup
-	for m := 0; m < 3; m++ {
-		f := New(srv.Client())
-		defer f.Close()
-		g := &robotsmw.Guard{Rate: rate.Inf, MaxWait: 5 * time.Second, FixedPace: true, InFlight: 2}
-		f.Attach(g)
-		c := colly.NewCollector(g.Attach, colly.Async())
-		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 3})
-		for i := 0; i < 4; i++ {
-			c.Visit(fmt.Sprintf("%s/m%d/p%d", site.URL, m, i))
-		}
-		wg.Add(1)
-		go func() { defer wg.Done(); c.Wait() }()
-	}
-	wg.Wait()
+	fleetCrawl{members: 3, visits: 4, parallelism: 3, guard: func(m int) *robotsmw.Guard {
+		g := fixedPaceGuard(m)
+		g.InFlight = 2
+		return g
+	}}.run(t, srv, site.URL)
 	peak, spans := site.Result()
 	if len(spans) != 12 || peak > 2 {
 		t.Errorf("server saw %d pages, peak in flight %d; want 12, ≤ 2", len(spans), peak)
