@@ -102,7 +102,7 @@
 // off). The lease is given back when the response's body is read to its
 // end, fails or is closed, when the request fails or times out, and for a
 // redirect when its headers arrive. The schedule lives in the Guard's
-// [Pacer]: its own [MemoryPacer] unless [Guard.Pacer] is set.
+// [pace.Pacer]: its own [pace.Memory] unless [Guard.Pacer] is set.
 //
 // The callbacks never abort a request: their verdict travels to the
 // transport the Guard installs under colly's HTTP client, which fails the
@@ -290,14 +290,14 @@
 // # Fleets
 //
 // Guards in several processes share politeness through [Guard.Pacer] and
-// [Guard.RobotsStore]: each request takes its slot from the [Pacer] (one
+// [Guard.RobotsStore]: each request takes its slot from the [pace.Pacer] (one
 // call, at the gate), each 429, 503 or failure is reported to it, and a
 // pause any member learns wakes the requests waiting in every member.
 // Guard.Rate is then the rate of the whole fleet per host. While the
 // Pacer cannot be reached, requests are deferred (cause
 // [ErrPacerUnavailable]) and sent again after 1 s, doubling to 30 s; a
 // RobotsStore that cannot be read defers them too ([policy.ErrStore]).
-// [MemoryPacer] shares pacing among the Guards of one process; package
+// [pace.Memory] shares pacing among the Guards of one process; package
 // redisstore shares both over Redis.
 //
 // # Seeing what the crawl does

@@ -2,6 +2,7 @@ package robotsmw_test
 
 import (
 	"fmt"
+	"github.com/robotsmw/robotsmw/pace"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -13,11 +14,11 @@ import (
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
-// Two collectors with Guards of their own share one MemoryPacer: together
+// Two collectors with Guards of their own share one pace.Memory: together
 // they send the site no more than the Guards' Rate (here 20 requests per
 // second), as one Guard would. Package redisstore does the same for
 // Guards in many processes.
-func ExampleMemoryPacer() {
+func ExampleGuard_sharedPacer() {
 	var mu sync.Mutex
 	var at []time.Time
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -28,7 +29,7 @@ func ExampleMemoryPacer() {
 	}))
 	defer site.Close()
 
-	pacer := &robotsmw.MemoryPacer{}
+	pacer := &pace.Memory{}
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
 		g := &robotsmw.Guard{Rate: 20, Pacer: pacer}

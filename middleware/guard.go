@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"context"
 	"errors"
+	"github.com/robotsmw/robotsmw/pace"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -136,7 +137,7 @@ type Guard struct {
 	// reported to it, so a fleet paces each host as one crawler would. Rate
 	// then is the rate of the whole fleet per host. If nil, the Guard keeps
 	// this state in its own memory.
-	Pacer Pacer
+	Pacer pace.Pacer
 
 	// InFlight is the most requests in flight to one host at once, from
 	// the moment a request is sent to the end of its response (body read
@@ -236,9 +237,9 @@ type Guard struct {
 	ownOnce sync.Once
 	own     *policy.Cache
 
-	pacer    pacerState   // what the Guard keeps about its Pacer
+	pacer    pacerState   // what the Guard keeps about its pace.Pacer
 	memOnce  sync.Once    // sets mem's clock
-	mem      MemoryPacer  // the schedule's home when Pacer is nil
+	mem      pace.Memory  // the schedule's home when pace.Pacer is nil
 	hosts    hostTable    // per-host pacing and back-off
 	totals   totals       // counters over all hosts
 	tickets  ticketBox    // verdicts on their way to the transport

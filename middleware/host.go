@@ -1,6 +1,7 @@
 package robotsmw
 
 import (
+	"github.com/robotsmw/robotsmw/pace"
 	"net/url"
 	"strings"
 	"sync"
@@ -67,7 +68,7 @@ func hostKey(u *url.URL) string {
 // small (politeness.md §5.2 B): a broad crawl holds one per live host.
 // Times are Unix nanoseconds on the Guard's clock.
 //
-// The schedule itself lives in the Guard's Pacer (a MemoryPacer of its
+// The schedule itself lives in the Guard's Pacer (a pace.Memory of its
 // own by default); a host here is the Guard's copy of what the Pacer said
 // (interval, pause, latency), its back-off state and its counters. A
 // strike voids the schedule and wakes every waiter (changed, gen), who
@@ -120,10 +121,9 @@ type host struct {
 	// gone is set when the host table forgets the state: a ticket's
 	// pointer to it is then stale (see Guard.hostFor).
 	gone atomic.Bool
-	// pace is the state of the host in the Guard's own MemoryPacer, as
-	// it last gave it (see MemoryPacer.hinted); guarded by that
-	// MemoryPacer's mu, not by h.mu.
-	pace *pace
+	// pace is where the Guard's own pace.Memory keeps the host's state
+	// (pace.Hint); guarded by that Memory's lock, not by h.mu.
+	pace pace.Hint
 	// counters, read by Stats.
 	sent, pages, blocked, deferred, retried, backoffs, gaveUp, notFollowed uint32
 }

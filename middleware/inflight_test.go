@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"context"
 	"fmt"
+	"github.com/robotsmw/robotsmw/pace"
 	"net/http"
 	"strings"
 	"sync"
@@ -198,32 +199,32 @@ func TestJitterNeverSooner(t *testing.T) {
 // after short is set a TTL of ttl, and counts the leases given back
 // unsent.
 type shortLeasePacer struct {
-	MemoryPacer
+	pace.Memory
 	ttl    time.Duration
 	short  atomic.Bool
 	mu     sync.Mutex // guards unsent
 	unsent int
 }
 
-func (p *shortLeasePacer) Reserve(ctx context.Context, host string, a Ask) (Slot, error) {
+func (p *shortLeasePacer) Reserve(ctx context.Context, host string, a pace.Ask) (pace.Slot, error) {
 	short := !a.NoLease && p.short.Load()
 	if short {
 		a.Lease = p.ttl
 	}
-	s, err := p.MemoryPacer.Reserve(ctx, host, a)
+	s, err := p.Memory.Reserve(ctx, host, a)
 	if short && s.Lease != 0 {
 		p.short.Store(false)
 	}
 	return s, err
 }
 
-func (p *shortLeasePacer) Release(ctx context.Context, host string, r Release) (Pace, error) {
+func (p *shortLeasePacer) Release(ctx context.Context, host string, r pace.Release) (pace.State, error) {
 	if r.Unsent {
 		p.mu.Lock()
 		p.unsent++
 		p.mu.Unlock()
 	}
-	return p.MemoryPacer.Release(ctx, host, r)
+	return p.Memory.Release(ctx, host, r)
 }
 
 // Issue 20, point 6: a request whose process stalls between its gate and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robotsmw/robotsmw/pace"
 	"net/http"
 	"sort"
 	"sync"
@@ -14,9 +15,9 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// sharedGuards returns n Guards on clock c that share one MemoryPacer.
-func sharedGuards(c *fakeClock, n int, r rate.Limit) ([]*Guard, *MemoryPacer) {
-	p := &MemoryPacer{Now: c.now}
+// sharedGuards returns n Guards on clock c that share one pace.Memory.
+func sharedGuards(c *fakeClock, n int, r rate.Limit) ([]*Guard, *pace.Memory) {
+	p := &pace.Memory{Now: c.now}
 	gs := make([]*Guard, n)
 	for i := range gs {
 		gs[i] = fakeGuard(&Guard{Rate: r, Pacer: p}, c, 0)
@@ -138,12 +139,12 @@ func TestSharedRecovery(t *testing.T) {
 }
 
 // A failingPacer cannot be reached.
-type failingPacer struct{ MemoryPacer }
+type failingPacer struct{ pace.Memory }
 
 var errDown = errors.New("connection refused")
 
-func (*failingPacer) Reserve(context.Context, string, Ask) (Slot, error) {
-	return Slot{}, errDown
+func (*failingPacer) Reserve(context.Context, string, pace.Ask) (pace.Slot, error) {
+	return pace.Slot{}, errDown
 }
 
 // While the Pacer is down, requests are deferred, not sent and not lost,
@@ -158,24 +159,24 @@ func TestPacerDownDefers(t *testing.T) {
 		err := g.gateEnded(context.Background(), h, u, time.Hour)
 		var de *DeferredError
 		if !errors.As(err, &de) || !errors.Is(err, ErrPacerUnavailable) || !errors.Is(err, errDown) || IsFinal(err) {
-			t.Fatalf("gate with the Pacer down = %v, want a deferral wrapping ErrPacerUnavailable and the cause", err)
+			t.Fatalf("gate with the pace.Pacer down = %v, want a deferral wrapping ErrPacerUnavailable and the cause", err)
 		}
 		until = append(until, de.Until.Sub(c.now()))
 	}
 	if want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}; fmt.Sprint(until) != fmt.Sprint(want) {
-		t.Errorf("deferrals while the Pacer is down = %v, want %v", until, want)
+		t.Errorf("deferrals while the pace.Pacer is down = %v, want %v", until, want)
 	}
 	if got := hostStats(g, "example.com").Sent; got != 0 {
-		t.Errorf("Sent = %d with the Pacer down, want 0", got)
+		t.Errorf("Sent = %d with the pace.Pacer down, want 0", got)
 	}
 }
 
-// Two collectors with Guards of their own, sharing a MemoryPacer, crawl
+// Two collectors with Guards of their own, sharing a pace.Memory, crawl
 // one site: every request of both passes the gate at least the interval
 // after the one before, robots.txt included.
 func TestSharedPacerCollectors(t *testing.T) {
 	s := newSite(t, robots("", nil))
-	p := &MemoryPacer{}
+	p := &pace.Memory{}
 	var mu sync.Mutex
 	var at []time.Time
 	var gs []*Guard

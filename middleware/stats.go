@@ -1,6 +1,7 @@
 package robotsmw
 
 import (
+	"github.com/robotsmw/robotsmw/pace"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -211,7 +212,7 @@ func (g *Guard) Host(name string) (HostStats, bool) {
 func (g *Guard) snapshot(h *host) HostStats {
 	hs := h.snapshot()
 	if !g.FixedPace {
-		hs.Gap = endGap(hs.Gap, hs.Latency, latencyFactor)
+		hs.Gap = pace.EndGap(hs.Gap, hs.Latency, latencyFactor)
 	}
 	return hs
 }

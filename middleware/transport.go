@@ -114,7 +114,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // stale reports whether the request of tk, which holds a lease of a shared
 // Pacer, passed its gate more than half that lease's TTL ago. The Guard's
-// own MemoryPacer lives and stalls with it: its leases are never stale.
+// own pace.Memory lives and stalls with it: its leases are never stale.
 func (t *guardTransport) stale(tk *ticket) bool {
 	g := t.g
 	if g.Pacer == nil || tk.sent == 0 || tk.hop {

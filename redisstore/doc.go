@@ -25,7 +25,7 @@
 //     others wait for the record; each member keeps the parsed rules in
 //     memory, so a look-up costs no round trip while the record is fresh.
 //   - each host's schedule, pauses and rate cuts ([Fleet.Pacer], a
-//     robotsmw.Pacer): one Lua script per request reserves the host's next
+//     pace.Pacer): one Lua script per request reserves the host's next
 //     slot on Redis's own clock (GCRA, burst 1), so clock skew between
 //     machines does not matter; a 429 or 503 seen by one member pauses
 //     all (the pause merged with max, never shortened), the rate is cut
@@ -33,7 +33,7 @@
 //     published so requests already waiting wake in every member. Every
 //     key has a TTL beyond its pause, schedule and leases: a host that
 //     holds nothing is forgotten [Fleet.PacerIdle] (10 minutes) after its
-//     last response, as a robotsmw.MemoryPacer forgets it after its Idle.
+//     last response, as a pace.Memory forgets it after its Idle.
 //   - the crawl's frontier ([Fleet.Queue], a queue.Storage): a queue per
 //     host and a sorted set of hosts by the time each may go next, split
 //     into shards of hosts, each shard in one Redis Cluster slot. A

@@ -115,7 +115,7 @@ type Fleet struct {
 	// the host's smoothed response time is unknown again, as for a host
 	// first seen. A host whose rate is cut is kept a day past its last
 	// write, or PacerIdle if longer. If zero, 10 minutes. It is the same
-	// horizon as robotsmw.MemoryPacer.Idle, on Redis's clock; give every
+	// horizon as pace.Memory.Idle, on Redis's clock; give every
 	// member the same value.
 	PacerIdle time.Duration
 

@@ -16,8 +16,8 @@ import (
 // its responses still running every third of that TTL, so that a response
 // longer than the TTL (a slow host, colly's timeout raised above it) keeps
 // its host's place, and no other member starts a request to the host while
-// it runs; but never past the lease's own life (robotsmw.Ask.Lease,
-// DefaultLease: 2 min), as a MemoryPacer's, so that a lease a live member
+// it runs; but never past the lease's own life (pace.Ask.Lease,
+// DefaultLease: 2 min), as a pace.Memory's, so that a lease a live member
 // never gives back (a leak) still runs out. A member that stops (a crash,
 // SIGSTOP, a pause of the process) renews nothing: its leases run out a TTL
 // after the last renewal, as the requests it holds are given back then.

@@ -2,17 +2,17 @@ package redisstore
 
 import (
 	"context"
+	"github.com/robotsmw/robotsmw/pace"
 	"testing"
 	"time"
 
 	"github.com/robotsmw/robotsmw/internal/redistest"
-	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
 // A lease a live member never gives back (a Guard.Transport client that
 // never closes a body, a flight that leaks) is renewed while its member
 // lives, but not past its own life (Ask.Lease; DefaultLease by default),
-// as a MemoryPacer's: then it runs out, and the host is free again for
+// as a pace.Memory's: then it runs out, and the host is free again for
 // the whole fleet. After Close, nothing renews it any more.
 func TestLeakedLeaseRunsOut(t *testing.T) {
 	srv := redistest.Start(t)
@@ -22,7 +22,7 @@ func TestLeakedLeaseRunsOut(t *testing.T) {
 	defer f.Close()
 	p := f.Pacer()
 	ctx := context.Background()
-	s, err := p.Reserve(ctx, "h.test", robotsmw.Ask{Positioned: true, Lease: 3 * ttl})
+	s, err := p.Reserve(ctx, "h.test", pace.Ask{Positioned: true, Lease: 3 * ttl})
 	if err != nil || s.Lease == 0 || s.LeaseTTL != ttl {
 		t.Fatalf("Reserve = %+v, %v; want a lease for the member's TTL %v", s, err, ttl)
 	}
@@ -32,11 +32,11 @@ func TestLeakedLeaseRunsOut(t *testing.T) {
 	g.ttl = ttl
 	defer g.Close()
 	time.Sleep(2 * ttl)
-	if s2, err := g.Pacer().Reserve(ctx, "h.test", robotsmw.Ask{Positioned: true}); err != nil || s2.Lease != 0 {
+	if s2, err := g.Pacer().Reserve(ctx, "h.test", pace.Ask{Positioned: true}); err != nil || s2.Lease != 0 {
 		t.Errorf("other member's Reserve 2 TTLs after the lease was granted = %+v, %v; want none (renewed)", s2, err)
 	}
 	time.Sleep(2 * ttl)
-	s2, err := g.Pacer().Reserve(ctx, "h.test", robotsmw.Ask{Positioned: true})
+	s2, err := g.Pacer().Reserve(ctx, "h.test", pace.Ask{Positioned: true})
 	if err != nil || s2.Lease == 0 {
 		t.Errorf("other member's Reserve 4 TTLs after a lease of 3 TTLs never given back = %+v, %v; want a lease (it ran out)", s2, err)
 	}

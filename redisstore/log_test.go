@@ -3,13 +3,13 @@ package redisstore
 import (
 	"bytes"
 	"context"
+	"github.com/robotsmw/robotsmw/pace"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/robotsmw/robotsmw/internal/redistest"
-	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
 // TestFleetLog: the Fleet's Logger is told when Redis stops answering and
@@ -21,12 +21,12 @@ func TestFleetLog(t *testing.T) {
 	f.Logger = slog.New(slog.NewTextHandler(&buf, nil))
 	ctx := context.Background()
 	srv.Stop()
-	if _, err := f.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true}); err == nil {
+	if _, err := f.Pacer().Reserve(ctx, "example.com", pace.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true}); err == nil {
 		t.Errorf("Reserve with Redis down: no error")
 	}
-	f.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
+	f.Pacer().Reserve(ctx, "example.com", pace.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
 	srv.Restart()
-	if _, err := f.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true}); err != nil {
+	if _, err := f.Pacer().Reserve(ctx, "example.com", pace.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true}); err != nil {
 		t.Errorf("Reserve after Redis restarted: %v", err)
 	}
 	log := buf.String()

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"fmt"
+	"github.com/robotsmw/robotsmw/pace"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,11 +37,11 @@ import (
 // response longer than the TTL keeps its host's place. Both keys carry the host in braces, so they share a
 // cluster slot. Each operation is one Lua script on those keys
 // (politeness.md §3.6: one atomic read-modify-write per host, one clock,
-// monotone merges), the same rules as robotsmw.MemoryPacer's. Every
+// monotone merges), the same rules as pace.Memory's. Every
 // write sets the hash's TTL to outlive what the host holds — its
 // schedule, its pause and its leases — by Fleet.PacerIdle (pacerKeep by
 // default), and its last response's end by as much, so a host that holds
-// nothing expires PacerIdle after it went idle, as a MemoryPacer forgets
+// nothing expires PacerIdle after it went idle, as a pace.Memory forgets
 // it after its Idle. A cut interval is held too, but not for ever (every
 // key has a TTL): a cut host is kept pacerCutKeep past its last write.
 
@@ -49,8 +50,8 @@ import (
 const pacerKeep = 10 * time.Minute
 
 // pacerCutKeep is how long a cut host's pacing state is kept after its
-// last write (unless PacerIdle is longer), as a MemoryPacer keeps it.
-const pacerCutKeep = robotsmw.CutKeep
+// last write (unless PacerIdle is longer), as a pace.Memory keeps it.
+const pacerCutKeep = pace.CutKeep
 
 // pacerIdle returns how long a host that holds nothing is kept.
 func (f *Fleet) pacerIdle() time.Duration {
@@ -88,7 +89,7 @@ end
 // positioned, nolease, keep_ms, max_latency_gap_us, busy_poll_us,
 // min_busy_us, cut_keep_ms. Returns {reserved, lease, wait_us,
 // interval_us, paused_us, latency_us, in_flight}. See
-// robotsmw.Pacer.Reserve.
+// pace.Pacer.Reserve.
 var reserveScript = redis.NewScript(luaNow + luaKeep + `
 local floor = tonumber(ARGV[1])
 local gap = tonumber(ARGV[2])
@@ -150,7 +151,7 @@ return {1, id, 0, iv, paused, lat, n + 1}
 // leaseReleaseScript: KEYS[1] the host's hash, KEYS[2] its leases; ARGV lease,
 // latency_us, failed, unsent, floor_us, keep_ms, cut_keep_ms. Gives the
 // lease back, records the end and smooths the latency as
-// robotsmw.MemoryPacer does (a slowdown at once, a recovery a quarter of
+// pace.Memory does (a slowdown at once, a recovery a quarter of
 // the way per response, a failure never lowers it), and sets the TTL from
 // what the host still holds: a lease given back holds it no longer.
 // Returns {interval_us, paused_us, latency_us, in_flight}.
@@ -242,12 +243,12 @@ end
 return {math.max(cut, floor), math.max(pu - now, 0)}
 `)
 
-// A pacer is a Fleet's robotsmw.Pacer.
+// A pacer is a Fleet's pace.Pacer.
 type pacer struct {
 	f *Fleet
 
 	// local paces hosts while Redis is down and WhenDown is Slow.
-	local robotsmw.MemoryPacer
+	local pace.Memory
 
 	// renew renews the leases granted through Redis while their
 	// responses run (leaserenew.go).
@@ -255,7 +256,7 @@ type pacer struct {
 
 	// mu guards watchers, nextID, sub and done.
 	mu       sync.Mutex
-	watchers map[int]func(string, robotsmw.Pace)
+	watchers map[int]func(string, pace.State)
 	nextID   int
 	sub      *redis.PubSub
 	done     chan struct{} // closed when the watching goroutine ends
@@ -263,14 +264,14 @@ type pacer struct {
 
 func newPacer(f *Fleet) *pacer {
 	p := &pacer{f: f}
-	p.local.Idle = f.PacerIdle // 0: the MemoryPacer's own default
+	p.local.Idle = f.PacerIdle // 0: the pace.Memory's own default
 	return p
 }
 
-// Pacer returns the Fleet's robotsmw.Pacer: each host's schedule, pauses
+// Pacer returns the Fleet's pace.Pacer: each host's schedule, pauses
 // and rate cuts shared by every member through Redis. Set it as
 // Guard.Pacer (Attach does).
-func (f *Fleet) Pacer() robotsmw.Pacer {
+func (f *Fleet) Pacer() pace.Pacer {
 	f.init()
 	return f.pacer
 }
@@ -312,36 +313,36 @@ func (p *pacer) slowFloor(floor time.Duration) time.Duration {
 	return floor * time.Duration(n)
 }
 
-// Reserve implements robotsmw.Pacer: one EVALSHA.
-func (p *pacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) (robotsmw.Slot, error) {
+// Reserve implements pace.Pacer: one EVALSHA.
+func (p *pacer) Reserve(ctx context.Context, host string, a pace.Ask) (pace.Slot, error) {
 	// A lease lasts no longer than a member's TTL unless renewed: the
 	// member renews it while its response runs (leaserenew.go).
 	ttl := min(leaseTTL(a.Lease), p.f.memberTTL())
 	v, err := reserveScript.Run(ctx, p.f.client, p.key(host),
 		us(a.Floor), us(a.Gap), strconv.FormatFloat(a.Latency, 'g', -1, 64), us(a.Limit), max(a.InFlight, 1),
 		us(ttl), flag(a.Positioned), flag(a.NoLease), p.f.pacerIdle().Milliseconds(),
-		us(robotsmw.MaxLatencyGap), us(busyPoll), us(minBusyWait), p.f.pacerCutIdle().Milliseconds()).Result()
+		us(pace.MaxLatencyGap), us(busyPoll), us(minBusyWait), p.f.pacerCutIdle().Milliseconds()).Result()
 	p.f.seen(err)
 	if err != nil {
 		if isDown(err) && p.f.WhenDown == Slow {
 			a.Floor = p.slowFloor(a.Floor)
 			return p.local.Reserve(ctx, host, a)
 		}
-		return robotsmw.Slot{}, fmt.Errorf("redisstore: reserving a slot for %s: %w", host, err)
+		return pace.Slot{}, fmt.Errorf("redisstore: reserving a slot for %s: %w", host, err)
 	}
 	r, err := ints(v, 7)
 	if err != nil {
-		return robotsmw.Slot{}, err
+		return pace.Slot{}, err
 	}
 	if r[1] != 0 {
 		p.hold(host, uint64(r[1]), ttl, leaseTTL(a.Lease))
 	}
-	return robotsmw.Slot{
+	return pace.Slot{
 		Reserved: r[0] == 1,
 		Lease:    uint64(r[1]),
 		LeaseTTL: ttl,
 		Wait:     fromUS(r[2]),
-		Pace:     robotsmw.Pace{Interval: fromUS(r[3]), Paused: fromUS(r[4]), Latency: fromUS(r[5]), InFlight: int(r[6])},
+		State:    pace.State{Interval: fromUS(r[3]), Paused: fromUS(r[4]), Latency: fromUS(r[5]), InFlight: int(r[6])},
 	}, nil
 }
 
@@ -356,7 +357,7 @@ func leaseTTL(d time.Duration) time.Duration {
 	if d > 0 {
 		return d
 	}
-	return robotsmw.DefaultLease
+	return pace.DefaultLease
 }
 
 func flag(b bool) string {
@@ -366,9 +367,9 @@ func flag(b bool) string {
 	return "0"
 }
 
-// Release implements robotsmw.Pacer: one EVALSHA. A lease given back
+// Release implements pace.Pacer: one EVALSHA. A lease given back
 // while Redis is down runs out there instead.
-func (p *pacer) Release(ctx context.Context, host string, r robotsmw.Release) (robotsmw.Pace, error) {
+func (p *pacer) Release(ctx context.Context, host string, r pace.Release) (pace.State, error) {
 	if r.Lease != 0 {
 		p.unhold(host, r.Lease)
 	}
@@ -380,18 +381,18 @@ func (p *pacer) Release(ctx context.Context, host string, r robotsmw.Release) (r
 		if isDown(err) && p.f.WhenDown == Slow {
 			return p.local.Release(ctx, host, r)
 		}
-		return robotsmw.Pace{}, fmt.Errorf("redisstore: giving back a lease of %s: %w", host, err)
+		return pace.State{}, fmt.Errorf("redisstore: giving back a lease of %s: %w", host, err)
 	}
 	x, err := ints(v, 4)
 	if err != nil {
-		return robotsmw.Pace{}, err
+		return pace.State{}, err
 	}
-	return robotsmw.Pace{Interval: fromUS(x[0]), Paused: fromUS(x[1]), Latency: fromUS(x[2]), InFlight: int(x[3])}, nil
+	return pace.State{Interval: fromUS(x[0]), Paused: fromUS(x[1]), Latency: fromUS(x[2]), InFlight: int(x[3])}, nil
 }
 
-// Strike implements robotsmw.Pacer: one EVALSHA, which also tells every
+// Strike implements pace.Pacer: one EVALSHA, which also tells every
 // member (PUBLISH).
-func (p *pacer) Strike(ctx context.Context, host string, s robotsmw.Strike) (robotsmw.Pace, error) {
+func (p *pacer) Strike(ctx context.Context, host string, s pace.Strike) (pace.State, error) {
 	v, err := strikeScript.Run(ctx, p.f.client, p.key(host),
 		us(s.Pause), strconv.FormatFloat(s.Factor, 'g', -1, 64), us(s.Floor), us(s.Ceiling), us(s.From),
 		p.f.pacerIdle().Milliseconds(), p.channel(), host, p.f.pacerCutIdle().Milliseconds()).Result()
@@ -401,38 +402,38 @@ func (p *pacer) Strike(ctx context.Context, host string, s robotsmw.Strike) (rob
 			s.Floor = p.slowFloor(s.Floor)
 			return p.local.Strike(ctx, host, s)
 		}
-		return robotsmw.Pace{}, fmt.Errorf("redisstore: reporting a strike of %s: %w", host, err)
+		return pace.State{}, fmt.Errorf("redisstore: reporting a strike of %s: %w", host, err)
 	}
 	r, err := ints(v, 2)
 	if err != nil {
-		return robotsmw.Pace{}, err
+		return pace.State{}, err
 	}
-	return robotsmw.Pace{Interval: fromUS(r[0]), Paused: fromUS(r[1])}, nil
+	return pace.State{Interval: fromUS(r[0]), Paused: fromUS(r[1])}, nil
 }
 
-// Recover implements robotsmw.Pacer.
-func (p *pacer) Recover(ctx context.Context, host string, interval, floor time.Duration) (robotsmw.Pace, error) {
+// Recover implements pace.Pacer.
+func (p *pacer) Recover(ctx context.Context, host string, interval, floor time.Duration) (pace.State, error) {
 	v, err := recoverScript.Run(ctx, p.f.client, p.key(host), us(interval), us(floor),
 		p.f.pacerIdle().Milliseconds(), p.f.pacerCutIdle().Milliseconds()).Result()
 	p.f.seen(err)
 	if err != nil {
-		return robotsmw.Pace{}, fmt.Errorf("redisstore: reporting recovery of %s: %w", host, err)
+		return pace.State{}, fmt.Errorf("redisstore: reporting recovery of %s: %w", host, err)
 	}
 	r, err := ints(v, 2)
 	if err != nil {
-		return robotsmw.Pace{}, err
+		return pace.State{}, err
 	}
-	return robotsmw.Pace{Interval: fromUS(r[0]), Paused: fromUS(r[1])}, nil
+	return pace.State{Interval: fromUS(r[0]), Paused: fromUS(r[1])}, nil
 }
 
-// Watch implements robotsmw.Pacer. The first call subscribes to the
+// Watch implements pace.Pacer. The first call subscribes to the
 // fleet's pace channel, on one goroutine that Close ends; go-redis
 // subscribes again after a lost connection.
-func (p *pacer) Watch(fn func(host string, pc robotsmw.Pace)) (stop func()) {
+func (p *pacer) Watch(fn func(host string, pc pace.State)) (stop func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.watchers == nil {
-		p.watchers = make(map[int]func(string, robotsmw.Pace))
+		p.watchers = make(map[int]func(string, pace.State))
 	}
 	id := p.nextID
 	p.nextID++
@@ -465,9 +466,9 @@ func (p *pacer) listen(ch <-chan *redis.Message, done chan struct{}) {
 		if !ok {
 			continue
 		}
-		pc := robotsmw.Pace{Interval: iv, Paused: paused}
+		pc := pace.State{Interval: iv, Paused: paused}
 		p.mu.Lock()
-		fns := make([]func(string, robotsmw.Pace), 0, len(p.watchers))
+		fns := make([]func(string, pace.State), 0, len(p.watchers))
 		for _, fn := range p.watchers {
 			fns = append(fns, fn)
 		}

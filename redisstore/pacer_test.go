@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"github.com/robotsmw/robotsmw/pace"
 	"strings"
 	"sync"
 	"testing"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/robotsmw/robotsmw/internal/pacertest"
 	"github.com/robotsmw/robotsmw/internal/redistest"
-	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
 // near reports whether got is within tol below want (Redis's clock moves
@@ -22,24 +22,24 @@ func TestPacerReserveShared(t *testing.T) {
 	srv := redistest.Start(t)
 	a, b := New(srv.Client()), New(srv.Client())
 	ctx := context.Background()
-	s1, err := a.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
+	s1, err := a.Pacer().Reserve(ctx, "example.com", pace.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
 	if err != nil || !s1.Reserved || s1.Wait != 0 {
 		t.Fatalf("first Reserve = %+v, %v; want reserved now", s1, err)
 	}
-	s2, err := b.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
+	s2, err := b.Pacer().Reserve(ctx, "example.com", pace.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
 	if err != nil || !s2.Reserved || !near(s2.Wait, time.Second, tol) {
 		t.Fatalf("second Reserve from another member = %+v, %v; want reserved about 1s on", s2, err)
 	}
-	s3, err := a.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: 1500 * time.Millisecond, NoLease: true})
+	s3, err := a.Pacer().Reserve(ctx, "example.com", pace.Ask{Floor: time.Second, Limit: 1500 * time.Millisecond, NoLease: true})
 	if err != nil || s3.Reserved || !near(s3.Wait, 2*time.Second, tol) {
 		t.Fatalf("Reserve beyond limit = %+v, %v; want not reserved, wait about 2s", s3, err)
 	}
 	// Not reserved: the next slot is still 2s away.
-	s4, _ := b.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
+	s4, _ := b.Pacer().Reserve(ctx, "example.com", pace.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
 	if !s4.Reserved || !near(s4.Wait, 2*time.Second, tol) {
 		t.Errorf("Reserve after a refused one = %+v; want reserved about 2s on", s4)
 	}
-	if s, _ := a.Pacer().Reserve(ctx, "other.example", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true}); !s.Reserved || s.Wait != 0 {
+	if s, _ := a.Pacer().Reserve(ctx, "other.example", pace.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true}); !s.Reserved || s.Wait != 0 {
 		t.Errorf("Reserve of another host = %+v; want reserved now", s)
 	}
 	if ttl := srv.Client().PTTL(ctx, a.key("pace", tag("example.com"))).Val(); ttl <= 0 || ttl > pacerKeep+4*time.Second {
@@ -52,15 +52,15 @@ func TestPacerStrikeMergesAndCutsOnce(t *testing.T) {
 	fs := []*Fleet{New(srv.Client()), New(srv.Client()), New(srv.Client())}
 	ctx := context.Background()
 	var mu sync.Mutex
-	var seen []robotsmw.Pace
-	stop := fs[2].Pacer().Watch(func(host string, p robotsmw.Pace) {
+	var seen []pace.State
+	stop := fs[2].Pacer().Watch(func(host string, p pace.State) {
 		mu.Lock()
 		seen = append(seen, p)
 		mu.Unlock()
 	})
 	defer stop()
 	defer fs[2].Close()
-	strike := robotsmw.Strike{Pause: 5 * time.Second, Factor: 2, Floor: time.Second, Ceiling: time.Minute, From: 100 * time.Millisecond}
+	strike := pace.Strike{Pause: 5 * time.Second, Factor: 2, Floor: time.Second, Ceiling: time.Minute, From: 100 * time.Millisecond}
 	for i, f := range fs {
 		s := strike
 		if i == 1 {
@@ -74,7 +74,7 @@ func TestPacerStrikeMergesAndCutsOnce(t *testing.T) {
 			t.Errorf("Strike #%d = %+v; want interval 2s (one cut per incident), pause about 5s", i, pc)
 		}
 	}
-	s, _ := fs[0].Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
+	s, _ := fs[0].Pacer().Reserve(ctx, "example.com", pace.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
 	if !s.Reserved || !near(s.Wait, 5*time.Second, tol) {
 		t.Errorf("Reserve during the pause = %+v; want the slot at the pause's end", s)
 	}
@@ -82,7 +82,7 @@ func TestPacerStrikeMergesAndCutsOnce(t *testing.T) {
 		t.Errorf("Recover while paused = %+v; want the cut kept (2s)", pc)
 	}
 	// A host cut without a pause recovers once its cut is an interval old.
-	b := robotsmw.Strike{Factor: 2, Floor: 100 * time.Millisecond, Ceiling: time.Minute}
+	b := pace.Strike{Factor: 2, Floor: 100 * time.Millisecond, Ceiling: time.Minute}
 	if pc, _ := fs[0].Pacer().Strike(ctx, "b.example", b); pc.Interval != 200*time.Millisecond {
 		t.Fatalf("Strike(b.example) = %+v, want a 200ms interval", pc)
 	}
@@ -129,18 +129,18 @@ func TestPacerDown(t *testing.T) {
 	}
 	ctx := context.Background()
 	srv.Stop()
-	if _, err := pause.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true}); err == nil {
+	if _, err := pause.Pacer().Reserve(ctx, "example.com", pace.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true}); err == nil {
 		t.Errorf("Reserve with Redis down and Pause: no error")
 	}
-	s1, err1 := slow.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
-	s2, err2 := slow.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
+	s1, err1 := slow.Pacer().Reserve(ctx, "example.com", pace.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
+	s2, err2 := slow.Pacer().Reserve(ctx, "example.com", pace.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true})
 	// A call to a stopped Redis takes a while (go-redis dials again), so
 	// the second slot is less than 3s from the moment it is asked for.
 	if err1 != nil || err2 != nil || !s2.Reserved || s2.Interval != 3*time.Second || !near(s2.Wait, 3*time.Second, 2*time.Second) {
 		t.Errorf("Reserve with Redis down and Slow ×3 = %+v, %v, %+v, %v; want local slots 3s apart", s1, err1, s2, err2)
 	}
 	srv.Restart()
-	if _, err := pause.Pacer().Reserve(ctx, "example.com", robotsmw.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true}); err != nil {
+	if _, err := pause.Pacer().Reserve(ctx, "example.com", pace.Ask{Floor: time.Second, Limit: time.Minute, NoLease: true}); err != nil {
 		t.Errorf("Reserve after Redis restarted: %v", err)
 	}
 	mu.Lock()
@@ -151,7 +151,7 @@ func TestPacerDown(t *testing.T) {
 }
 
 // The Pacer contract, against Redis's clock: the same table as the
-// MemoryPacer's.
+// pace.Memory's.
 func TestPacerContract(t *testing.T) {
 	srv := redistest.Start(t)
 	pacertest.Run(t, func(t *testing.T) pacertest.Home {

@@ -2,11 +2,11 @@ package redisstore
 
 import (
 	"context"
+	"github.com/robotsmw/robotsmw/pace"
 	"testing"
 	"time"
 
 	"github.com/robotsmw/robotsmw/internal/redistest"
-	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
 // Two crawls with separate frontiers (prefixes) share one schedule per
@@ -26,10 +26,10 @@ func TestPolitenessNamespace(t *testing.T) {
 		a, b := testFleet(t, srv), testFleet(t, srv)
 		a.Prefix, b.Prefix = "crawl-a:"+tt.name, "crawl-b:"+tt.name
 		a.Politeness, b.Politeness = tt.polite1, tt.polite2
-		if _, err := a.Pacer().Reserve(ctx, "x.test", robotsmw.Ask{Floor: interval, Limit: time.Minute, NoLease: true}); err != nil {
+		if _, err := a.Pacer().Reserve(ctx, "x.test", pace.Ask{Floor: interval, Limit: time.Minute, NoLease: true}); err != nil {
 			t.Fatal(err)
 		}
-		s, err := b.Pacer().Reserve(ctx, "x.test", robotsmw.Ask{Floor: interval, Limit: time.Minute, NoLease: true})
+		s, err := b.Pacer().Reserve(ctx, "x.test", pace.Ask{Floor: interval, Limit: time.Minute, NoLease: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package robotsmw_test
+package pace_test
 
 import (
 	"context"
@@ -7,26 +7,26 @@ import (
 	"time"
 
 	"github.com/robotsmw/robotsmw/internal/pacertest"
-	robotsmw "github.com/robotsmw/robotsmw/middleware"
+	"github.com/robotsmw/robotsmw/pace"
 )
 
-// The Pacer contract, against the MemoryPacer on a manual clock: its
+// The Pacer contract, against the pace.Memory on a manual clock: its
 // sweeps run on the calls after the clock moved on, with none between.
 // Once with Idle zero (the default horizon), once with Idle set.
-func TestMemoryPacerContract(t *testing.T) {
+func TestMemoryContract(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		idle time.Duration // MemoryPacer.Idle
+		idle time.Duration // pace.Memory.Idle
 		want time.Duration // the horizon it documents
 	}{
-		{"default Idle", 0, robotsmw.DefaultPacerIdle},
+		{"default Idle", 0, pace.DefaultIdle},
 		{"Idle 5s", 5 * time.Second, 5 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pacertest.Run(t, func(t *testing.T) pacertest.Home {
 				var mu sync.Mutex
 				now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-				p := &robotsmw.MemoryPacer{Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }, Idle: tc.idle}
+				p := &pace.Memory{Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }, Idle: tc.idle}
 				return pacertest.Home{
 					Pacer:   p,
 					Advance: func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() },
@@ -41,20 +41,20 @@ func TestMemoryPacerContract(t *testing.T) {
 // A host whose interval is cut is kept past Idle, so that a crawl coming
 // back finds it as slow as it left it, but not for ever: CutKeep after its
 // last cut it is forgotten like any idle host.
-func TestMemoryPacerForgetsCutHost(t *testing.T) {
+func TestMemoryForgetsCutHost(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := &robotsmw.MemoryPacer{Now: func() time.Time { return now }}
-	ask := robotsmw.Ask{Floor: time.Second, Limit: time.Minute}
-	if _, err := p.Strike(ctx, "cut.test", robotsmw.Strike{Pause: time.Second, Factor: 2, Floor: time.Second, Ceiling: time.Minute}); err != nil {
+	p := &pace.Memory{Now: func() time.Time { return now }}
+	ask := pace.Ask{Floor: time.Second, Limit: time.Minute}
+	if _, err := p.Strike(ctx, "cut.test", pace.Strike{Pause: time.Second, Factor: 2, Floor: time.Second, Ceiling: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	for _, step := range []struct {
 		advance time.Duration
 		want    int // hosts kept after a call for another host
 	}{
-		{3 * robotsmw.DefaultPacerIdle, 2},
-		{robotsmw.CutKeep - 3*robotsmw.DefaultPacerIdle - time.Minute, 2},
+		{3 * pace.DefaultIdle, 2},
+		{pace.CutKeep - 3*pace.DefaultIdle - time.Minute, 2},
 		{2 * time.Minute, 1},
 	} {
 		now = now.Add(step.advance)
@@ -70,19 +70,19 @@ func TestMemoryPacerForgetsCutHost(t *testing.T) {
 // Times far ahead saturate rather than wrap round: a pause or an
 // interval near the largest time.Duration holds the host, it is not
 // taken as over.
-func TestMemoryPacerFarTimes(t *testing.T) {
+func TestMemoryFarTimes(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := &robotsmw.MemoryPacer{Now: func() time.Time { return now }}
+	p := &pace.Memory{Now: func() time.Time { return now }}
 	const forever = time.Duration(1<<63 - 1)
-	pc, err := p.Strike(ctx, "paused.test", robotsmw.Strike{Pause: forever})
+	pc, err := p.Strike(ctx, "paused.test", pace.Strike{Pause: forever})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pc.Paused < 100*365*24*time.Hour {
 		t.Errorf("Strike(Pause: max).Paused = %v, want the pause kept", pc.Paused)
 	}
-	ask := robotsmw.Ask{Floor: forever, Limit: time.Minute}
+	ask := pace.Ask{Floor: forever, Limit: time.Minute}
 	if s, err := p.Reserve(ctx, "paused.test", ask); err != nil || s.Lease != 0 || s.Wait <= time.Minute {
 		t.Errorf("Reserve(paused.test) = %+v, %v; want no lease and a wait past the limit", s, err)
 	}
@@ -97,10 +97,10 @@ func TestMemoryPacerFarTimes(t *testing.T) {
 // Any clock will do, the Unix epoch and before included: a lease
 // granted at the epoch is a start the next is spaced from, and a response
 // that ended before 1970 is no reason to wait until then.
-func TestMemoryPacerEarlyClocks(t *testing.T) {
+func TestMemoryEarlyClocks(t *testing.T) {
 	ctx := context.Background()
-	epoch := &robotsmw.MemoryPacer{Now: func() time.Time { return time.Unix(0, 0) }}
-	a := robotsmw.Ask{Floor: time.Second, InFlight: 2, Positioned: true, Limit: time.Hour}
+	epoch := &pace.Memory{Now: func() time.Time { return time.Unix(0, 0) }}
+	a := pace.Ask{Floor: time.Second, InFlight: 2, Positioned: true, Limit: time.Hour}
 	if s, err := epoch.Reserve(ctx, "h.test", a); err != nil || s.Lease == 0 {
 		t.Fatalf("Reserve at the epoch = %+v, %v; want a lease", s, err)
 	}
@@ -108,12 +108,12 @@ func TestMemoryPacerEarlyClocks(t *testing.T) {
 		t.Errorf("Reserve again at the epoch = %+v, %v; want no lease and a wait of 1s", s, err)
 	}
 	now := time.Date(1969, 12, 1, 0, 0, 0, 0, time.UTC)
-	early := &robotsmw.MemoryPacer{Now: func() time.Time { return now }}
-	if _, err := early.Release(ctx, "h.test", robotsmw.Release{}); err != nil {
+	early := &pace.Memory{Now: func() time.Time { return now }}
+	if _, err := early.Release(ctx, "h.test", pace.Release{}); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(time.Second)
-	if s, err := early.Reserve(ctx, "h.test", robotsmw.Ask{Positioned: true, InFlight: 1, Limit: time.Hour}); err != nil || s.Wait > time.Second {
+	if s, err := early.Reserve(ctx, "h.test", pace.Ask{Positioned: true, InFlight: 1, Limit: time.Hour}); err != nil || s.Wait > time.Second {
 		t.Errorf("Reserve in 1969 a second after a response ended = %+v, %v; want a wait of 1s at most", s, err)
 	}
 }

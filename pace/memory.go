@@ -1,4 +1,4 @@
-package robotsmw
+package pace
 
 import (
 	"context"
@@ -6,14 +6,14 @@ import (
 	"time"
 )
 
-// A MemoryPacer is a [Pacer] in memory. It is the home of a Guard's
+// A Memory is a [Pacer] in memory. It is the home of a Guard's
 // schedule when Guard.Pacer is nil (each Guard then has its own), and the
-// Guards of one process that share one pace each host as one (several
+// Guards of one process that share one Memory pace each host as one (several
 // collectors with Guards of their own, say). It is also the reference for
 // what a Pacer does; package redisstore does the same over Redis, for a
 // fleet of processes.
 //
-// The zero MemoryPacer is ready to use. It is safe for concurrent use by
+// The zero Memory is ready to use. It is safe for concurrent use by
 // multiple goroutines.
 //
 // A host's state is forgotten once it holds nothing — its schedule and
@@ -29,26 +29,26 @@ import (
 // the latest. redisstore's Pacer keeps the same rules with a
 // TTL per host (its Fleet.PacerIdle; a cut host CutKeep past its last
 // write).
-type MemoryPacer struct {
+type Memory struct {
 	// Now returns the current time. If nil, time.Now is used.
 	Now func() time.Time
 
 	// Idle is how long a host that holds nothing is kept after its last
 	// response ended, and how often hosts are swept (see above). If zero,
-	// DefaultPacerIdle. Set it before the first call.
+	// DefaultIdle. Set it before the first call.
 	Idle time.Duration
 
 	// mu guards hosts, watchers, nextID, nextLease and lastSweep.
 	mu        sync.Mutex
-	hosts     map[string]*pace
-	watchers  map[int]func(string, Pace)
+	hosts     map[string]*hostState
+	watchers  map[int]func(string, State)
 	nextID    int
 	nextLease uint64
 	lastSweep time.Time
 }
 
-// pace is one host's state in a MemoryPacer.
-type pace struct {
+// hostState is one host's state in a Memory.
+type hostState struct {
 	tat        time.Time     // the next free position
 	interval   time.Duration // the cut interval; 0 when not cut
 	pauseUntil time.Time
@@ -67,9 +67,9 @@ type lease struct {
 	expires time.Time
 }
 
-// DefaultPacerIdle is how long a MemoryPacer keeps a host that holds
-// nothing when MemoryPacer.Idle is zero.
-const DefaultPacerIdle = time.Minute
+// DefaultIdle is how long a Memory keeps a host that holds
+// nothing when Memory.Idle is zero.
+const DefaultIdle = time.Minute
 
 // CutKeep is how long a Pacer keeps a host whose interval is cut after
 // its last cut or response (or its Idle, if longer): not for ever, so
@@ -78,14 +78,14 @@ const DefaultPacerIdle = time.Minute
 const CutKeep = 24 * time.Hour
 
 // idle returns m's idle horizon.
-func (m *MemoryPacer) idle() time.Duration {
+func (m *Memory) idle() time.Duration {
 	if m.Idle > 0 {
 		return m.Idle
 	}
-	return DefaultPacerIdle
+	return DefaultIdle
 }
 
-func (m *MemoryPacer) now() time.Time {
+func (m *Memory) now() time.Time {
 	if m.Now != nil {
 		return m.Now()
 	}
@@ -93,9 +93,9 @@ func (m *MemoryPacer) now() time.Time {
 }
 
 // get returns host's state, creating it; m.mu must be held.
-func (m *MemoryPacer) get(host string, now time.Time) *pace {
+func (m *Memory) get(host string, now time.Time) *hostState {
 	if m.hosts == nil {
-		m.hosts = make(map[string]*pace)
+		m.hosts = make(map[string]*hostState)
 		m.lastSweep = now
 	}
 	if idle := m.idle(); now.Sub(m.lastSweep) >= idle {
@@ -103,7 +103,7 @@ func (m *MemoryPacer) get(host string, now time.Time) *pace {
 	}
 	p := m.hosts[host]
 	if p == nil {
-		p = &pace{tat: now}
+		p = &hostState{tat: now}
 		m.hosts[host] = p
 	}
 	p.expire(now)
@@ -114,7 +114,7 @@ func (m *MemoryPacer) get(host string, now time.Time) *pace {
 // response ended at least idle ago (CutKeep after the later of it and the
 // last cut, if that is longer, for a cut host). A sweep that drops most hosts copies
 // the rest into a new map, since Go maps do not shrink. m.mu must be held.
-func (m *MemoryPacer) sweep(now time.Time, idle time.Duration) {
+func (m *Memory) sweep(now time.Time, idle time.Duration) {
 	m.lastSweep = now
 	before := len(m.hosts)
 	for k, p := range m.hosts {
@@ -130,7 +130,7 @@ func (m *MemoryPacer) sweep(now time.Time, idle time.Duration) {
 		}
 	}
 	if dropped := before - len(m.hosts); dropped > 0 && dropped >= before/2 {
-		hosts := make(map[string]*pace, len(m.hosts))
+		hosts := make(map[string]*hostState, len(m.hosts))
 		for k, p := range m.hosts {
 			hosts[k] = p
 		}
@@ -138,26 +138,35 @@ func (m *MemoryPacer) sweep(now time.Time, idle time.Duration) {
 	}
 }
 
-// hinted is get for a caller that keeps, in *hint, the state it was last
+// A Hint remembers where a Memory keeps one host's state, for a caller
+// that asks about the same host again and again (a Guard keeps one per
+// host it paces): [Memory.ReserveHint] and [Memory.ReleaseHint] then skip
+// the look-up by name while the state is not forgotten. The zero Hint is
+// empty. A Hint belongs to one Memory and one host; it is read and
+// written only with that Memory's lock held, so it needs no lock of its
+// own.
+type Hint struct{ p *hostState }
+
+// hinted is get for a caller that keeps, in hint, the state it was last
 // given for host: while that state is not forgotten and no sweep is due,
-// it is used without a look-up in the map. *hint is only read and written
-// with m.mu held; a nil hint means none.
-func (m *MemoryPacer) hinted(host string, now time.Time, hint **pace) *pace {
+// it is used without a look-up in the map. m.mu is held; a nil hint means
+// none.
+func (m *Memory) hinted(host string, now time.Time, hint *Hint) *hostState {
 	if hint == nil {
 		return m.get(host, now)
 	}
-	if p := *hint; p != nil && !p.gone && now.Sub(m.lastSweep) < m.idle() {
+	if p := hint.p; p != nil && !p.gone && now.Sub(m.lastSweep) < m.idle() {
 		p.expire(now)
 		return p
 	}
 	p := m.get(host, now)
-	*hint = p
+	hint.p = p
 	return p
 }
 
 // expire drops the leases that ran out at now (their member died, or a
 // request never reported its end).
-func (p *pace) expire(now time.Time) {
+func (p *hostState) expire(now time.Time) {
 	for i := 0; i < len(p.leases); {
 		if !now.Before(p.leases[i].expires) {
 			p.leases[i] = p.leases[len(p.leases)-1]
@@ -168,9 +177,9 @@ func (p *pace) expire(now time.Time) {
 	}
 }
 
-// state returns p's Pace at now for floor.
-func (p *pace) state(now time.Time, floor time.Duration) Pace {
-	return Pace{
+// state returns p's State at now for floor.
+func (p *hostState) state(now time.Time, floor time.Duration) State {
+	return State{
 		Interval: max(p.interval, floor),
 		Paused:   max(p.pauseUntil.Sub(now), 0),
 		Latency:  p.latency,
@@ -179,7 +188,7 @@ func (p *pace) state(now time.Time, floor time.Duration) Pace {
 }
 
 // find returns the index of lease id, or -1.
-func (p *pace) find(id uint64) int {
+func (p *hostState) find(id uint64) int {
 	for i := range p.leases {
 		if p.leases[i].id == id {
 			return i
@@ -189,13 +198,13 @@ func (p *pace) find(id uint64) int {
 }
 
 // Reserve implements Pacer.
-func (m *MemoryPacer) Reserve(_ context.Context, host string, a Ask) (Slot, error) {
-	return m.reserve(host, a, nil, time.Time{})
+func (m *Memory) Reserve(_ context.Context, host string, a Ask) (Slot, error) {
+	return m.ReserveHint(host, a, nil, time.Time{})
 }
 
-// reserve is Reserve with a hint (see hinted), at now on m's clock (zero:
-// read it).
-func (m *MemoryPacer) reserve(host string, a Ask, hint **pace, now time.Time) (Slot, error) {
+// ReserveHint is Reserve with a [Hint] for host (nil: none), at now on m's
+// clock (zero: m reads its clock). It never fails.
+func (m *Memory) ReserveHint(host string, a Ask, hint *Hint, now time.Time) (Slot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if now.IsZero() {
@@ -203,22 +212,22 @@ func (m *MemoryPacer) reserve(host string, a Ask, hint **pace, now time.Time) (S
 	}
 	p := m.hinted(host, now, hint)
 	pc := p.state(now, a.Floor)
-	gap := endGap(a.Gap, p.latency, a.Latency)
+	gap := EndGap(a.Gap, p.latency, a.Latency)
 	if !a.Positioned {
 		at := maxTime(p.tat, now, p.pauseUntil)
 		wait := at.Sub(now)
 		if wait > a.Limit {
-			return Slot{Wait: wait, Pace: pc}, nil
+			return Slot{Wait: wait, State: pc}, nil
 		}
 		p.tat = at.Add(spacing(pc.Interval, p.latency, gap, a.InFlight))
 		if wait > 0 || a.NoLease {
-			return Slot{Reserved: true, Wait: wait, Pace: pc}, nil
+			return Slot{Reserved: true, Wait: wait, State: pc}, nil
 		}
 	} else if now.Before(p.pauseUntil) {
 		// A pause voids the position.
-		return Slot{Wait: p.pauseUntil.Sub(now), Pace: pc}, nil
+		return Slot{Wait: p.pauseUntil.Sub(now), State: pc}, nil
 	} else if a.NoLease {
-		return Slot{Reserved: true, Pace: pc}, nil
+		return Slot{Reserved: true, State: pc}, nil
 	}
 	// The request has its position, now: the lease, if the host is free.
 	if len(p.leases) >= max(a.InFlight, 1) {
@@ -230,27 +239,27 @@ func (m *MemoryPacer) reserve(host string, a Ask, hint **pace, now time.Time) (S
 		if p.latency == 0 {
 			est = max(pc.Interval, busyPoll)
 		}
-		return Slot{Reserved: true, Wait: max(est, minBusyWait), Pace: pc}, nil
+		return Slot{Reserved: true, Wait: max(est, minBusyWait), State: pc}, nil
 	}
 	free := maxTime(p.lastStart.Add(pc.Interval), p.lastEnd.Add(gap))
 	if free.After(now) {
-		return Slot{Reserved: true, Wait: free.Sub(now), Pace: pc}, nil
+		return Slot{Reserved: true, Wait: free.Sub(now), State: pc}, nil
 	}
 	m.nextLease++
 	p.leases = append(p.leases, lease{id: m.nextLease, start: now, expires: now.Add(leaseTTL(a.Lease))})
 	p.lastStart = maxTime(p.lastStart, now) // now may have been read before m.mu
 	pc.InFlight++
-	return Slot{Reserved: true, Lease: m.nextLease, LeaseTTL: leaseTTL(a.Lease), Pace: pc}, nil
+	return Slot{Reserved: true, Lease: m.nextLease, LeaseTTL: leaseTTL(a.Lease), State: pc}, nil
 }
 
 // Release implements Pacer.
-func (m *MemoryPacer) Release(_ context.Context, host string, r Release) (Pace, error) {
-	return m.release(host, r, nil, time.Time{})
+func (m *Memory) Release(_ context.Context, host string, r Release) (State, error) {
+	return m.ReleaseHint(host, r, nil, time.Time{})
 }
 
-// release is Release with a hint (see hinted), at now on m's clock
-// (zero: read it).
-func (m *MemoryPacer) release(host string, r Release, hint **pace, now time.Time) (Pace, error) {
+// ReleaseHint is Release with a [Hint] for host (nil: none), at now on m's
+// clock (zero: m reads its clock). It never fails.
+func (m *Memory) ReleaseHint(host string, r Release, hint *Hint, now time.Time) (State, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if now.IsZero() {
@@ -269,7 +278,7 @@ func (m *MemoryPacer) release(host string, r Release, hint **pace, now time.Time
 }
 
 // Strike implements Pacer.
-func (m *MemoryPacer) Strike(_ context.Context, host string, s Strike) (Pace, error) {
+func (m *Memory) Strike(_ context.Context, host string, s Strike) (State, error) {
 	m.mu.Lock()
 	now := m.now()
 	p := m.get(host, now)
@@ -292,7 +301,7 @@ func (m *MemoryPacer) Strike(_ context.Context, host string, s Strike) (Pace, er
 		p.tat = p.pauseUntil
 	}
 	pc := p.state(now, s.Floor)
-	fns := make([]func(string, Pace), 0, len(m.watchers))
+	fns := make([]func(string, State), 0, len(m.watchers))
 	for _, fn := range m.watchers {
 		fns = append(fns, fn)
 	}
@@ -304,7 +313,7 @@ func (m *MemoryPacer) Strike(_ context.Context, host string, s Strike) (Pace, er
 }
 
 // Recover implements Pacer.
-func (m *MemoryPacer) Recover(_ context.Context, host string, interval, floor time.Duration) (Pace, error) {
+func (m *Memory) Recover(_ context.Context, host string, interval, floor time.Duration) (State, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
@@ -324,11 +333,11 @@ func (m *MemoryPacer) Recover(_ context.Context, host string, interval, floor ti
 }
 
 // Watch implements Pacer.
-func (m *MemoryPacer) Watch(fn func(host string, p Pace)) (stop func()) {
+func (m *Memory) Watch(fn func(host string, p State)) (stop func()) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.watchers == nil {
-		m.watchers = make(map[int]func(string, Pace))
+		m.watchers = make(map[int]func(string, State))
 	}
 	id := m.nextID
 	m.nextID++

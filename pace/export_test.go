@@ -1,8 +1,8 @@
-package robotsmw
+package pace
 
 // HostsKept returns how many hosts' states m holds now, without sweeping:
 // the contract test's Home.Hosts.
-func (m *MemoryPacer) HostsKept() int {
+func (m *Memory) HostsKept() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.hosts)
