@@ -12,10 +12,10 @@ import (
 
 // Waiting constants (politeness.md §5.2 C and J).
 const (
-	// DefaultMaxWait is the longest a request waits for its host or its
+	// defaultMaxWait is the longest a request waits for its host or its
 	// robots.txt inside a colly callback when Guard.MaxWait is zero;
 	// politeness.md §5.2 H: 30 s.
-	DefaultMaxWait = 30 * time.Second
+	defaultMaxWait = 30 * time.Second
 	// minDeferral is the shortest wait before robots.txt is asked again, in
 	// case the cache reports a RetryAt that has already passed.
 	minDeferral = 100 * time.Millisecond

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robotsmw/robotsmw/directives"
 	"io"
 	"log/slog"
 	"net/http"
@@ -132,7 +133,7 @@ func BenchmarkLogOff(b *testing.B) {
 			g := &Guard{Rate: rate.Inf, Logger: tc.l}
 			c := colly.NewCollector(g.Attach)
 			u := mustURL(b, s.URL+"/private/page?q=1")
-			if _, err := g.admit(context.Background(), g.cacheFor(c, nil), u, g.agent(c), DefaultMaxWait, false, false); !errors.Is(err, ErrDisallowed) {
+			if _, err := g.admit(context.Background(), g.cacheFor(c, nil), u, g.agent(c), defaultMaxWait, false, false); !errors.Is(err, ErrDisallowed) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
@@ -156,14 +157,14 @@ func BenchmarkAdmitParallel(b *testing.B) {
 	c := colly.NewCollector(g.Attach)
 	u := mustURL(b, s.URL+"/some/page")
 	cache, agent := g.cacheFor(c, nil), g.agent(c)
-	if _, err := g.admit(context.Background(), cache, u, agent, DefaultMaxWait, false, false); err != nil {
+	if _, err := g.admit(context.Background(), cache, u, agent, defaultMaxWait, false, false); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := g.admit(context.Background(), cache, u, agent, DefaultMaxWait, false, false); err != nil {
+			if _, err := g.admit(context.Background(), cache, u, agent, defaultMaxWait, false, false); err != nil {
 				b.Error(err)
 				return
 			}
@@ -243,7 +244,7 @@ func BenchmarkDirectives(b *testing.B) {
 		b.SetBytes(int64(len(page)))
 		b.ReportAllocs()
 		for range b.N {
-			if d := ParseDirectives("ExampleBot", hdr, html.ChildrenFiltered("head")); !d.NoFollow {
+			if d := directives.Parse("ExampleBot", hdr, html.ChildrenFiltered("head")); !d.NoFollow {
 				b.Fatal("nofollow not found")
 			}
 		}

@@ -21,19 +21,19 @@ import (
 
 // Defaults of the Guard's fields (politeness.md §5.2 J).
 const (
-	// DefaultRate is the per-host rate when Guard.Rate is zero.
-	DefaultRate = rate.Limit(1)
-	// DefaultBackoff is the first pause after a 429 or 503 without
+	// defaultRate is the per-host rate when Guard.Rate is zero.
+	defaultRate = rate.Limit(1)
+	// defaultBackoff is the first pause after a 429 or 503 without
 	// Retry-After when Guard.Backoff is zero (StormCrawler uses 60 s).
-	DefaultBackoff = 60 * time.Second
-	// DefaultMaxBackoff caps own back-off when Guard.MaxBackoff is zero.
-	DefaultMaxBackoff = time.Hour
-	// DefaultMaxRetries is the retry limit when Guard.MaxRetries is zero
+	defaultBackoff = 60 * time.Second
+	// defaultMaxBackoff caps own back-off when Guard.MaxBackoff is zero.
+	defaultMaxBackoff = time.Hour
+	// defaultMaxRetries is the retry limit when Guard.MaxRetries is zero
 	// (Nutch's db.fetch.retry.max).
-	DefaultMaxRetries = 3
-	// DefaultMaxRobotsFetches bounds the concurrent robots.txt fetches of
+	defaultMaxRetries = 3
+	// defaultMaxRobotsFetches bounds the concurrent robots.txt fetches of
 	// the Guard's own cache when Guard.MaxRobotsFetches is zero.
-	DefaultMaxRobotsFetches = 64
+	defaultMaxRobotsFetches = 64
 )
 
 // A Guard makes the colly collectors it is attached to obey robots.txt and
@@ -55,27 +55,27 @@ type Guard struct {
 
 	// Rate is the steady rate of requests to each host (host name without
 	// scheme or port), robots.txt fetches included. A longer Crawl-delay
-	// lowers it. Zero means DefaultRate (one request per second);
+	// lowers it. Zero means defaultRate (one request per second);
 	// rate.Inf means no limit but Crawl-delay and back-off.
 	Rate rate.Limit
 
 	// Backoff is the first pause of a host after a 429 or 503 response
 	// without Retry-After; it doubles with each further failure in a row,
 	// and a random fraction of up to a quarter is added. 500, 502, 504 and
-	// network errors start at a sixth of it. Zero means DefaultBackoff.
+	// network errors start at a sixth of it. Zero means defaultBackoff.
 	Backoff time.Duration
 
 	// MaxBackoff caps the pauses of own back-off. A Retry-After is never
 	// shortened (policy.RetryAfter): one beyond 24 hours makes requests to
 	// the host, or to the origin whose robots.txt sent it, give up at once
-	// with an error carrying the time. Zero means DefaultMaxBackoff.
+	// with an error carrying the time. Zero means defaultMaxBackoff.
 	MaxBackoff time.Duration
 
 	// MaxRetries is how often a request is retried after 429, 5xx,
 	// network errors or a body cut short before it is reported with
 	// ErrGaveUp, and how many times in a row an origin's robots.txt may
 	// fail before its pages are reported with ErrRobotsUnreachable at once.
-	// Zero means DefaultMaxRetries; a negative value means never (a
+	// Zero means defaultMaxRetries; a negative value means never (a
 	// robots.txt is still asked once). A retry is handed back to colly
 	// once its host's pause is over, after the requests then waiting for
 	// the host inside colly's callbacks: new requests go first, as
@@ -89,12 +89,12 @@ type Guard struct {
 	// its host (pause, rate, Crawl-delay) or its robots.txt. A request that
 	// would wait longer is deferred: its attempt ends at once with a
 	// *DeferredError, freeing the colly thread, and the Guard sends it again
-	// when it is due. Zero means DefaultMaxWait (30 s).
+	// when it is due. Zero means defaultMaxWait (30 s).
 	MaxWait time.Duration
 
 	// IdleTimeout is how long the state of a host is kept after it went
 	// quiet (nothing waiting or sent, no pause, cut, strike or
-	// Crawl-delay in force). Zero means DefaultIdleTimeout (5 min). The
+	// Crawl-delay in force). Zero means defaultIdleTimeout (5 min). The
 	// totals in Stats keep the counts of forgotten hosts.
 	IdleTimeout time.Duration
 
@@ -175,7 +175,7 @@ type Guard struct {
 	// MaxRobotsFetches bounds the robots.txt fetches of the Guard's own
 	// cache that run at once; the others wait in line, without a
 	// goroutine each, and the time they wait does not count against the
-	// fetch's timeout. Zero means DefaultMaxRobotsFetches (64): the
+	// fetch's timeout. Zero means defaultMaxRobotsFetches (64): the
 	// fetches wait on the network, not the CPU, and a broad crawl starts
 	// with a cold origin for nearly every page. A fetch that stalls gives
 	// its place up after a quarter of its 30 s timeout, which bounds its
@@ -644,7 +644,7 @@ func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cac
 		}
 		fetches := g.MaxRobotsFetches
 		if fetches <= 0 {
-			fetches = DefaultMaxRobotsFetches
+			fetches = defaultMaxRobotsFetches
 		}
 		g.own = &policy.Cache{
 			Client:     &http.Client{Transport: &pacedTransport{g: g, next: next, timeout: g.robotsFetchTimeout()}},
@@ -688,11 +688,11 @@ func (g *Guard) rateFloor() time.Duration {
 }
 
 // limitInterval returns the spacing of starts rate r asks for: zero means
-// DefaultRate, rate.Inf (or a negative rate) none.
+// defaultRate, rate.Inf (or a negative rate) none.
 func limitInterval(r rate.Limit) time.Duration {
 	switch {
 	case r == 0:
-		return time.Duration(float64(time.Second) / float64(DefaultRate))
+		return time.Duration(float64(time.Second) / float64(defaultRate))
 	case r == rate.Inf || r < 0:
 		return 0
 	}
@@ -703,20 +703,20 @@ func (g *Guard) backoffBase() time.Duration {
 	if g.Backoff > 0 {
 		return g.Backoff
 	}
-	return DefaultBackoff
+	return defaultBackoff
 }
 
 func (g *Guard) maxBackoff() time.Duration {
 	if g.MaxBackoff > 0 {
 		return g.MaxBackoff
 	}
-	return DefaultMaxBackoff
+	return defaultMaxBackoff
 }
 
 func (g *Guard) maxRetries() int {
 	switch {
 	case g.MaxRetries == 0:
-		return DefaultMaxRetries
+		return defaultMaxRetries
 	case g.MaxRetries < 0:
 		return 0
 	}
@@ -732,7 +732,7 @@ func (g *Guard) maxWait() time.Duration {
 	if g.MaxWait > 0 {
 		return g.MaxWait
 	}
-	return DefaultMaxWait
+	return defaultMaxWait
 }
 
 func (g *Guard) random() float64 {

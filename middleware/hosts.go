@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// DefaultIdleTimeout is how long a host's state is kept after it went quiet
+// defaultIdleTimeout is how long a host's state is kept after it went quiet
 // when Guard.IdleTimeout is zero.
-const DefaultIdleTimeout = 5 * time.Minute
+const defaultIdleTimeout = 5 * time.Minute
 
 // A hostTable holds the state of the hosts a Guard has seen, and forgets a
 // host once it has been quiet for the idle timeout: no request waiting or
@@ -179,5 +179,5 @@ func (g *Guard) idleTimeout() time.Duration {
 	if g.IdleTimeout > 0 {
 		return g.IdleTimeout
 	}
-	return DefaultIdleTimeout
+	return defaultIdleTimeout
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/robotsmw/robotsmw/directives"
 	"net/url"
 	"strings"
 
@@ -72,14 +73,14 @@ type Links struct {
 // colly shares one Ctx between a page and the requests made from it, so
 // directives are never kept in Ctx, where a page's nofollow would leak to
 // the pages it links to: they are read from the response itself each time.
-func (g *Guard) Directives(r *colly.Response) Directives {
+func (g *Guard) Directives(r *colly.Response) directives.Page {
 	var head *goquery.Selection
 	if isHTML(r) {
 		if doc, err := goquery.NewDocumentFromReader(bytes.NewReader(headOf(r.Body))); err == nil {
 			head = doc.Selection
 		}
 	}
-	return ParseDirectives(g.responseAgent(r), headerOf(r), head)
+	return directives.Parse(g.responseAgent(r), headerOf(r), head)
 }
 
 // FollowLinks makes c visit the links of each HTML page it fetches (a
@@ -108,9 +109,9 @@ func (g *Guard) followLinks(c *colly.Collector, e *colly.HTMLElement) {
 		// that the reason names the one that said nofollow.
 		agent := g.responseAgent(e.Response)
 		switch {
-		case ParseDirectives(agent, nil, e.DOM.ChildrenFiltered("head")).NoFollow:
+		case directives.Parse(agent, nil, e.DOM.ChildrenFiltered("head")).NoFollow:
 			pageReason = "page says nofollow (meta robots)"
-		case ParseDirectives(agent, headerOf(e.Response), nil).NoFollow:
+		case directives.Parse(agent, headerOf(e.Response), nil).NoFollow:
 			pageReason = "page says nofollow (X-Robots-Tag)"
 		}
 	}

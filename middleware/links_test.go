@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -127,25 +126,16 @@ func TestFollowLinksOptions(t *testing.T) {
 	}
 }
 
-func FuzzParseDirectives(f *testing.F) {
-	f.Add("googlebot: noindex, nofollow", "max-snippet:10, unavailable_after: 25 Jun 2010 15:00:00 PST")
-	f.Add("unavailable_after: Friday, 25-Jun-10 15:00:00 GMT", "none")
-	f.Fuzz(func(t *testing.T, field, content string) {
-		h := http.Header{"X-Robots-Tag": {field}}
-		d := ParseDirectives("googlebot", h, nil)
-		if d.MaxSnippet < -1 || d.MaxVideoPreview < -1 {
-			t.Fatalf("ParseDirectives(%q) limits %d, %d below -1", field, d.MaxSnippet, d.MaxVideoPreview)
+func TestHeadOf(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`<html><head><meta name=robots content=noindex></head><body>x</body>`, `<html><head><meta name=robots content=noindex>`},
+		{`<HTML><HEAD><TITLE>t</TITLE><BODY>`, `<HTML><HEAD><TITLE>t</TITLE>`},
+		{`no tags at all`, `no tags at all`},
+		{`<head><!-- no <body> here --><meta name=robots content=noindex></head><body>`, `<head><!-- no <body> here --><meta name=robots content=noindex>`},
+		{`<head><script>var s="<body>";</script><meta name=robots content=noindex><p>text`, `<head><script>var s="<body>";</script><meta name=robots content=noindex>`},
+	} {
+		if got := string(headOf([]byte(tc.in))); got != tc.want {
+			t.Errorf("headOf(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-		m := noDirectives
-		m.list(content)
-		if strings.EqualFold(strings.TrimSpace(content), "none") && !(m.NoIndex && m.NoFollow) {
-			t.Fatalf("list(%q) = %+v, want noindex and nofollow", content, m)
-		}
-		// Adding "nofollow" to a list never clears a flag.
-		n := noDirectives
-		n.list(content + ",nofollow")
-		if !n.NoFollow || (m.NoIndex && !n.NoIndex) {
-			t.Fatalf("list(%q + nofollow) = %+v, lost a flag of %+v", content, n, m)
-		}
-	})
+	}
 }

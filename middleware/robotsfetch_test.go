@@ -182,7 +182,7 @@ func TestHostileRobotsOriginsDoNotFreezeOthers(t *testing.T) {
 			cancel()
 		}
 	})
-	for i := range DefaultMaxRobotsFetches {
+	for i := range defaultMaxRobotsFetches {
 		c.Visit(fmt.Sprintf("http://hostile%d.test/page", i))
 	}
 	time.Sleep(50 * time.Millisecond) // the hostile fetches take every slot

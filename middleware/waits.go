@@ -11,7 +11,7 @@ import (
 const nWaitBounds = 12
 
 // waitBounds returns the upper bounds of WaitStats' buckets: from a
-// millisecond to DefaultMaxWait and beyond.
+// millisecond to defaultMaxWait and beyond.
 func waitBounds() [nWaitBounds]time.Duration {
 	return [nWaitBounds]time.Duration{
 		time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robotsmw/robotsmw/directives"
 	"io"
 	"net/http"
 	"net/url"
@@ -73,7 +74,7 @@ func (r *report) started() {
 	r.inFlight++
 }
 
-func (r *report) onResponse(resp *colly.Response, d robotsmw.Directives) {
+func (r *report) onResponse(resp *colly.Response, d directives.Page) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	u := r.short(resp.Request.URL)

@@ -1,4 +1,4 @@
-package robotsmw
+package directives
 
 import (
 	"net/http"
@@ -12,7 +12,7 @@ import (
 	"github.com/robotsmw/robotsmw/policy"
 )
 
-// Directives are the page-level robots directives a response gives a
+// Page holds the page-level robots directives a response gives a
 // crawler: its X-Robots-Tag header fields and its <meta name="robots"> and
 // <meta name="AGENT"> tags (Google: "Robots meta tag, data-nosnippet, and
 // X-Robots-Tag specifications"). Directives for every crawler and for the
@@ -20,7 +20,7 @@ import (
 // set, the smallest limit and the earliest date apply.
 //
 // The zero value means no directive: index and follow.
-type Directives struct {
+type Page struct {
 	NoIndex      bool // noindex (or none): the page is not to be indexed
 	NoFollow     bool // nofollow (or none): its links are not to be followed
 	NoArchive    bool // noarchive (Bing: nocache)
@@ -47,16 +47,16 @@ type Directives struct {
 	Other []string
 }
 
-// noDirectives is the zero Directives with its limits at "no limit".
-var noDirectives = Directives{MaxSnippet: -1, MaxVideoPreview: -1}
+// noDirectives is the zero Page with its limits at "no limit".
+var noDirectives = Page{MaxSnippet: -1, MaxVideoPreview: -1}
 
 // NoIndexAt reports whether the page is noindex at time t: noindex, or
 // past its unavailable_after date.
-func (d Directives) NoIndexAt(t time.Time) bool {
+func (d Page) NoIndexAt(t time.Time) bool {
 	return d.NoIndex || (!d.UnavailableAfter.IsZero() && !t.Before(d.UnavailableAfter))
 }
 
-// ParseDirectives returns the directives for agent (a product token or a
+// Parse returns the directives for agent (a product token or a
 // User-Agent; matched as its product token, case-insensitively) in the
 // X-Robots-Tag fields of header and the robots <meta> tags of page (a
 // document or its <head>; nil for none).
@@ -67,7 +67,7 @@ func (d Directives) NoIndexAt(t time.Time) bool {
 // crawler, name="AGENT" to that one; content is a comma-separated list.
 // Directive names are case-insensitive; unknown ones are kept in Other;
 // malformed values are ignored, never an error.
-func ParseDirectives(agent string, header http.Header, page *goquery.Selection) Directives {
+func Parse(agent string, header http.Header, page *goquery.Selection) Page {
 	d := noDirectives
 	token := strings.ToLower(policy.ProductToken(agent))
 	for _, field := range header.Values("X-Robots-Tag") {
@@ -88,7 +88,7 @@ func ParseDirectives(agent string, header http.Header, page *goquery.Selection) 
 }
 
 // header applies one X-Robots-Tag field for agent token.
-func (d *Directives) header(token, field string) {
+func (d *Page) header(token, field string) {
 	field = strings.TrimSpace(field)
 	// "agent: directives": a first name before ':' that is no directive
 	// with a value names the agent the field is for (Google).
@@ -126,7 +126,7 @@ func valued(name string) bool {
 // list applies a comma-separated list of directives. Lists written with
 // spaces or semicolons instead ("noindex nofollow", "noindex; nofollow"),
 // common in the wild, are read too: the most restrictive reading wins.
-func (d *Directives) list(s string) {
+func (d *Page) list(s string) {
 	var parts []string
 	for _, p := range strings.Split(s, ",") {
 		if strings.Contains(p, ":") {
@@ -166,7 +166,7 @@ func (d *Directives) list(s string) {
 }
 
 // apply applies one directive.
-func (d *Directives) apply(name, value string, hasValue bool, raw string) {
+func (d *Page) apply(name, value string, hasValue bool, raw string) {
 	switch name {
 	case "all", "index", "follow":
 		// The defaults: nothing to add.

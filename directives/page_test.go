@@ -1,4 +1,4 @@
-package robotsmw
+package directives
 
 import (
 	"net/http"
@@ -24,41 +24,41 @@ func TestParseDirectives(t *testing.T) {
 		agent   string
 		headers []string // X-Robots-Tag fields
 		head    string   // the page's <head> content
-		want    Directives
+		want    Page
 	}{
 		{name: "nothing", want: noDirectives},
 		{name: "meta robots", head: `<meta name="robots" content="noindex, nofollow">`,
-			want: Directives{NoIndex: true, NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
+			want: Page{NoIndex: true, NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "none", head: `<meta name="ROBOTS" content="NONE">`,
-			want: Directives{NoIndex: true, NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
+			want: Page{NoIndex: true, NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "meta for the agent", agent: "ExampleBot/1.0", head: `<meta name="examplebot" content="nofollow"><meta name="otherbot" content="noindex">`,
-			want: Directives{NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
+			want: Page{NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "tags combine", agent: "ExampleBot", head: `<meta name="robots" content="max-snippet:50, noarchive"><meta name="ExampleBot" content="max-snippet:20, max-image-preview:large"><meta name="robots" content="max-image-preview:standard">`,
-			want: Directives{NoArchive: true, MaxSnippet: 20, MaxImagePreview: "standard", MaxVideoPreview: -1}},
+			want: Page{NoArchive: true, MaxSnippet: 20, MaxImagePreview: "standard", MaxVideoPreview: -1}},
 		{name: "header list", headers: []string{"noindex, nosnippet", "noimageindex"},
-			want: Directives{NoIndex: true, NoSnippet: true, NoImageIndex: true, MaxSnippet: -1, MaxVideoPreview: -1}},
+			want: Page{NoIndex: true, NoSnippet: true, NoImageIndex: true, MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "header for another agent", agent: "ExampleBot", headers: []string{"googlebot: noindex, nofollow", "examplebot: noarchive"},
-			want: Directives{NoArchive: true, MaxSnippet: -1, MaxVideoPreview: -1}},
+			want: Page{NoArchive: true, MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "header for the agent, case", agent: "examplebot", headers: []string{"ExampleBot: NoFollow"},
-			want: Directives{NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
+			want: Page{NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "header and meta", headers: []string{"max-snippet: 10"}, head: `<meta name="robots" content="max-snippet:-1, max-video-preview:0, notranslate">`,
-			want: Directives{NoTranslate: true, MaxSnippet: 10, MaxVideoPreview: 0}},
+			want: Page{NoTranslate: true, MaxSnippet: 10, MaxVideoPreview: 0}},
 		{name: "unavailable_after RFC 850 with a comma", headers: []string{"unavailable_after: Friday, 25-Jun-10 15:00:00 GMT, noarchive"},
-			want: Directives{NoArchive: true, UnavailableAfter: utc("2010-06-25T15:00:00Z"), MaxSnippet: -1, MaxVideoPreview: -1}},
+			want: Page{NoArchive: true, UnavailableAfter: utc("2010-06-25T15:00:00Z"), MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "unavailable_after Google's form", head: `<meta name="robots" content="unavailable_after: 25 Jun 2010 15:00:00 PST">`,
-			want: Directives{UnavailableAfter: utc("2010-06-25T23:00:00Z"), MaxSnippet: -1, MaxVideoPreview: -1}},
+			want: Page{UnavailableAfter: utc("2010-06-25T23:00:00Z"), MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "unavailable_after ISO 8601, earliest wins", headers: []string{"unavailable_after: 2030-01-02", "unavailable_after: 2029-05-01T10:00:00Z"},
-			want: Directives{UnavailableAfter: utc("2029-05-01T10:00:00Z"), MaxSnippet: -1, MaxVideoPreview: -1}},
+			want: Page{UnavailableAfter: utc("2029-05-01T10:00:00Z"), MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "malformed values ignored, unknown kept", headers: []string{"max-snippet: lots, unavailable_after: someday, indexifembedded, , foo:bar"},
-			want: Directives{MaxSnippet: -1, MaxVideoPreview: -1, Other: []string{"indexifembedded", "foo:bar"}}},
+			want: Page{MaxSnippet: -1, MaxVideoPreview: -1, Other: []string{"indexifembedded", "foo:bar"}}},
 		{name: "spaces and semicolons", head: `<meta name="robots" content="noindex nofollow"><meta name="robots" content="noarchive; nosnippet">`,
-			want: Directives{NoIndex: true, NoFollow: true, NoArchive: true, NoSnippet: true, MaxSnippet: -1, MaxVideoPreview: -1}},
+			want: Page{NoIndex: true, NoFollow: true, NoArchive: true, NoSnippet: true, MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "one-digit day", headers: []string{"unavailable_after: Fri, 5 Jun 2010 15:00:00 GMT"},
-			want: Directives{UnavailableAfter: utc("2010-06-05T15:00:00Z"), MaxSnippet: -1, MaxVideoPreview: -1}},
+			want: Page{UnavailableAfter: utc("2010-06-05T15:00:00Z"), MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "unparseable date costs only itself", headers: []string{"unavailable_after: Fri, someday, nofollow"},
-			want: Directives{NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
+			want: Page{NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "a directive name is no agent", agent: "noindex", headers: []string{"noindex: x, nofollow"},
-			want: Directives{NoIndex: true, NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
+			want: Page{NoIndex: true, NoFollow: true, MaxSnippet: -1, MaxVideoPreview: -1}},
 		{name: "all and index are defaults", head: `<meta name="robots" content="all, index, follow">`, want: noDirectives},
 		{name: "meta without content or name", head: `<meta name="robots"><meta content="noindex">`, want: noDirectives},
 	}
@@ -71,38 +71,24 @@ func TestParseDirectives(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := ParseDirectives(tc.agent, h, doc.Selection)
+		got := Parse(tc.agent, h, doc.Selection)
 		if !got.UnavailableAfter.Equal(tc.want.UnavailableAfter) {
-			t.Errorf("%s: ParseDirectives(%q).UnavailableAfter = %v, want %v", tc.name, tc.agent, got.UnavailableAfter, tc.want.UnavailableAfter)
+			t.Errorf("%s: Parse(%q).UnavailableAfter = %v, want %v", tc.name, tc.agent, got.UnavailableAfter, tc.want.UnavailableAfter)
 		}
 		got.UnavailableAfter, tc.want.UnavailableAfter = time.Time{}, time.Time{}
 		if !slices.Equal(got.Other, tc.want.Other) {
-			t.Errorf("%s: ParseDirectives(%q).Other = %q, want %q", tc.name, tc.agent, got.Other, tc.want.Other)
+			t.Errorf("%s: Parse(%q).Other = %q, want %q", tc.name, tc.agent, got.Other, tc.want.Other)
 		}
 		got.Other, tc.want.Other = nil, nil
 		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: ParseDirectives(%q) = %+v, want %+v", tc.name, tc.agent, got, tc.want)
+			t.Errorf("%s: Parse(%q) = %+v, want %+v", tc.name, tc.agent, got, tc.want)
 		}
 	}
 }
 
 func TestNoIndexAt(t *testing.T) {
-	d := Directives{UnavailableAfter: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	d := Page{UnavailableAfter: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	if d.NoIndexAt(time.Date(2025, 12, 31, 0, 0, 0, 0, time.UTC)) || !d.NoIndexAt(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("NoIndexAt around unavailable_after is wrong")
-	}
-}
-
-func TestHeadOf(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`<html><head><meta name=robots content=noindex></head><body>x</body>`, `<html><head><meta name=robots content=noindex>`},
-		{`<HTML><HEAD><TITLE>t</TITLE><BODY>`, `<HTML><HEAD><TITLE>t</TITLE>`},
-		{`no tags at all`, `no tags at all`},
-		{`<head><!-- no <body> here --><meta name=robots content=noindex></head><body>`, `<head><!-- no <body> here --><meta name=robots content=noindex>`},
-		{`<head><script>var s="<body>";</script><meta name=robots content=noindex><p>text`, `<head><script>var s="<body>";</script><meta name=robots content=noindex>`},
-	} {
-		if got := string(headOf([]byte(tc.in))); got != tc.want {
-			t.Errorf("headOf(%q) = %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }
