@@ -132,7 +132,7 @@ func TestCacheZeroValue(t *testing.T) {
 	}
 }
 
-// TestCacheMaxAge: RFC 9309 §2.4, ROBOTS.md §3: Cache-Control max-age
+// TestCacheMaxAge: RFC 9309 §2.4, docs/robots-semantics.md#caching: Cache-Control max-age
 // shortens or lengthens the 24 h lifetime, within [1h, 24h] (or TTL).
 func TestCacheMaxAge(t *testing.T) {
 	tests := []struct {
@@ -237,7 +237,7 @@ func TestCacheStaleWhileRefresh(t *testing.T) {
 	}
 }
 
-// TestCacheLastGoodCopy: ROBOTS.md §3: when a refresh fails, the last good
+// TestCacheLastGoodCopy: docs/robots-semantics.md#unreachable: when a refresh fails, the last good
 // copy stays in force, and robots.txt is retried on the back-off schedule.
 func TestCacheLastGoodCopy(t *testing.T) {
 	for _, good := range []struct {
@@ -462,7 +462,7 @@ func TestCacheLRU(t *testing.T) {
 	}
 }
 
-// TestCacheOriginsShareEntry: ROBOTS.md §1: an IDN and its punycode, and a
+// TestCacheOriginsShareEntry: Google, file location: an IDN and its punycode, and a
 // host with and without its default port, are one origin: one entry, one
 // fetch.
 func TestCacheOriginsShareEntry(t *testing.T) {
@@ -816,7 +816,7 @@ func TestCacheMaxFetchesDefault(t *testing.T) {
 // while it waits in the queue; a look-up waiting for a queued fetch
 // returns when its ctx ends, and the fetch still runs for the others. A
 // fetch that stalls for a quarter of its Timeout gives its slot up to the
-// queued one (issue 21).
+// queued one.
 func TestCacheQueuedTimeout(t *testing.T) {
 	srv, arrived, release, _ := blockingServer(t)
 	clock := newFakeClock()
@@ -878,7 +878,7 @@ func TestCacheQueuedTimeout(t *testing.T) {
 }
 
 // TestCacheStalledOriginsGiveSlotsUp: origins whose robots.txt stalls
-// cannot hold robots.txt up for every other origin (issue 21): a healthy
+// cannot hold robots.txt up for every other origin: a healthy
 // origin queued behind as many stalled fetches as there are slots is
 // fetched while they still run.
 func TestCacheStalledOriginsGiveSlotsUp(t *testing.T) {
