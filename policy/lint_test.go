@@ -105,7 +105,7 @@ func TestLint(t *testing.T) {
 		{"sitemap ending in slash", "Sitemap: https://x.test/sitemap/\nSitemap: https://x.test\n",
 			[]string{lintAt(1, codeSitemapNotFile), lintAt(2, codeSitemapNotFile)}},
 		{"sitemap ending in slash with a query", "Sitemap: https://x.test/sitemap/?file=sitemap.xml\n", nil},
-		// Google, syntax: non-ASCII sitemap URLs need not be encoded.
+		// A non-ASCII sitemap URL is no error: it is read as written.
 		{"non-ascii sitemap", "Sitemap: https://ja.example.org/テスト-サイトマップ.xml\n", nil},
 		{"clean-param fine", "Clean-param: utm_source&utm_medium /articles/\nClean-param: ref\nClean-param: s *.php\nClean-param: panorama%5Bspan%5D&a[b] /maps/\n", nil},
 		{"clean-param with a value", "Clean-param: print=1 /news/\n", []string{lintAt(1, codeCleanParamName)}},

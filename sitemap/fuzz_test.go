@@ -97,7 +97,7 @@ func FuzzMatchPattern(f *testing.F) {
 	})
 }
 
-// FuzzCanonical checks the Walker's one normalisation of URLs (issue 21):
+// FuzzCanonical checks the Walker's one normalisation of URLs (docs/sitemaps.md#scope):
 // it is idempotent, and a normalised URL's host is the host part of its
 // policy.Origin, so that two spellings of one origin compare equal.
 func FuzzCanonical(f *testing.F) {
