@@ -74,10 +74,11 @@ func (e Entry) RobotsURL() string {
 
 // The Cache's fixed limits. Each cites the rule it implements.
 const (
-	// unreachableLimit: RFC 9309 §2.3.1.4 and docs/robots-semantics.md#unreachable: after robots.txt
-	// has been unreachable for "a reasonably long period of time (for
-	// example, 30 days)", the last good copy is used, or, with none,
-	// everything is allowed.
+	// unreachableLimit: RFC 9309 §2.3.1.4 and
+	// docs/robots-semantics.md#unreachable: after robots.txt has been
+	// unreachable for "a reasonably long period of time (for example, 30
+	// days)", the last good copy is used, or, with none, everything is
+	// allowed.
 	unreachableLimit = 30 * 24 * time.Hour
 	// maxTTL: RFC 9309 §2.4: a cached robots.txt SHOULD NOT be used for
 	// more than 24 hours unless it is unreachable.

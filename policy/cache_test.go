@@ -132,8 +132,9 @@ func TestCacheZeroValue(t *testing.T) {
 	}
 }
 
-// TestCacheMaxAge: RFC 9309 §2.4, docs/robots-semantics.md#caching: Cache-Control max-age
-// shortens or lengthens the 24 h lifetime, within [1h, 24h] (or TTL).
+// TestCacheMaxAge: RFC 9309 §2.4, docs/robots-semantics.md#caching:
+// Cache-Control max-age shortens or lengthens the 24 h lifetime, within [1h,
+// 24h] (or TTL).
 func TestCacheMaxAge(t *testing.T) {
 	tests := []struct {
 		name         string
@@ -237,8 +238,9 @@ func TestCacheStaleWhileRefresh(t *testing.T) {
 	}
 }
 
-// TestCacheLastGoodCopy: docs/robots-semantics.md#unreachable: when a refresh fails, the last good
-// copy stays in force, and robots.txt is retried on the back-off schedule.
+// TestCacheLastGoodCopy: docs/robots-semantics.md#unreachable: when a
+// refresh fails, the last good copy stays in force, and robots.txt is
+// retried on the back-off schedule.
 func TestCacheLastGoodCopy(t *testing.T) {
 	for _, good := range []struct {
 		status      int
@@ -462,9 +464,9 @@ func TestCacheLRU(t *testing.T) {
 	}
 }
 
-// TestCacheOriginsShareEntry: Google, file location: an IDN and its punycode, and a
-// host with and without its default port, are one origin: one entry, one
-// fetch.
+// TestCacheOriginsShareEntry: Google, file location: an IDN and its
+// punycode, and a host with and without its default port, are one origin:
+// one entry, one fetch.
 func TestCacheOriginsShareEntry(t *testing.T) {
 	var hosts sync.Map
 	srv, n := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {

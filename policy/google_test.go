@@ -257,8 +257,8 @@ func TestGoogleSuite(t *testing.T) {
 
 func TestGoogleSuiteSize(t *testing.T) {
 	// Upstream has 145 allow/disallow assertions, 77 expecting allowed and
-	// 68 disallowed (robots_test.cc in https://github.com/google/robotstxt); the 3 ID_Encoding deviations turn
-	// 3 of the disallowed into allowed.
+	// 68 disallowed (robots_test.cc in https://github.com/google/robotstxt);
+	// the 3 ID_Encoding deviations turn 3 of the disallowed into allowed.
 	allowed, deviations := 0, 0
 	for _, c := range googleCases {
 		if c.want {

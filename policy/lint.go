@@ -458,8 +458,8 @@ func (l *linter) userAgent(ln lineInfo, value []byte) {
 			return
 		}
 		// RFC 9309 §2.2.1 merges them, so this is no error; Yandex's
-		// analyser rejects it (docs/robots-semantics.md#lint), and a second group is often
-		// one forgotten about.
+		// analyser rejects it (docs/robots-semantics.md#lint), and a second
+		// group is often one forgotten about.
 		l.add(ln.num, SeverityWarning, codeMultipleGlobal,
 			"another \"user-agent: *\" group; the first one starts on line %d; crawlers following RFC 9309 merge them, yandex's analyser reports it", l.globalLine)
 		return
@@ -472,12 +472,13 @@ func (l *linter) userAgent(ln lineInfo, value []byte) {
 		l.add(ln.num, SeverityWarning, codeEmptyAgent,
 			"user-agent %s does not start with a product token (letters, '-' and '_'), so the group names no crawler", quote(value))
 	case len(token) < len(value):
-		// docs/robots-semantics.md#product-tokens: "googlebot/1.2" and "googlebot*" name googlebot,
-		// which is meant; anything else after the token probably is not.
-		// A crawler cuts its own name the same way, so "MJ12bot" and
-		// "SuperBot/3.1 (Win32)" still name MJ12bot and SuperBot: no
-		// mistake. A list of names ("Googlebot, Bingbot") names only its
-		// first, and a browser's User-Agent header names "Mozilla".
+		// docs/robots-semantics.md#product-tokens: "googlebot/1.2" and
+		// "googlebot*" name googlebot, which is meant; anything else after
+		// the token probably is not. A crawler cuts its own name the same
+		// way, so "MJ12bot" and "SuperBot/3.1 (Win32)" still name MJ12bot
+		// and SuperBot: no mistake. A list of names ("Googlebot, Bingbot")
+		// names only its first, and a browser's User-Agent header names
+		// "Mozilla".
 		if isNameList(value[len(token):]) || equalFold([]byte(token), "mozilla") {
 			l.add(ln.num, SeverityWarning, codeAgentTruncated,
 				"user-agent %s is read as %q: a product token is only the leading letters, '-' and '_' (RFC 9309 §2.2.1)", quote(value), token)
@@ -553,7 +554,8 @@ func (l *linter) rule(ln lineInfo, allow bool, value []byte) {
 		}
 	}
 	if value[0] != '/' && value[0] != '*' {
-		// docs/robots-semantics.md#rule-paths: such a path never matches; this library ignores it.
+		// docs/robots-semantics.md#rule-paths: such a path never matches;
+		// this library ignores it.
 		hint := ""
 		if hasPrefixFold(value, "http://") || hasPrefixFold(value, "https://") {
 			hint = "; write the path alone, without scheme and host"
@@ -570,7 +572,8 @@ func (l *linter) rule(ln lineInfo, allow bool, value []byte) {
 }
 
 // pathChars warns about characters in a rule path that a URL cannot hold
-// unescaped (RFC 3986 §2, docs/robots-semantics.md#normalisation) and about a literal '$'.
+// unescaped (RFC 3986 §2, docs/robots-semantics.md#normalisation) and about
+// a literal '$'.
 func (l *linter) pathChars(ln lineInfo, key string, value []byte) {
 	illegal, badPercent, dollar := -1, -1, -1
 	for i := 0; i < len(value); i++ {
@@ -615,7 +618,8 @@ func isHex(c byte) bool {
 
 func (l *linter) sitemap(ln lineInfo, value []byte) {
 	l.lineChecks(ln, keyName(keySitemap), value)
-	// RFC 9309 §2.2.4, sitemaps.org: the value is an absolute URL with scheme and host.
+	// RFC 9309 §2.2.4, sitemaps.org: the value is an absolute URL with
+	// scheme and host.
 	if len(value) == 0 {
 		l.add(ln.num, SeverityError, codeSitemap, "sitemap has no url")
 		return

@@ -13,7 +13,8 @@ import (
 )
 
 // lintSeverity is the severity every diagnostic code must carry
-// (docs/robots-semantics.md#lint splits the analyser's checks into errors and warnings).
+// (docs/robots-semantics.md#lint splits the analyser's checks into errors
+// and warnings).
 var lintSeverity = map[string]Severity{
 	codeTooLarge:        SeverityError,
 	codeHTML:            SeverityError,
@@ -167,7 +168,8 @@ func TestLint(t *testing.T) {
 		{"syntax errors", "absolutely random line\n: /a\nfoo\n",
 			[]string{lintAt(1, codeSyntax), lintAt(2, codeSyntax), lintAt(3, codeSyntax)}},
 
-		// What Google silently accepts or ignores (docs/robots-semantics.md#tokenizer).
+		// What Google silently accepts or ignores
+		// (docs/robots-semantics.md#tokenizer).
 		{"accepted typos", "useragent: a\nuser agent: b\nDissallow: /a\ndisalow: /b\nSite-map: https://x.test/s.xml\n",
 			[]string{lintAt(1, codeTypo), lintAt(2, codeTypo), lintAt(3, codeTypo), lintAt(4, codeTypo), lintAt(5, codeTypo)}},
 		{"prefix keys", "User-agentfoo: a\nDisallowed: /x\nSitemaps: https://x.test/s.xml\nCrawl-delays: 1\n",

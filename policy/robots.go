@@ -157,10 +157,11 @@ func isRobotsTxt(target string) bool {
 // CrawlDelay returns the Crawl-delay of the group that applies to agent and
 // whether that group sets one. Crawl-delay is not part of RFC 9309 and
 // Google ignores it; Bing reads it, and Yandex defined it as the wait after
-// one page before the next (docs/robots-semantics.md#crawl-delay). A Crawl-delay line applies to the
-// user-agent lines above it in its record. Values are seconds, decimals allowed;
-// negative or malformed values are ignored; when a merged group has several,
-// the largest wins. Values too large for a time.Duration are clamped to it.
+// one page before the next (docs/robots-semantics.md#crawl-delay). A
+// Crawl-delay line applies to the user-agent lines above it in its record.
+// Values are seconds, decimals allowed; negative or malformed values are
+// ignored; when a merged group has several, the largest wins. Values too
+// large for a time.Duration are clamped to it.
 func (r *Robots) CrawlDelay(agent string) (time.Duration, bool) {
 	g := r.group(agent)
 	if g == nil {
@@ -255,8 +256,8 @@ func (b *builder) rule(ln lineInfo, allow bool, value []byte) {
 		return // RFC 9309 §2.2.2: a rule without a path is ignored.
 	}
 	if value[0] != '/' && value[0] != '*' {
-		// docs/robots-semantics.md#rule-paths: such a path can never match (RFC 9309
-		// §2.2 grammar).
+		// docs/robots-semantics.md#rule-paths: such a path can never match
+		// (RFC 9309 §2.2 grammar).
 		return
 	}
 	pr := pendingRule{off: b.offset(value), len: int32(len(value)), line: int32(ln.num), allow: allow}

@@ -49,20 +49,22 @@ func runAllowed(t *testing.T, cases []allowedCase) {
 	}
 }
 
-// Google, file location: the robots.txt at /robots.txt governs the paths of its own
-// origin. Allowed looks at the path only (the caller picks the file by
-// origin), and only /robots.txt is special: a robots.txt in a sub-directory
-// is an ordinary URL, and the path is case-sensitive.
+// Google, file location: the robots.txt at /robots.txt governs the paths of
+// its own origin. Allowed looks at the path only (the caller picks the file
+// by origin), and only /robots.txt is special: a robots.txt in a
+// sub-directory is an ordinary URL, and the path is case-sensitive.
 func TestAllowedScope(t *testing.T) {
 	const body = "User-agent: *\nDisallow: /\n"
 	runAllowed(t, []allowedCase{
-		// Google, file location: the file is valid for https://example.com/folder/file.
+		// Google, file location: the file is valid for
+		// https://example.com/folder/file.
 		{"Google: file location", body, "FooBot", "https://example.com/folder/file", false},
 		// Allowed looks at the path and query only, never at the host: the
 		// caller picks the robots.txt of the URL's origin.
 		{"Google: file location", body, "FooBot", "https://other.example.com/folder/file", false},
 		{"Google: file location", body, "FooBot", "/folder/file", false},
-		// Google, file location: /folder/robots.txt is not a robots.txt, so not exempt.
+		// Google, file location: /folder/robots.txt is not a robots.txt, so
+		// not exempt.
 		{"Google: file location", body, "FooBot", "https://example.com/folder/robots.txt", false},
 		// Google, file location: the robots.txt URL is case-sensitive.
 		{"Google: file location", body, "FooBot", "https://example.com/ROBOTS.TXT", false},
@@ -84,7 +86,8 @@ func TestAllowedFileFormat(t *testing.T) {
 		{"Google: format and syntax", "User-agent: *\nthis is not a rule\nDisallow: /a\n", "x", "/a", false},
 		{"Google: format and syntax", "<html><body>\nUser-agent: *\n<p>\nDisallow: /a\n</body></html>\n", "x", "/a", false},
 		{"Google: format and syntax", "<html><body>\nUser-agent: *\n<p>\nDisallow: /a\n</body></html>\n", "x", "/b", true},
-		// Google, format and syntax: whitespace around field and value is ignored.
+		// Google, format and syntax: whitespace around field and value is
+		// ignored.
 		{"Google: format and syntax", "  User-agent  :  *  \n\t Disallow\t:\t/a \t\n", "x", "/a", false},
 		{"Google: format and syntax", "User-agent:*\nDisallow:/a\n", "x", "/a", false},
 		// Google, format and syntax: everything after # is a comment.
@@ -138,9 +141,11 @@ func TestAllowedFields(t *testing.T) {
 
 // Google, grouping: groups and merging.
 func TestAllowedGroups(t *testing.T) {
-	// Google, grouping: a sitemap line does not end the group; one group for a and b.
+	// Google, grouping: a sitemap line does not end the group; one group for
+	// a and b.
 	const sitemapInside = "user-agent: a\nsitemap: https://example.com/sitemap.xml\n\nuser-agent: b\ndisallow: /\n"
-	// Google, grouping: the last user-agent line with no rules is a group of its own.
+	// Google, grouping: the last user-agent line with no rules is a group of
+	// its own.
 	const lastEmpty = "user-agent: a\ndisallow: /c\n\nuser-agent: *\ndisallow: /\n\nuser-agent: h\n"
 	// Google, grouping: groups naming the same agent are merged.
 	const merged = "user-agent: googlebot-news\ndisallow: /fish\n\nuser-agent: *\ndisallow: /carrots\n\nuser-agent: googlebot-news\ndisallow: /shrimp\n"
@@ -243,7 +248,8 @@ func TestAllowedAgentChoice(t *testing.T) {
 		{"Google: user-agent precedence", google, "Googlebot", "/googlebot-only", false},
 		{"Google: user-agent precedence", google, "Googlebot", "/news-only", true},
 		{"Google: user-agent precedence", google, "Googlebot", "/star-only", true},
-		// Google, user-agent precedence: Storebot-Google → the * group (no group of its own).
+		// Google, user-agent precedence: Storebot-Google → the * group (no
+		// group of its own).
 		{"Google: user-agent precedence", google, "Storebot-Google", "/star-only", false},
 		{"Google: user-agent precedence", google, "Storebot-Google", "/googlebot-only", true},
 		{"Google: user-agent precedence", google, "Storebot-Google", "/news-only", true},
@@ -253,20 +259,23 @@ func TestAllowedAgentChoice(t *testing.T) {
 		// Google, user-agent precedence: matching is case-insensitive.
 		{"Google: user-agent precedence", google, "GOOGLEBOT", "/googlebot-only", false},
 		{"Google: user-agent precedence", google, "googlebot-NEWS", "/news-only", false},
-		// Google, user-agent precedence: googlebot/1.2 and googlebot* in the file ≡ googlebot.
+		// Google, user-agent precedence: googlebot/1.2 and googlebot* in the
+		// file ≡ googlebot.
 		{"Google: user-agent precedence", "user-agent: googlebot/1.2\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/a", false},
 		{"Google: user-agent precedence", "user-agent: googlebot/1.2\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/b", true},
 		{"Google: user-agent precedence", "user-agent: googlebot*\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/a", false},
 		{"Google: user-agent precedence", "user-agent: googlebot*\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/b", true},
 		{"Google: user-agent precedence", "user-agent: Googlebot Images\ndisallow: /a\n", "googlebot", "/a", false},
-		// docs/robots-semantics.md#product-tokens: "*" followed by whitespace and anything is global.
+		// docs/robots-semantics.md#product-tokens: "*" followed by
+		// whitespace and anything is global.
 		{"docs/robots-semantics.md#product-tokens", "user-agent: * everyone\ndisallow: /a\n", "x", "/a", false},
 		{"docs/robots-semantics.md#product-tokens", "user-agent: *\tall\ndisallow: /a\n", "x", "/a", false},
 		// Google, user-agent precedence: a related name does not count.
 		{"Google: user-agent precedence", "user-agent: googlebot\ndisallow: /\n", "googlebot-news", "/a", true},
 		{"Google: user-agent precedence", "user-agent: googlebot-news\ndisallow: /\n", "googlebot", "/a", true},
 		{"Google: user-agent precedence", "user-agent: googlebo\ndisallow: /\n", "googlebot", "/a", true},
-		// Google, user-agent precedence: no matching group and no * group: everything allowed.
+		// Google, user-agent precedence: no matching group and no * group:
+		// everything allowed.
 		{"Google: user-agent precedence", "user-agent: a\ndisallow: /\nuser-agent: b\ndisallow: /\n", "c", "/x", true},
 		// RFC 9309 2.2.1: a group naming the agent hides *, even without
 		// rules or without a rule that matches.
@@ -281,8 +290,9 @@ func TestAllowedAgentChoice(t *testing.T) {
 	})
 }
 
-// docs/robots-semantics.md#product-tokens: the agent passed to a match is a product token compared
-// whole and case-insensitively; the caller turns a header into a token.
+// docs/robots-semantics.md#product-tokens: the agent passed to a match is a
+// product token compared whole and case-insensitively; the caller turns a
+// header into a token.
 func TestAllowedProductTokenWhole(t *testing.T) {
 	const body = "User-agent: ExampleBot\nDisallow: /\n"
 	runAllowed(t, []allowedCase{
@@ -371,8 +381,8 @@ var matchExamples = []struct {
 		[]string{"/Public", "/x/public"}},
 }
 
-// Google, URL matching: every match example, through Allowed (as a Disallow and as
-// an Allow under "Disallow: /") and through match itself.
+// Google, URL matching: every match example, through Allowed (as a Disallow
+// and as an Allow under "Disallow: /") and through match itself.
 func TestAllowedMatchExamples(t *testing.T) {
 	for _, ex := range matchExamples {
 		disallow := "User-agent: *\nDisallow: " + ex.rule + "\n"
@@ -469,10 +479,12 @@ func TestAllowedPriority(t *testing.T) {
 		{"Google: rule precedence", rules("allow: /page", "disallow: /*.ph"), "FooBot", "/page.php5", true},
 		{"Google: rule precedence", rules("allow: /$", "disallow: /"), "FooBot", "/", true},
 		{"Google: rule precedence", rules("allow: /$", "disallow: /"), "FooBot", "/page.htm", false},
-		// Google, rule precedence: real files: Disallow: / + Allow: /$ (home page only).
+		// Google, rule precedence: real files: Disallow: / + Allow: /$ (home
+		// page only).
 		{"Google: rule precedence", rules("Disallow: /", "Allow: /$"), "FooBot", "/", true},
 		{"Google: rule precedence", rules("Disallow: /", "Allow: /$"), "FooBot", "/index.html", false},
-		// Google, rule precedence: Disallow: / + Allow: /index.html + Allow: /public.
+		// Google, rule precedence: Disallow: / + Allow: /index.html + Allow:
+		// /public.
 		{"Google: rule precedence", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/index.html", true},
 		{"Google: rule precedence", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/public_db", true},
 		{"Google: rule precedence", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/public/list.html", true},
@@ -489,7 +501,8 @@ func TestAllowedPriority(t *testing.T) {
 func TestAllowedNormalisation(t *testing.T) {
 	dis := func(rule string) string { return "User-agent: *\nDisallow: " + rule + "\n" }
 	runAllowed(t, []allowedCase{
-		// docs/robots-semantics.md#normalisation: /テ ≡ /%E3%83%86, both ways round.
+		// docs/robots-semantics.md#normalisation: /テ ≡ /%E3%83%86, both ways
+		// round.
 		{"docs/robots-semantics.md#normalisation", dis("/テ"), "x", "/%E3%83%86", false},
 		{"docs/robots-semantics.md#normalisation", dis("/テ"), "x", "/テ", false},
 		{"docs/robots-semantics.md#normalisation", dis("/テ"), "x", "/%e3%83%86", false},
@@ -513,13 +526,15 @@ func TestAllowedNormalisation(t *testing.T) {
 		{"docs/robots-semantics.md#normalisation", dis(`/a"b`), "x", "/a%22b", false},
 		{"docs/robots-semantics.md#normalisation", dis("/a|b"), "x", "/a%7Cb", false},
 		{"docs/robots-semantics.md#normalisation", dis("/a%7cb"), "x", "/a|b", false},
-		// docs/robots-semantics.md#normalisation: /a%2Fb ≠ /a/b, either way round.
+		// docs/robots-semantics.md#normalisation: /a%2Fb ≠ /a/b, either way
+		// round.
 		{"docs/robots-semantics.md#normalisation", dis("/a%2Fb"), "x", "/a/b", true},
 		{"docs/robots-semantics.md#normalisation", dis("/a/b"), "x", "/a%2Fb", true},
 		{"docs/robots-semantics.md#normalisation", dis("/a%2Fb"), "x", "/a%2fb", false},
 		{"docs/robots-semantics.md#normalisation", dis("/a%2Fb"), "x", "/a%2Fb", false},
 		{"docs/robots-semantics.md#normalisation", dis("/a?b"), "x", "/a%3Fb", true},
-		// docs/robots-semantics.md#wildcards: $ and * are ordinary characters in the URL.
+		// docs/robots-semantics.md#wildcards: $ and * are ordinary
+		// characters in the URL.
 		{"docs/robots-semantics.md#wildcards", dis("/a$"), "x", "/a$", true},
 		{"docs/robots-semantics.md#wildcards", dis("/a$"), "x", "/a", false},
 		{"docs/robots-semantics.md#wildcards", dis("/a$b"), "x", "/a$b", false},
@@ -527,7 +542,8 @@ func TestAllowedNormalisation(t *testing.T) {
 		{"docs/robots-semantics.md#wildcards", dis("/a*"), "x", "/a*", false},
 		{"docs/robots-semantics.md#wildcards", dis("/price$"), "x", "/price$", true},
 		{"docs/robots-semantics.md#wildcards", "User-agent: *\nDisallow: /\nAllow: /a$\n", "x", "/a$", false},
-		// docs/robots-semantics.md#wildcards: the query is matched exactly in wire order.
+		// docs/robots-semantics.md#wildcards: the query is matched exactly
+		// in wire order.
 		{"docs/robots-semantics.md#wildcards", dis("/p?b=1&a=2"), "x", "/p?b=1&a=2", false},
 		{"docs/robots-semantics.md#wildcards", dis("/p?b=1&a=2"), "x", "/p?a=2&b=1", true},
 		{"docs/robots-semantics.md#wildcards", dis("/p?a=2"), "x", "/p?b=1&a=2", true},
@@ -686,7 +702,8 @@ func TestAllowedRobotsTxtExempt(t *testing.T) {
 	}
 }
 
-// docs/robots-semantics.md#rule-paths: a rule path that starts with neither / nor * never matches.
+// docs/robots-semantics.md#rule-paths: a rule path that starts with neither
+// / nor * never matches.
 func TestAllowedRuleWithoutSlash(t *testing.T) {
 	runAllowed(t, []allowedCase{
 		{"docs/robots-semantics.md#rule-paths", "User-agent: *\nDisallow: fish/\n", "x", "/fish/", true},

@@ -337,8 +337,8 @@ func TestSyntaxError(t *testing.T) {
 	}
 }
 
-// TestLargePlain reads 60 MB of plain XML (docs/sitemaps.md, case #103): the read stops
-// at 50 MiB with ErrTooLarge after the entries before it.
+// TestLargePlain reads 60 MB of plain XML (docs/sitemaps.md, case #103): the
+// read stops at 50 MiB with ErrTooLarge after the entries before it.
 func TestLargePlain(t *testing.T) {
 	body := io.MultiReader(strings.NewReader(head+urls("http://x/1")), &spaces{n: 60 << 20}, strings.NewReader(tail))
 	es, err := readAll(body, nil)

@@ -21,10 +21,10 @@ type Entry struct {
 	// returned as written: resolving them needs the file's URL (#71, #90).
 	Loc string
 
-	// LastMod is <lastmod> (any W3C Datetime form, docs/sitemaps.md, case #62, and the
-	// common deviations of #63), an RSS <pubDate> or <dc:date>, or an Atom
-	// <updated>, <modified>, <published> or <issued>. A value without a
-	// zone is read as UTC. Zero if absent or unparseable.
+	// LastMod is <lastmod> (any W3C Datetime form, docs/sitemaps.md, case
+	// #62, and the common deviations of #63), an RSS <pubDate> or <dc:date>,
+	// or an Atom <updated>, <modified>, <published> or <issued>. A value
+	// without a zone is read as UTC. Zero if absent or unparseable.
 	LastMod time.Time
 
 	// Index reports whether Loc names another sitemap: the entry comes
@@ -41,7 +41,8 @@ type Entry struct {
 	Priority float64
 
 	// Alternates are the entry's <xhtml:link rel="alternate"> elements
-	// (Google hreflang; docs/sitemaps.md, case #44). Links without href are left out.
+	// (Google hreflang; docs/sitemaps.md, case #44). Links without href are
+	// left out.
 	Alternates []Alternate
 
 	// Images and Videos count the entry's <image:image> and <video:video>
@@ -65,9 +66,10 @@ type Alternate struct {
 	Href     string // the alternate page's URL
 }
 
-// News is the Google News extension of an entry (https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap;
-// docs/sitemaps.md, case #66).
-// Empty fields were absent or empty in the file.
+// News is the Google News extension of an entry
+// (https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap;
+// docs/sitemaps.md, case #66). Empty fields were absent or empty in the
+// file.
 type News struct {
 	Name            string    // <news:publication><news:name>
 	Language        string    // <news:publication><news:language>
@@ -87,9 +89,9 @@ func changeFreq(s string) string {
 	return ""
 }
 
-// priority returns the <priority> value s names, or -1 when s is no
-// decimal between 0.0 and 1.0 (sitemaps.org; docs/sitemaps.md, case #64: "0,5", "NaN",
-// "1.1" are invalid).
+// priority returns the <priority> value s names, or -1 when s is no decimal
+// between 0.0 and 1.0 (sitemaps.org; docs/sitemaps.md, case #64: "0,5",
+// "NaN", "1.1" are invalid).
 func priority(s string) float64 {
 	p, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || !(p >= 0 && p <= 1) {

@@ -15,7 +15,8 @@ const (
 )
 
 // Internal caps that keep memory flat whatever the input
-// (docs/sitemaps.md#limits, cases #58, #60). They are far above anything a valid sitemap needs.
+// (docs/sitemaps.md#limits, cases #58, #60). They are far above anything a
+// valid sitemap needs.
 const (
 	maxLoc        = 2048    // characters in a Loc (sitemaps.org XSD tLoc; docs/sitemaps.md, case #97)
 	maxValue      = 8 << 10 // bytes kept of one element's text

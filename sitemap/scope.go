@@ -15,7 +15,8 @@ import (
 // its origin (policy.Origin: lower case, no trailing dot, IDN in punycode,
 // IPv6 canonical, no default port) without the scheme, so that
 // "http://S.test.:80" and "https://s.test:443" are both "s.test" and a
-// sitemap at example.com:8080 does not cover example.com (docs/sitemaps.md, case #94).
+// sitemap at example.com:8080 does not cover example.com (docs/sitemaps.md,
+// case #94).
 func hostKey(u *url.URL) string {
 	o, err := policy.Origin(u)
 	if err != nil {
@@ -75,8 +76,8 @@ func (sc *scope) under(u *url.URL) bool {
 }
 
 // inChildScope reports whether an index may list the sitemap u: on the
-// index's host or a host that announced the index (docs/sitemaps.md, case #76), and
-// in Strict mode under its directory (Google).
+// index's host or a host that announced the index (docs/sitemaps.md, case
+// #76), and in Strict mode under its directory (Google).
 func (sc *scope) inChildScope(u *url.URL) bool {
 	h := hostKey(u)
 	if h == sc.host {

@@ -195,8 +195,9 @@ func TestWalkIndexFormats(t *testing.T) {
 
 func TestWalkRobotsLines(t *testing.T) {
 	// Duplicate and relative Sitemap lines, a comment, junk, robots.txt
-	// listed as a sitemap, and robots.txt redirected: relative lines
-	// resolve against where it redirected to (docs/sitemaps.md, cases #3, #11, #21, #74).
+	// listed as a sitemap, and robots.txt redirected: relative lines resolve
+	// against where it redirected to (docs/sitemaps.md, cases #3, #11, #21,
+	// #74).
 	s := newTestSite(t, map[string]*testFile{
 		"/robots.txt": {to: "/new/robots.txt"},
 		"/new/robots.txt": {body: `Sitemap: sm.xml
@@ -365,10 +366,10 @@ func TestWalkCrossHost(t *testing.T) {
 }
 
 func TestWalkForeignChild(t *testing.T) {
-	// An index child on another host is not fetched (docs/sitemaps.md, case #76); a
-	// sitemap robots.txt announces on another host is, and may list the
-	// announcing host's pages, but not its own host's (an
-	// attacker's robots.txt must not make the walk seed another host).
+	// An index child on another host is not fetched (docs/sitemaps.md, case
+	// #76); a sitemap robots.txt announces on another host is, and may list
+	// the announcing host's pages, but not its own host's (an attacker's
+	// robots.txt must not make the walk seed another host).
 	o := newTestSite(t, map[string]*testFile{
 		"/robots.txt": {body: ""},
 		"/cdn.xml":    {body: urlsetOf("{{other}}/page", "{{host}}/cdn-page")},

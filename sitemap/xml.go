@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// Document kinds, from the local name of the root element (docs/sitemaps.md#formats).
+// Document kinds, from the local name of the root element
+// (docs/sitemaps.md#formats).
 const (
 	modeURLSet = iota + 1 // <urlset>
 	modeIndex             // <sitemapindex>
@@ -146,8 +147,8 @@ func (r *Reader) startElement() error {
 	}
 	if s.field != 0 {
 		// An element inside a field's text, as in <loc><url>…</url></loc>
-		// (docs/sitemaps.md, case #46), is ignored; its text is kept. A sibling field
-		// closes a field whose end tag is missing.
+		// (docs/sitemaps.md, case #46), is ignored; its text is kept. A
+		// sibling field closes a field whose end tag is missing.
 		if !(s.mode == modeURLSet || s.mode == modeIndex) || depth != s.fieldAt+1 || !isSitemapField(local) {
 			r.endIfEmpty(depth)
 			return nil
@@ -184,9 +185,10 @@ func (r *Reader) startElement() error {
 }
 
 // sitemapChild handles a child of <url> or <sitemap> (sitemaps.org XML tag
-// definitions; Google's extensions, docs/sitemaps.md#sources). Children are matched
-// in any order (the schema's sequence is not relied on; docs/sitemaps.md#leniency); the extensions' own <loc> elements are one level
-// deeper and so never taken for the page's (#43).
+// definitions; Google's extensions, docs/sitemaps.md#sources). Children are
+// matched in any order (the schema's sequence is not relied on;
+// docs/sitemaps.md#leniency); the extensions' own <loc> elements are one
+// level deeper and so never taken for the page's (#43).
 func (r *Reader) sitemapChild(local []byte, depth int) {
 	s := &r.xml
 	switch string(local) {
@@ -276,8 +278,9 @@ func (s *xmlState) startField(f, depth int) {
 }
 
 // endElement handles the end tag in s.name: it closes the innermost open
-// element of that name and every element inside it. An end tag that
-// matches no open element is ignored and counts as damage (docs/sitemaps.md, case #47).
+// element of that name and every element inside it. An end tag that matches
+// no open element is ignored and counts as damage (docs/sitemaps.md, case
+// #47).
 func (r *Reader) endElement() {
 	s := &r.xml
 	for i := len(s.ends) - 1; i >= 0; i-- {
