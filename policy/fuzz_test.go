@@ -90,10 +90,10 @@ func addFuzzSeeds(f *testing.F) {
 // hostFirst returns the URLs that url.Parse makes of the path-only URL
 // string s, and of s with a host but no scheme in front: a relative
 // reference ("example.com/a") and an opaque URL ("example.com:8080/a").
-// Allowed must read the last two as the first (as Google's
-// GetPathParamsQuery in robots.cc does). It returns none for an s that does
-// not start with '/', or that url.Parse reads with a host ("//a/b"), or
-// rejects.
+// Allowed must read the last two as the first (as
+// Google's GetPathParamsQuery in robots.cc does). It returns none for an s
+// that does not start with '/', or that url.Parse reads with a host
+// ("//a/b"), or rejects.
 func hostFirst(s string) []*url.URL {
 	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") {
 		return nil

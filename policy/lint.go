@@ -457,9 +457,9 @@ func (l *linter) userAgent(ln lineInfo, value []byte) {
 			l.globalLine = ln.num
 			return
 		}
-		// RFC 9309 §2.2.1 merges them, so this is no error; Yandex's
-		// analyser rejects it (docs/robots-semantics.md#lint), and a second
-		// group is often one forgotten about.
+		// RFC 9309 §2.2.1 merges them, so this is no error;
+		// Yandex's analyser rejects it (docs/robots-semantics.md#lint), and
+		// a second group is often one forgotten about.
 		l.add(ln.num, SeverityWarning, codeMultipleGlobal,
 			"another \"user-agent: *\" group; the first one starts on line %d; crawlers following RFC 9309 merge them, yandex's analyser reports it", l.globalLine)
 		return

@@ -2,8 +2,8 @@ package policy
 
 import "bytes"
 
-// MaxSize is the number of bytes of a robots.txt body that are parsed. RFC
-// 9309 §2.5: crawlers must parse at least 500 KiB; Google parses exactly
+// MaxSize is the number of bytes of a robots.txt body that are parsed.
+// RFC 9309 §2.5: crawlers must parse at least 500 KiB; Google parses exactly
 // that much and ignores the rest (Google's robots.txt documentation, "File
 // format":
 // https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt).

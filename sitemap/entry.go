@@ -21,10 +21,10 @@ type Entry struct {
 	// returned as written: resolving them needs the file's URL (#71, #90).
 	Loc string
 
-	// LastMod is <lastmod> (any W3C Datetime form, docs/sitemaps.md, case
-	// #62, and the common deviations of #63), an RSS <pubDate> or <dc:date>,
-	// or an Atom <updated>, <modified>, <published> or <issued>. A value
-	// without a zone is read as UTC. Zero if absent or unparseable.
+	// LastMod is <lastmod> (any W3C Datetime form, docs/sitemaps.md,
+	// case #62, and the common deviations of #63), an RSS <pubDate> or
+	// <dc:date>, or an Atom <updated>, <modified>, <published> or <issued>.
+	// A value without a zone is read as UTC. Zero if absent or unparseable.
 	LastMod time.Time
 
 	// Index reports whether Loc names another sitemap: the entry comes

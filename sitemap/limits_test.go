@@ -12,7 +12,7 @@ import (
 )
 
 // TestGzipBomb reads one entry followed by 120 MB of spaces, gzipped to
-// about 120 KB (docs/sitemaps.md, case #30, §4.1): Next returns the entry,
+// about 120 KB (docs/sitemaps.md#limits, case #30): Next returns the entry,
 // then an error wrapping ErrTooLarge once 50 MiB are decompressed, and the
 // Reader allocates a few hundred KB, not the decompressed size.
 func TestGzipBomb(t *testing.T) {

@@ -109,8 +109,8 @@ func (r *Reader) Next() (Entry, error) {
 }
 
 // start unwraps gzip layers, skips byte order marks and white space and
-// chooses the format from the first byte (docs/sitemaps.md#formats, cases
-// #22-#34).
+// chooses the format from the first byte (docs/sitemaps.md#formats,
+// cases #22-#34).
 func (r *Reader) start() error {
 	maxSize := r.MaxSize
 	if maxSize <= 0 {

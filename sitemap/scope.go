@@ -76,8 +76,8 @@ func (sc *scope) under(u *url.URL) bool {
 }
 
 // inChildScope reports whether an index may list the sitemap u: on the
-// index's host or a host that announced the index (docs/sitemaps.md, case
-// #76), and in Strict mode under its directory (Google).
+// index's host or a host that announced the index (docs/sitemaps.md,
+// case #76), and in Strict mode under its directory (Google).
 func (sc *scope) inChildScope(u *url.URL) bool {
 	h := hostKey(u)
 	if h == sc.host {

@@ -366,10 +366,10 @@ func TestWalkCrossHost(t *testing.T) {
 }
 
 func TestWalkForeignChild(t *testing.T) {
-	// An index child on another host is not fetched (docs/sitemaps.md, case
-	// #76); a sitemap robots.txt announces on another host is, and may list
-	// the announcing host's pages, but not its own host's (an attacker's
-	// robots.txt must not make the walk seed another host).
+	// An index child on another host is not fetched (docs/sitemaps.md,
+	// case #76); a sitemap robots.txt announces on another host is, and may
+	// list the announcing host's pages, but not its own host's (an
+	// attacker's robots.txt must not make the walk seed another host).
 	o := newTestSite(t, map[string]*testFile{
 		"/robots.txt": {body: ""},
 		"/cdn.xml":    {body: urlsetOf("{{other}}/page", "{{host}}/cdn-page")},

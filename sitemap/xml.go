@@ -279,8 +279,8 @@ func (s *xmlState) startField(f, depth int) {
 
 // endElement handles the end tag in s.name: it closes the innermost open
 // element of that name and every element inside it. An end tag that matches
-// no open element is ignored and counts as damage (docs/sitemaps.md, case
-// #47).
+// no open element is ignored and counts as damage (docs/sitemaps.md,
+// case #47).
 func (r *Reader) endElement() {
 	s := &r.xml
 	for i := len(s.ends) - 1; i >= 0; i-- {

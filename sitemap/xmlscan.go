@@ -358,8 +358,8 @@ func localName(name []byte) []byte {
 
 // decodeEntities appends b to dst with the five predefined entities and
 // character references decoded. Anything else after "&" (a raw "&", an
-// undefined entity such as &nbsp;) is kept as it is (docs/sitemaps.md, cases
-// #49, #51).
+// undefined entity such as &nbsp;) is kept as it is (docs/sitemaps.md,
+// cases #49, #51).
 func decodeEntities(dst, b []byte) []byte {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '&')
