@@ -5,5 +5,5 @@
 //	go test -bench . -benchmem                        # Go benchmarks, one per engine and task
 //	go test -run XXX -bench BroadHosts -benchtime 1x  # a broad crawl: 100,000 hosts, one page each
 //	go run ./compare                                  # the comparison table printed in the README
-//	go run ./slowweb                                  # "a slow web": politeness judged at the server (issue 20)
+//	go run ./slowweb                                  # "a slow web": politeness judged at the server
 package bench

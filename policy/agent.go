@@ -86,7 +86,7 @@ func browserProduct(name string) bool {
 
 // tokenPrefix returns the longest prefix of s made of [A-Za-z_-].
 //
-// ROBOTS.md §12: a User-agent value in the file is cut to this prefix, so
+// docs/robots-semantics.md#product-tokens: a User-agent value in the file is cut to this prefix, so
 // "googlebot/1.2" names "googlebot" and "Foo Bar" names "Foo".
 func tokenPrefix[S string | []byte](s S) S {
 	for i := 0; i < len(s); i++ {

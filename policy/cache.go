@@ -74,10 +74,11 @@ func (e Entry) RobotsURL() string {
 
 // The Cache's fixed limits. Each cites the rule it implements.
 const (
-	// unreachableLimit: RFC 9309 §2.3.1.4 and ROBOTS.md §2: after robots.txt
-	// has been unreachable for "a reasonably long period of time (for
-	// example, 30 days)", the last good copy is used, or, with none,
-	// everything is allowed.
+	// unreachableLimit: RFC 9309 §2.3.1.4 and
+	// docs/robots-semantics.md#unreachable: after robots.txt has been
+	// unreachable for "a reasonably long period of time (for example, 30
+	// days)", the last good copy is used, or, with none, everything is
+	// allowed.
 	unreachableLimit = 30 * 24 * time.Hour
 	// maxTTL: RFC 9309 §2.4: a cached robots.txt SHOULD NOT be used for
 	// more than 24 hours unless it is unreachable.
@@ -255,7 +256,7 @@ func (c *Cache) now() time.Time {
 // entry that holds a verdict is returned at once, and one refresh starts
 // in the background.
 //
-// The status rules (RFC 9309 §2.3.1, ROBOTS.md §2):
+// The status rules (RFC 9309 §2.3.1, docs/robots-semantics.md#status-codes):
 //   - 2xx: the body's first 500 KiB are parsed: [StateParsed].
 //   - 3xx: up to 5 redirects are followed, to any host; the rules found
 //     apply to the origin of u. More, or a loop: as 404.
@@ -363,7 +364,7 @@ func (c *Cache) entry(origin string, rec Record, now time.Time) (e Entry, verdic
 	case rec.State != StateUnreachable:
 		// Not a state this package writes: a damaged record fails closed.
 	case rec.GoodState != 0:
-		// ROBOTS.md §3: the cached copy is kept longer when refreshing
+		// Google: the cached copy is kept longer when refreshing
 		// fails.
 		e.Robots = c.good(rec)
 		e.Stale = e.Robots != nil
@@ -639,7 +640,7 @@ func (c *Cache) update(old Record, ok bool, o outcome, now time.Time) Record {
 // again.
 //
 // RFC 9309 §2.4: crawlers MAY use cache control and SHOULD NOT use a
-// cached copy for more than 24 hours; ROBOTS.md §3: max-age may lengthen or
+// cached copy for more than 24 hours; Google: max-age may lengthen or
 // shorten the cache time.
 func (c *Cache) lifetime(o outcome) time.Duration {
 	ttl := orDefault(c.TTL, maxTTL)

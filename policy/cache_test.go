@@ -132,8 +132,9 @@ func TestCacheZeroValue(t *testing.T) {
 	}
 }
 
-// TestCacheMaxAge: RFC 9309 §2.4, ROBOTS.md §3: Cache-Control max-age
-// shortens or lengthens the 24 h lifetime, within [1h, 24h] (or TTL).
+// TestCacheMaxAge: RFC 9309 §2.4, docs/robots-semantics.md#caching:
+// Cache-Control max-age shortens or lengthens the 24 h lifetime, within [1h,
+// 24h] (or TTL).
 func TestCacheMaxAge(t *testing.T) {
 	tests := []struct {
 		name         string
@@ -237,8 +238,9 @@ func TestCacheStaleWhileRefresh(t *testing.T) {
 	}
 }
 
-// TestCacheLastGoodCopy: ROBOTS.md §3: when a refresh fails, the last good
-// copy stays in force, and robots.txt is retried on the back-off schedule.
+// TestCacheLastGoodCopy: docs/robots-semantics.md#unreachable: when a
+// refresh fails, the last good copy stays in force, and robots.txt is
+// retried on the back-off schedule.
 func TestCacheLastGoodCopy(t *testing.T) {
 	for _, good := range []struct {
 		status      int
@@ -462,9 +464,9 @@ func TestCacheLRU(t *testing.T) {
 	}
 }
 
-// TestCacheOriginsShareEntry: ROBOTS.md §1: an IDN and its punycode, and a
-// host with and without its default port, are one origin: one entry, one
-// fetch.
+// TestCacheOriginsShareEntry: Google, file location: an IDN and its
+// punycode, and a host with and without its default port, are one origin:
+// one entry, one fetch.
 func TestCacheOriginsShareEntry(t *testing.T) {
 	var hosts sync.Map
 	srv, n := robotsServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -816,7 +818,7 @@ func TestCacheMaxFetchesDefault(t *testing.T) {
 // while it waits in the queue; a look-up waiting for a queued fetch
 // returns when its ctx ends, and the fetch still runs for the others. A
 // fetch that stalls for a quarter of its Timeout gives its slot up to the
-// queued one (issue 21).
+// queued one.
 func TestCacheQueuedTimeout(t *testing.T) {
 	srv, arrived, release, _ := blockingServer(t)
 	clock := newFakeClock()
@@ -878,7 +880,7 @@ func TestCacheQueuedTimeout(t *testing.T) {
 }
 
 // TestCacheStalledOriginsGiveSlotsUp: origins whose robots.txt stalls
-// cannot hold robots.txt up for every other origin (issue 21): a healthy
+// cannot hold robots.txt up for every other origin: a healthy
 // origin queued behind as many stalled fetches as there are slots is
 // fetched while they still run.
 func TestCacheStalledOriginsGiveSlotsUp(t *testing.T) {

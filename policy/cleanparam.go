@@ -8,9 +8,10 @@ import (
 
 // A CleanParam is a Yandex Clean-param line: URL query parameters that do
 // not change a page's content, optionally limited to paths starting with
-// Path (ROBOTS.md §10; Yandex's syntax is "Clean-param: p0[&p1&..&pn]
-// [path]"). Clean-param lines belong to no group: every line applies to
-// every crawler, wherever it stands in the file.
+// Path (docs/robots-semantics.md#clean-param; Yandex's syntax is
+// "Clean-param: p0[&p1&..&pn] [path]"). Clean-param lines belong to no
+// group: every line applies to every crawler, wherever it stands in the
+// file.
 type CleanParam struct {
 	Params []string // parameter names, as written between '&'; never empty
 	Path   string   // path prefix as written; "" means every path

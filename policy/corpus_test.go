@@ -68,8 +68,8 @@ func TestCorpus(t *testing.T) {
 }
 
 // TestCorpusBigFileCut proves that the largest corpus file (853 KB) is cut
-// at MaxSize (ROBOTS.md §4): a rule appended at its end, and every rule past
-// the cut, has no effect, while the file still parses.
+// at MaxSize (docs/robots-semantics.md#limits): a rule appended at its end,
+// and every rule past the cut, has no effect, while the file still parses.
 func TestCorpusBigFileCut(t *testing.T) {
 	names, bodies := corpusFiles(t)
 	big := 0
@@ -120,8 +120,8 @@ func TestCorpusBigFileCut(t *testing.T) {
 }
 
 // TestSizeCut builds a file whose second rule starts after 600 KiB of
-// comments: it is ignored (ROBOTS.md §4). A rule that ends exactly at
-// MaxSize still counts.
+// comments: it is ignored (docs/robots-semantics.md#limits). A rule that
+// ends exactly at MaxSize still counts.
 func TestSizeCut(t *testing.T) {
 	head := "User-agent: *\nDisallow: /early\n"
 	pad := strings.Repeat("# comment line that pads the file to past the limit\n", (600<<10)/52)
@@ -135,7 +135,7 @@ func TestSizeCut(t *testing.T) {
 		want bool
 	}{{"/early", false}, {"/late", true}, {"/other", true}} {
 		if got := r.Allowed("x", parseTestURL(t, c.path)); got != c.want {
-			t.Errorf("ROBOTS.md §4: Allowed(%q, %q) = %v, want %v", "x", c.path, got, c.want)
+			t.Errorf("MaxSize: Allowed(%q, %q) = %v, want %v", "x", c.path, got, c.want)
 		}
 	}
 
@@ -149,7 +149,7 @@ func TestSizeCut(t *testing.T) {
 		want bool
 	}{{"/edge", false}, {"/edg", true}, {"/beyond", true}} {
 		if got := r.Allowed("x", parseTestURL(t, c.path)); got != c.want {
-			t.Errorf("ROBOTS.md §4: Allowed(%q, %q) = %v, want %v", "x", c.path, got, c.want)
+			t.Errorf("MaxSize: Allowed(%q, %q) = %v, want %v", "x", c.path, got, c.want)
 		}
 	}
 }

@@ -26,8 +26,8 @@
 //
 // # Deliberate choices
 //
-// Where the sources differ, this package follows ../shared/spec/ROBOTS.md
-// §12:
+// Where the sources differ, this package follows docs/robots-semantics.md
+// in this repository:
 //   - Both the rule and the URL are normalised before comparison
 //     (RFC 9309 §2.2.2): bytes that may not stand in a URI are
 //     percent-encoded, escape hex is upper-cased, escapes of unreserved

@@ -141,7 +141,8 @@ func fetch(ctx context.Context, client *http.Client, origin, userAgent string, n
 		o.state = StateUnavailable
 		return o
 	case code == http.StatusTooManyRequests:
-		// ROBOTS.md §12, Google: 429 is a server error, not a 4xx.
+		// Google: 429 is a server error, not a 4xx
+		// (docs/robots-semantics.md#status-codes).
 		return fail(nil)
 	case 400 <= code && code < 500:
 		// RFC 9309 §2.3.1.3: robots.txt is unavailable (401 and 403

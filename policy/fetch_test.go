@@ -18,7 +18,8 @@ import (
 	"time"
 )
 
-// TestFetchStatus: one row per status of RFC 9309 §2.3.1 and ROBOTS.md §2.
+// TestFetchStatus: one row per status of RFC 9309 §2.3.1 and
+// docs/robots-semantics.md#status-codes.
 func TestFetchStatus(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -39,8 +40,8 @@ func TestFetchStatus(t *testing.T) {
 		{"403", 403, testRules, StateUnavailable, true, true, false},
 		{"404", 404, testRules, StateUnavailable, true, true, false},
 		{"410", 410, testRules, StateUnavailable, true, true, false},
-		// ROBOTS.md §12: 429 is a server error; RFC 9309 §2.3.1.4: 5xx
-		// disallows all.
+		// docs/robots-semantics.md#status-codes: 429 is a server error;
+		// RFC 9309 §2.3.1.4: 5xx disallows all.
 		{"429", 429, testRules, StateUnreachable, false, false, true},
 		{"500", 500, testRules, StateUnreachable, false, false, true},
 		{"502", 502, testRules, StateUnreachable, false, false, true},

@@ -90,9 +90,10 @@ func addFuzzSeeds(f *testing.F) {
 // hostFirst returns the URLs that url.Parse makes of the path-only URL
 // string s, and of s with a host but no scheme in front: a relative
 // reference ("example.com/a") and an opaque URL ("example.com:8080/a").
-// Allowed must read the last two as the first (google-matcher.md "URL to
-// path"). It returns none for an s that does not start with '/', or that
-// url.Parse reads with a host ("//a/b"), or rejects.
+// Allowed must read the last two as the first (as
+// Google's GetPathParamsQuery in robots.cc does). It returns none for an s
+// that does not start with '/', or that url.Parse reads with a host
+// ("//a/b"), or rejects.
 func hostFirst(s string) []*url.URL {
 	if !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") {
 		return nil
@@ -108,11 +109,11 @@ func hostFirst(s string) []*url.URL {
 	return urls
 }
 
-// FuzzParse checks the invariants every robots.txt must keep (style-anchors
-// §9 point 39): no panic; /robots.txt is always allowed; CRLF line breaks
-// and a leading BOM change nothing; decisions are deterministic; Explain
-// agrees with Allowed; a URL without a scheme is read with its first
-// component for the host; Lint never panics.
+// FuzzParse checks the invariants every robots.txt must keep: no panic;
+// /robots.txt is always allowed; CRLF line breaks and a leading BOM change
+// nothing; decisions are deterministic; Explain agrees with Allowed; a URL
+// without a scheme is read with its first component for the host; Lint never
+// panics.
 func FuzzParse(f *testing.F) {
 	addFuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -270,7 +271,7 @@ func TestMatchReference(t *testing.T) {
 // FuzzTarget checks targetOf on whatever url.Parse accepts: no panic; the
 // target starts with '/', is normalised and summarised exactly; and the
 // schemeless forms of a path-only URL string read as the string itself
-// (google-matcher.md "URL to path").
+// (as Google's GetPathParamsQuery in robots.cc does).
 func FuzzTarget(f *testing.F) {
 	for _, s := range []string{
 		"", "/", "/a?b#c", "example.com/a;b#c", "a", "//a/b/c", "example.com:8080/a?q",

@@ -17,8 +17,9 @@ import (
 // upstream helper is IsUserAgentAllowed(robotstxt, useragent, url); here the
 // call is Parse(robotstxt).Allowed(agent, u) with u, _ := url.Parse(url).
 //
-// Where ROBOTS.md §12 deliberately differs from the upstream expectation
-// (the URL is normalised like the rule), want holds the §12 expectation and
+// Where this repository deliberately differs from the upstream expectation
+// (the URL is normalised like the rule; see docs/robots-semantics.md#normalisation),
+// want holds this repository's expectation and
 // deviation says what upstream expects and why.
 var googleCases = []struct {
 	id        string
@@ -102,12 +103,12 @@ var googleCases = []struct {
 	{"ID_Encoding", "User-agent: FooBot\nDisallow: /\nAllow: /foo/bar?qux=taz&baz=http://foo.bar?tar&par\n", "FooBot", "http://foo.bar/foo/bar?qux=taz&baz=http://foo.bar?tar&par", true, ""},
 	{"ID_Encoding", "User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/ツ\n", "FooBot", "http://foo.bar/foo/bar/%E3%83%84", true, ""},
 	{"ID_Encoding", "User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/ツ\n", "FooBot", "http://foo.bar/foo/bar/ツ", true,
-		"upstream expects false: it does not encode the URL; ROBOTS.md §12 normalises the URL too, so ツ ≡ %E3%83%84"},
+		"upstream expects false: it does not encode the URL; this repository normalises the URL too (docs/robots-semantics.md#normalisation), so ツ ≡ %E3%83%84"},
 	{"ID_Encoding", "User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/%E3%83%84\n", "FooBot", "http://foo.bar/foo/bar/%E3%83%84", true, ""},
 	{"ID_Encoding", "User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/%E3%83%84\n", "FooBot", "http://foo.bar/foo/bar/ツ", true,
-		"upstream expects false: it does not encode the URL; ROBOTS.md §12 normalises the URL too, so ツ ≡ %E3%83%84"},
+		"upstream expects false: it does not encode the URL; this repository normalises the URL too (docs/robots-semantics.md#normalisation), so ツ ≡ %E3%83%84"},
 	{"ID_Encoding", "User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/%62%61%7A\n", "FooBot", "http://foo.bar/foo/bar/baz", true,
-		"upstream expects false; ROBOTS.md §12 decodes escapes of unreserved characters on both sides, so %62%61%7A ≡ baz (as RFC 9309 §2.2.2's table says)"},
+		"upstream expects false; this repository decodes escapes of unreserved characters on both sides, so %62%61%7A ≡ baz (as RFC 9309 section 2.2.2's table says; docs/robots-semantics.md#normalisation)"},
 	{"ID_Encoding", "User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/%62%61%7A\n", "FooBot", "http://foo.bar/foo/bar/%62%61%7A", true, ""},
 
 	{"ID_SpecialCharacters", gSpecialStar, "FooBot", "http://foo.bar/foo/bar/quz", false, ""},
@@ -256,8 +257,8 @@ func TestGoogleSuite(t *testing.T) {
 
 func TestGoogleSuiteSize(t *testing.T) {
 	// Upstream has 145 allow/disallow assertions, 77 expecting allowed and
-	// 68 disallowed (google-matcher.md); the 3 ID_Encoding deviations turn
-	// 3 of the disallowed into allowed.
+	// 68 disallowed (robots_test.cc in https://github.com/google/robotstxt);
+	// the 3 ID_Encoding deviations turn 3 of the disallowed into allowed.
 	allowed, deviations := 0, 0
 	for _, c := range googleCases {
 		if c.want {

@@ -46,7 +46,8 @@ func TestGroupLookupManyAgents(t *testing.T) {
 // applies to the user-agent lines above it in its record, which is what both
 // common real shapes mean (github.com's "User-agent: baidu / Crawl-delay: 1"
 // before the '*' record, and a '*' delay just before a group of its own).
-// Rules, by contrast, belong to the whole record (ROBOTS.md §6).
+// Rules, by contrast, belong to the whole record (Google, "Grouping of lines
+// and rules").
 func TestCrawlDelayAppliesAbove(t *testing.T) {
 	r := Parse([]byte("User-agent: baidu\ncrawl-delay: 1\n\nUser-agent: *\nDisallow: /x\n\nUser-agent: later\nCrawl-delay: 5\nCrawl-delay: 2\nUser-agent: late2\nDisallow: /y\nUser-agent: next\nDisallow: /z\n"))
 	for _, tt := range []struct {

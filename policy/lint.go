@@ -12,7 +12,8 @@ import (
 )
 
 // Limits of Yandex's robots.txt analyser that the linter checks
-// (ROBOTS.md §11). The matcher itself has no such limits.
+// (https://yandex.com/support/webmaster/en/error-dictionary/robots-txt.html;
+// docs/robots-semantics.md#lint). The matcher itself has no such limits.
 const (
 	maxRules         = 2048 // rules (Allow and Disallow lines) per file
 	maxRuleLen       = 1024 // characters per rule path
@@ -149,8 +150,8 @@ const (
 // on one line, in the order the checks ran. A clean file yields nil.
 //
 // Lint reads the body the way [Parse] does (RFC 9309 §2.2 plus Google's
-// tokenizer, ROBOTS.md §4) and reports, besides what Google silently drops,
-// the errors and warnings of Yandex's robots.txt analyser (ROBOTS.md §11).
+// tokenizer, docs/robots-semantics.md#tokenizer) and reports, besides what Google silently drops,
+// the errors and warnings of Yandex's robots.txt analyser (docs/robots-semantics.md#lint).
 // It accepts any bytes, never panics, and runs in time linear in
 // min(len(body), MaxSize).
 func Lint(body []byte) []Diagnostic {
@@ -456,9 +457,9 @@ func (l *linter) userAgent(ln lineInfo, value []byte) {
 			l.globalLine = ln.num
 			return
 		}
-		// RFC 9309 §2.2.1 merges them, so this is no error; Yandex's
-		// analyser rejects it (ROBOTS.md §11), and a second group is often
-		// one forgotten about.
+		// RFC 9309 §2.2.1 merges them, so this is no error;
+		// Yandex's analyser rejects it (docs/robots-semantics.md#lint), and
+		// a second group is often one forgotten about.
 		l.add(ln.num, SeverityWarning, codeMultipleGlobal,
 			"another \"user-agent: *\" group; the first one starts on line %d; crawlers following RFC 9309 merge them, yandex's analyser reports it", l.globalLine)
 		return
@@ -471,12 +472,13 @@ func (l *linter) userAgent(ln lineInfo, value []byte) {
 		l.add(ln.num, SeverityWarning, codeEmptyAgent,
 			"user-agent %s does not start with a product token (letters, '-' and '_'), so the group names no crawler", quote(value))
 	case len(token) < len(value):
-		// ROBOTS.md §12: "googlebot/1.2" and "googlebot*" name googlebot,
-		// which is meant; anything else after the token probably is not.
-		// A crawler cuts its own name the same way, so "MJ12bot" and
-		// "SuperBot/3.1 (Win32)" still name MJ12bot and SuperBot: no
-		// mistake. A list of names ("Googlebot, Bingbot") names only its
-		// first, and a browser's User-Agent header names "Mozilla".
+		// docs/robots-semantics.md#product-tokens: "googlebot/1.2" and
+		// "googlebot*" name googlebot, which is meant; anything else after
+		// the token probably is not. A crawler cuts its own name the same
+		// way, so "MJ12bot" and "SuperBot/3.1 (Win32)" still name MJ12bot
+		// and SuperBot: no mistake. A list of names ("Googlebot, Bingbot")
+		// names only its first, and a browser's User-Agent header names
+		// "Mozilla".
 		if isNameList(value[len(token):]) || equalFold([]byte(token), "mozilla") {
 			l.add(ln.num, SeverityWarning, codeAgentTruncated,
 				"user-agent %s is read as %q: a product token is only the leading letters, '-' and '_' (RFC 9309 §2.2.1)", quote(value), token)
@@ -552,7 +554,8 @@ func (l *linter) rule(ln lineInfo, allow bool, value []byte) {
 		}
 	}
 	if value[0] != '/' && value[0] != '*' {
-		// ROBOTS.md §12: such a path never matches; this library ignores it.
+		// docs/robots-semantics.md#rule-paths: such a path never matches;
+		// this library ignores it.
 		hint := ""
 		if hasPrefixFold(value, "http://") || hasPrefixFold(value, "https://") {
 			hint = "; write the path alone, without scheme and host"
@@ -569,7 +572,8 @@ func (l *linter) rule(ln lineInfo, allow bool, value []byte) {
 }
 
 // pathChars warns about characters in a rule path that a URL cannot hold
-// unescaped (RFC 3986 §2, ROBOTS.md §12) and about a literal '$'.
+// unescaped (RFC 3986 §2, docs/robots-semantics.md#normalisation) and about
+// a literal '$'.
 func (l *linter) pathChars(ln lineInfo, key string, value []byte) {
 	illegal, badPercent, dollar := -1, -1, -1
 	for i := 0; i < len(value); i++ {
@@ -614,7 +618,8 @@ func isHex(c byte) bool {
 
 func (l *linter) sitemap(ln lineInfo, value []byte) {
 	l.lineChecks(ln, keyName(keySitemap), value)
-	// ROBOTS.md §10: the value is an absolute URL with scheme and host.
+	// RFC 9309 §2.2.4, sitemaps.org: the value is an absolute URL with
+	// scheme and host.
 	if len(value) == 0 {
 		l.add(ln.num, SeverityError, codeSitemap, "sitemap has no url")
 		return
@@ -646,7 +651,7 @@ func (l *linter) sitemap(ln lineInfo, value []byte) {
 		l.add(ln.num, SeverityWarning, codeSitemapNotFile,
 			"sitemap url %s has no path; it should name the sitemap file itself", quote(value))
 	case u.RawQuery == "" && strings.HasSuffix(u.Path, "/"):
-		// ROBOTS.md §11: no trailing '/' after the file name.
+		// docs/robots-semantics.md#lint: no trailing '/' after the file name.
 		l.add(ln.num, SeverityWarning, codeSitemapNotFile,
 			"sitemap url %s ends in '/'; it should name the sitemap file itself", quote(value))
 	}
@@ -654,7 +659,8 @@ func (l *linter) sitemap(ln lineInfo, value []byte) {
 
 // isUnusedKey reports whether key is one that other engines define and
 // that crawlers recognise but this library does not act on; Google's
-// reporting parser lists the same ones as "unused" (ROBOTS.md §5, §11).
+// reporting parser lists the same ones as "unused" (reporting_robots_test.cc in
+// https://github.com/google/robotstxt; docs/robots-semantics.md#lint).
 // Crawl-delay and Clean-param are checked separately.
 func isUnusedKey(key []byte) bool {
 	for _, k := range [...]string{

@@ -13,7 +13,8 @@ import (
 )
 
 // lintSeverity is the severity every diagnostic code must carry
-// (ROBOTS.md §11 splits the analyser's checks into errors and warnings).
+// (docs/robots-semantics.md#lint splits the analyser's checks into errors
+// and warnings).
 var lintSeverity = map[string]Severity{
 	codeTooLarge:        SeverityError,
 	codeHTML:            SeverityError,
@@ -76,7 +77,7 @@ func TestLint(t *testing.T) {
 		body string
 		want []string
 	}{
-		// ROBOTS.md §11 errors.
+		// Yandex analyser errors (docs/robots-semantics.md#lint).
 		{"rule not starting with slash", "User-agent: *\nDisallow: fish/\nAllow: *.php\n",
 			[]string{lintAt(2, codeRuleBadStart)}},
 		{"rule that is a full url", "User-agent: *\nDisallow: https://example.com/private\n",
@@ -84,7 +85,7 @@ func TestLint(t *testing.T) {
 		{"several star groups", "User-agent: *\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\nUser-agent: x\nUser-agent: *\nAllow: /c\n",
 			[]string{lintAt(4, codeMultipleGlobal), lintAt(7, codeMultipleGlobal)}},
 		{"star twice in one group", "User-agent: *\nUser-agent: *\nDisallow: /\n", nil},
-		// ROBOTS.md §6: sitemap and unknown lines do not end a group.
+		// Google, grouping: sitemap and unknown lines do not end a group.
 		{"star record across sitemap line", "User-agent: *\nSitemap: https://x.test/s.xml\nUser-agent: *\nDisallow: /\n", nil},
 		{"2048 rules", lintRules(2048), nil},
 		{"2049 rules", lintRules(2049), []string{lintAt(2050, codeTooManyRules)}},
@@ -105,7 +106,7 @@ func TestLint(t *testing.T) {
 		{"sitemap ending in slash", "Sitemap: https://x.test/sitemap/\nSitemap: https://x.test\n",
 			[]string{lintAt(1, codeSitemapNotFile), lintAt(2, codeSitemapNotFile)}},
 		{"sitemap ending in slash with a query", "Sitemap: https://x.test/sitemap/?file=sitemap.xml\n", nil},
-		// ROBOTS.md §10: non-ASCII sitemap URLs need not be encoded.
+		// A non-ASCII sitemap URL is no error: it is read as written.
 		{"non-ascii sitemap", "Sitemap: https://ja.example.org/テスト-サイトマップ.xml\n", nil},
 		{"clean-param fine", "Clean-param: utm_source&utm_medium /articles/\nClean-param: ref\nClean-param: s *.php\nClean-param: panorama%5Bspan%5D&a[b] /maps/\n", nil},
 		{"clean-param with a value", "Clean-param: print=1 /news/\n", []string{lintAt(1, codeCleanParamName)}},
@@ -124,7 +125,7 @@ func TestLint(t *testing.T) {
 			[]string{lintAt(2, codeCrawlDelay), lintAt(3, codeCrawlDelay), lintAt(4, codeCrawlDelay)}},
 		{"crawl-delay outside group", "Crawl-delay: 5\n", []string{lintAt(1, codeDelayNoGroup)}},
 
-		// ROBOTS.md §11 warnings.
+		// Yandex analyser warnings (docs/robots-semantics.md#lint).
 		{"illegal characters", "User-agent: *\nDisallow: /a b\nDisallow: /a\\b\nDisallow: /a|b\nDisallow: /a%zz\nDisallow: /a%2\n",
 			[]string{lintAt(2, codeIllegalChar), lintAt(3, codeIllegalChar), lintAt(4, codeIllegalChar), lintAt(5, codeIllegalChar), lintAt(6, codeIllegalChar)}},
 		{"legal characters", "User-agent: *\nDisallow: /*.php$\nDisallow: /テ\nDisallow: /%E3%83%86?a=b&c=%7e;x\n", nil},
@@ -167,7 +168,8 @@ func TestLint(t *testing.T) {
 		{"syntax errors", "absolutely random line\n: /a\nfoo\n",
 			[]string{lintAt(1, codeSyntax), lintAt(2, codeSyntax), lintAt(3, codeSyntax)}},
 
-		// What Google silently accepts or ignores (ROBOTS.md §4, §5).
+		// What Google silently accepts or ignores
+		// (docs/robots-semantics.md#tokenizer).
 		{"accepted typos", "useragent: a\nuser agent: b\nDissallow: /a\ndisalow: /b\nSite-map: https://x.test/s.xml\n",
 			[]string{lintAt(1, codeTypo), lintAt(2, codeTypo), lintAt(3, codeTypo), lintAt(4, codeTypo), lintAt(5, codeTypo)}},
 		{"prefix keys", "User-agentfoo: a\nDisallowed: /x\nSitemaps: https://x.test/s.xml\nCrawl-delays: 1\n",

@@ -97,7 +97,7 @@ func summarize(s string, t *octetTable) uint64 {
 func normal(s string, t *octetTable) bool { return summarize(s, t)&notPlain == 0 }
 
 // appendNormal appends s to dst in the one form both sides of a match are
-// brought to (ROBOTS.md §12, RFC 9309 §2.2.2): octets that may not stand in a
+// brought to (docs/robots-semantics.md#normalisation, RFC 9309 §2.2.2): octets that may not stand in a
 // URI are percent-encoded, escape hex is upper-cased, and escapes of
 // unreserved characters are decoded. Escapes of reserved characters stay
 // escaped, so "/a%2Fb" and "/a/b" remain different. A '%' that does not
@@ -139,7 +139,7 @@ func appendNormal(dst []byte, s string, t *octetTable) []byte {
 // summary of its octets: the escaped path (or "/" when empty), then '?'
 // and the raw query when u has one, both normalised by appendNormal, '*'
 // and '$' encoded. The fragment is ignored and the query keeps its wire
-// order (ROBOTS.md §12).
+// order (docs/robots-semantics.md#wildcards).
 //
 // A path that does not start with '/' gets one in front when u has a host
 // (net/url writes a '/' between them). Opaque data ("example.com:8080/a",
@@ -220,7 +220,7 @@ func builtTarget(dst []byte, u *url.URL) (string, octetSet) {
 // "scheme://" for one whose first component is the host ("a/b" → "/b",
 // "a" → "/", "example.com?a" → "/?a"), skips a leading "//" and the
 // authority after it, and starts the path at the first '/', '?' or ';'
-// (google-matcher.md, "URL to path"). url.Parse has already split off the
+// (GetPathParamsQuery in Google's robots.cc). url.Parse has already split off the
 // query and the fragment.
 func pathOf(p string) string {
 	if len(p) >= 2 && p[0] == '/' && p[1] == '/' {

@@ -18,7 +18,7 @@ var ErrNoOrigin = errors.New("policy: URL has no http or https origin")
 // Origin returns the origin of an absolute http or https URL: the scope of
 // one robots.txt file, written "scheme://host" or "scheme://host:port".
 //
-// RFC 9309 §2.3 and ROBOTS.md §1: a robots.txt applies to one scheme, host
+// RFC 9309 §2.3 and Google's "File location and range of validity": a robots.txt applies to one scheme, host
 // and port. So the scheme and host are lower-cased, a trailing dot of the
 // host is dropped, an internationalised host name is converted to its
 // punycode (A-label) form, IPv6 literals are written in their canonical
@@ -101,7 +101,7 @@ func originHost(host string, bracketed bool) (string, error) {
 		// in practice and are kept as they are.
 		return strings.ToLower(host), nil
 	}
-	// ROBOTS.md §1: an IDN is the same host as its punycode form.
+	// Google: an IDN is the same host as its punycode form.
 	a, err := idna.Lookup.ToASCII(host)
 	if err != nil {
 		return "", errors.New("invalid internationalised host name")
@@ -124,7 +124,7 @@ func originPort(scheme, port string) (string, error) {
 		return "", errors.New("invalid port")
 	}
 	if scheme == "http" && n == 80 || scheme == "https" && n == 443 {
-		return "", nil // ROBOTS.md §1: standard ports equal the bare host.
+		return "", nil // Google: standard ports equal the bare host.
 	}
 	return strconv.FormatUint(n, 10), nil
 }

@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// TestOrigin: ROBOTS.md §1: scheme + host + port, host normalised, default
+// TestOrigin: RFC 9309 §2.3, Google's "File location and range of
+// validity": scheme + host + port, host normalised, default
 // ports folded.
 func TestOrigin(t *testing.T) {
 	tests := []struct {
@@ -26,7 +27,7 @@ func TestOrigin(t *testing.T) {
 		{"http://user:pass@example.com/", "http://example.com"},
 		{"http://www.example.com/", "http://www.example.com"},
 		{"http://my_host.example.com/", "http://my_host.example.com"},
-		// ROBOTS.md §1: an IDN equals its punycode.
+		// Google, file location: an IDN equals its punycode.
 		{"https://www.exämple.com/", "https://www.xn--exmple-cua.com"},
 		{"https://WWW.EXÄMPLE.COM./", "https://www.xn--exmple-cua.com"},
 		{"https://www.xn--exmple-cua.com/", "https://www.xn--exmple-cua.com"},

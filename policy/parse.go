@@ -4,7 +4,9 @@ import "bytes"
 
 // MaxSize is the number of bytes of a robots.txt body that are parsed.
 // RFC 9309 §2.5: crawlers must parse at least 500 KiB; Google parses exactly
-// that much and ignores the rest (ROBOTS.md §4).
+// that much and ignores the rest (Google's robots.txt documentation, "File
+// format":
+// https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt).
 const MaxSize = 500 << 10
 
 // maxLineLen is the number of bytes of one line that are kept.

@@ -98,8 +98,9 @@ func checkEvents(t *testing.T, name, body string, want []event) {
 	}
 }
 
-// google-matcher.md "Tokenising" 2 and robots_test.cc
-// ID_LinesNumbersAreCountedCorrectly: LF, CR and CRLF each end a line.
+// Google's tokenizer (docs/robots-semantics.md#tokenizer, point 2) and
+// robots_test.cc ID_LinesNumbersAreCountedCorrectly: LF, CR and CRLF each
+// end a line.
 func TestParseLineEndings(t *testing.T) {
 	for name, body := range map[string]string{
 		"unix":       "User-Agent: foo\nAllow: /some/path\nUser-Agent: bar\n\n\nDisallow: /\n",
@@ -142,8 +143,8 @@ func TestParseLineEndings(t *testing.T) {
 	checkEvents(t, "only breaks", "\n\r\n\r", nil)
 }
 
-// google-matcher.md "Tokenising" 1 and robots_test.cc
-// ID_UTF8ByteOrderMarkIsSkipped.
+// Google's tokenizer (docs/robots-semantics.md#tokenizer, point 1) and
+// robots_test.cc ID_UTF8ByteOrderMarkIsSkipped.
 func TestParseBOM(t *testing.T) {
 	for _, c := range []struct {
 		name                string
@@ -216,8 +217,9 @@ func TestSkipBOM(t *testing.T) {
 	}
 }
 
-// google-matcher.md "Tokenising" 3: only the first 16,663 bytes of a line
-// are kept; the rest of the line is dropped and does not become a new line.
+// Google's tokenizer (docs/robots-semantics.md#tokenizer, point 3): only the
+// first 16,663 bytes of a line are kept; the rest of the line is dropped and
+// does not become a new line.
 func TestParseLineLength(t *testing.T) {
 	if maxLineLen != 16663 {
 		t.Errorf("maxLineLen = %d, want 16663", maxLineLen)
@@ -256,7 +258,8 @@ func TestParseLineLength(t *testing.T) {
 	}
 }
 
-// google-matcher.md "Tokenising" 4: a NUL byte ends its line's content.
+// Google's tokenizer (docs/robots-semantics.md#tokenizer, point 4): a NUL
+// byte ends its line's content.
 func TestParseNUL(t *testing.T) {
 	checkEvents(t, "NUL", "User-agent: foo\x00bar\nDisallow: /a\x00/b\n\x00Disallow: /c\nAllow: /d", []event{
 		{line: 1, kind: "user-agent", value: "foo"},
@@ -265,7 +268,8 @@ func TestParseNUL(t *testing.T) {
 	})
 }
 
-// google-matcher.md "Tokenising" 5, 6, 8: comments and trimming.
+// Google's tokenizer (docs/robots-semantics.md#tokenizer, points 5 and 6):
+// comments and trimming.
 func TestParseCommentsAndTrimming(t *testing.T) {
 	checkEvents(t, "comments", "# a comment\nUser-agent: foo # trailing\nDisallow: /a#b\n   # indented\nAllow: # nothing\n#Disallow: /", []event{
 		{line: 2, kind: "user-agent", value: "foo"},
@@ -279,7 +283,8 @@ func TestParseCommentsAndTrimming(t *testing.T) {
 	})
 }
 
-// google-matcher.md "Tokenising" 7 and 8: the separator.
+// Google's tokenizer (docs/robots-semantics.md#tokenizer, points 6 and 7):
+// the separator.
 func TestParseSeparator(t *testing.T) {
 	checkEvents(t, "missing colon", "user-agent FooBot\ndisallow /x\nallow\t/y\nUser-Agent bar # no\n", []event{
 		{line: 1, kind: "user-agent", value: "FooBot", colon: true},
@@ -314,8 +319,8 @@ func TestParseSeparator(t *testing.T) {
 	})
 }
 
-// google-matcher.md "Tokenising" 9: keys by case-insensitive prefix, with
-// the accepted typos.
+// Google's tokenizer (docs/robots-semantics.md#tokenizer, point 8): keys by
+// case-insensitive prefix, with the accepted typos.
 func TestParseKeys(t *testing.T) {
 	for _, c := range []struct {
 		key  string
@@ -364,9 +369,10 @@ func TestParseKeys(t *testing.T) {
 	}
 }
 
-// google-matcher.md "Tokenising" 10: handlers get values as written; the
-// builder normalises rule values (ROBOTS.md §12) and keeps user-agent and
-// sitemap values raw.
+// Google's tokenizer (docs/robots-semantics.md#tokenizer, point 9): handlers
+// get values as written; the builder normalises rule values
+// (docs/robots-semantics.md#normalisation) and keeps user-agent and sitemap
+// values raw.
 func TestParseValuesRaw(t *testing.T) {
 	checkEvents(t, "raw values", "User-agent: FoöBot/1.0\nAllow: /ツ/%aa/%62 x\nSitemap: https://ja.example.org/テスト.xml\nX-Thing: %aa ツ", []event{
 		{line: 1, kind: "user-agent", value: "FoöBot/1.0"},
@@ -376,7 +382,8 @@ func TestParseValuesRaw(t *testing.T) {
 	})
 }
 
-// ROBOTS.md §12 / RFC 9309 §2.2.2: the one form both sides are brought to.
+// RFC 9309 §2.2.2, docs/robots-semantics.md#normalisation: the one form both
+// sides are brought to.
 func TestAppendNormal(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"/a/b/c", "/a/b/c"},
@@ -419,7 +426,8 @@ func TestAppendNormal(t *testing.T) {
 	}
 }
 
-// google-matcher.md "URL to path", as ROBOTS.md §12 changes it: the target
+// Google's GetPathParamsQuery (robots.cc), as docs/robots-semantics.md#wildcards
+// changes it: the target
 // is the escaped path (or "/") plus the query, without the fragment.
 func TestAppendTarget(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
@@ -442,8 +450,9 @@ func TestAppendTarget(t *testing.T) {
 		{"/a*b$?c*d$", "/a%2Ab%24?c%2Ad%24"},
 		{"/a%2ab%24", "/a%2Ab%24"},
 		{"/robots.txt", "/robots.txt"},
-		// google-matcher.md Appendix (robots_test.cc GetPathParamsQuery):
-		// without a scheme, the first component is the host.
+		// robots_test.cc in https://github.com/google/robotstxt
+		// (GetPathParamsQuery): without a scheme, the first component is the
+		// host.
 		{"example.com", "/"},
 		{"example.com/", "/"},
 		{"example.com/a", "/a"},
@@ -482,7 +491,7 @@ func TestTargetOfEscapedPath(t *testing.T) {
 				u := &url.URL{Path: p}
 				want := string(appendNormal(nil, u.EscapedPath(), &targetOctets))
 				if want == "" || want[0] != '/' {
-					// google-matcher.md "URL to path": a relative path
+					// As Google's GetPathParamsQuery: a relative path
 					// starts with the host, and its path at the first
 					// '/' or ';'.
 					if i := strings.IndexAny(want, "/;"); i >= 0 {
@@ -507,7 +516,7 @@ func TestTargetOfEscapedPath(t *testing.T) {
 	}
 }
 
-// parse reads only the first MaxSize bytes (ROBOTS.md §4).
+// parse reads only the first MaxSize bytes (docs/robots-semantics.md#limits).
 func TestParseMaxSize(t *testing.T) {
 	if MaxSize != 500*1024 {
 		t.Errorf("MaxSize = %d, want %d", MaxSize, 500*1024)

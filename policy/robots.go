@@ -83,7 +83,7 @@ func Parse(body []byte) *Robots {
 //
 // A URL without a scheme is read as Google reads it, with its first
 // component for the host (Google-specific: robots.cc GetPathParamsQuery,
-// google-matcher.md "URL to path"): url.Parse makes "example.com/private"
+// GetPathParamsQuery in Google's robots.cc): url.Parse makes "example.com/private"
 // a relative path, and Allowed checks the path "/private" (and "/" for
 // "example.com"), never "/example.com/private". The same goes for opaque
 // URLs: url.Parse makes "example.com:8080/private" the scheme
@@ -156,11 +156,12 @@ func isRobotsTxt(target string) bool {
 
 // CrawlDelay returns the Crawl-delay of the group that applies to agent and
 // whether that group sets one. Crawl-delay is not part of RFC 9309 and
-// Google ignores it; Bing and Yandex honour it as the minimum time between
-// two requests (ROBOTS.md §12). A Crawl-delay line applies to the
-// user-agent lines above it in its record. Values are seconds, decimals allowed;
-// negative or malformed values are ignored; when a merged group has several,
-// the largest wins. Values too large for a time.Duration are clamped to it.
+// Google ignores it; Bing reads it, and Yandex defined it as the wait after
+// one page before the next (docs/robots-semantics.md#crawl-delay). A
+// Crawl-delay line applies to the user-agent lines above it in its record.
+// Values are seconds, decimals allowed; negative or malformed values are
+// ignored; when a merged group has several, the largest wins. Values too
+// large for a time.Duration are clamped to it.
 func (r *Robots) CrawlDelay(agent string) (time.Duration, bool) {
 	g := r.group(agent)
 	if g == nil {
@@ -170,7 +171,8 @@ func (r *Robots) CrawlDelay(agent string) (time.Duration, bool) {
 }
 
 // Sitemaps returns the values of the file's Sitemap lines in file order, as
-// written. Sitemap lines belong to no group (RFC 9309 §2.2.4, ROBOTS.md §10);
+// written. Sitemap lines belong to no group (RFC 9309 §2.2.4; sitemaps.org,
+// https://www.sitemaps.org/protocol.html#submit_robots);
 // the values are not checked or resolved. The caller must not modify the
 // returned slice.
 func (r *Robots) Sitemaps() []string {
@@ -254,7 +256,8 @@ func (b *builder) rule(ln lineInfo, allow bool, value []byte) {
 		return // RFC 9309 §2.2.2: a rule without a path is ignored.
 	}
 	if value[0] != '/' && value[0] != '*' {
-		// ROBOTS.md §12: such a path can never match (RFC 9309 grammar).
+		// docs/robots-semantics.md#rule-paths: such a path can never match
+		// (RFC 9309 §2.2 grammar).
 		return
 	}
 	pr := pendingRule{off: b.offset(value), len: int32(len(value)), line: int32(ln.num), allow: allow}
@@ -374,7 +377,7 @@ func (g *group) compile() {
 			// it to itself, so its priority is that pattern's length as
 			// written: "Allow: /$/index.html" implies "/$/$", of priority
 			// 4, not 6 as the "/%24/$" it is matched as, and it loses to
-			// "Disallow: /$/*$" (5) on "/$/" (google-matcher.md, "Priority
+			// "Disallow: /$/*$" (5) on "/$/" (Google's robots.cc, "Priority
 			// and decision"). written and pattern differ only in '$', so
 			// their last '/' is the same one.
 			if s := strings.LastIndexByte(pattern, '/'); s >= 0 && strings.HasPrefix(pattern[s:], "/index.htm") {

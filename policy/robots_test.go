@@ -21,7 +21,16 @@ func parseTestURL(t testing.TB, s string) *url.URL {
 }
 
 // An allowedCase is one Allowed call against one robots.txt body. sec names
-// the ROBOTS.md (or RFC) section the expectation comes from.
+// where the expectation comes from: "RFC 9309 2.2.2" is a section of
+// https://www.rfc-editor.org/rfc/rfc9309; "Google: URL matching" and the
+// like a section of Google's robots.txt documentation,
+// https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt
+// ("File location and range of validity", "File format", "Syntax",
+// "Grouping of lines and rules", "Order of precedence for user agents",
+// "URL matching based on path values", "Order of precedence for rules");
+// "google/robotstxt" Google's matcher, https://github.com/google/robotstxt;
+// "Yandex analyser" the errors of Yandex's robots.txt analyser; and
+// docs/robots-semantics.md this repository's choices where they differ.
 type allowedCase struct {
 	sec    string
 	robots string
@@ -40,59 +49,63 @@ func runAllowed(t *testing.T, cases []allowedCase) {
 	}
 }
 
-// ROBOTS.md §1: the robots.txt at /robots.txt governs the paths of its own
-// origin. Allowed looks at the path only (the caller picks the file by
-// origin), and only /robots.txt is special: a robots.txt in a sub-directory
-// is an ordinary URL, and the path is case-sensitive.
+// Google, file location: the robots.txt at /robots.txt governs the paths of
+// its own origin. Allowed looks at the path only (the caller picks the file
+// by origin), and only /robots.txt is special: a robots.txt in a
+// sub-directory is an ordinary URL, and the path is case-sensitive.
 func TestAllowedScope(t *testing.T) {
 	const body = "User-agent: *\nDisallow: /\n"
 	runAllowed(t, []allowedCase{
-		// ROBOTS.md §1: the file is valid for https://example.com/folder/file.
-		{"ROBOTS.md §1", body, "FooBot", "https://example.com/folder/file", false},
-		// ROBOTS.md §1 / §12: the host is not looked at by Allowed.
-		{"ROBOTS.md §1", body, "FooBot", "https://other.example.com/folder/file", false},
-		{"ROBOTS.md §1", body, "FooBot", "/folder/file", false},
-		// ROBOTS.md §1: /folder/robots.txt is not a robots.txt, so not exempt.
-		{"ROBOTS.md §1", body, "FooBot", "https://example.com/folder/robots.txt", false},
-		// ROBOTS.md §1: the robots.txt URL is case-sensitive.
-		{"ROBOTS.md §1", body, "FooBot", "https://example.com/ROBOTS.TXT", false},
-		{"ROBOTS.md §1", body, "FooBot", "https://example.com/robots.txt", true},
+		// Google, file location: the file is valid for
+		// https://example.com/folder/file.
+		{"Google: file location", body, "FooBot", "https://example.com/folder/file", false},
+		// Allowed looks at the path and query only, never at the host: the
+		// caller picks the robots.txt of the URL's origin.
+		{"Google: file location", body, "FooBot", "https://other.example.com/folder/file", false},
+		{"Google: file location", body, "FooBot", "/folder/file", false},
+		// Google, file location: /folder/robots.txt is not a robots.txt, so
+		// not exempt.
+		{"Google: file location", body, "FooBot", "https://example.com/folder/robots.txt", false},
+		// Google, file location: the robots.txt URL is case-sensitive.
+		{"Google: file location", body, "FooBot", "https://example.com/ROBOTS.TXT", false},
+		{"Google: file location", body, "FooBot", "https://example.com/robots.txt", true},
 	})
 }
 
-// ROBOTS.md §4: file format.
+// Google, format and syntax: file format.
 func TestAllowedFileFormat(t *testing.T) {
 	runAllowed(t, []allowedCase{
-		// ROBOTS.md §4: records separated by CR, CR/LF or LF.
-		{"ROBOTS.md §4", "User-agent: *\nDisallow: /a\n", "x", "/a", false},
-		{"ROBOTS.md §4", "User-agent: *\r\nDisallow: /a\r\n", "x", "/a", false},
-		{"ROBOTS.md §4", "User-agent: *\rDisallow: /a\r", "x", "/a", false},
-		{"ROBOTS.md §4", "User-agent: *\rDisallow: /b\nDisallow: /a\r\n", "x", "/a", false},
-		// ROBOTS.md §4: a leading Unicode BOM is ignored.
-		{"ROBOTS.md §4", "\xEF\xBB\xBFUser-agent: *\nDisallow: /a\n", "x", "/a", false},
-		// ROBOTS.md §4: invalid lines are ignored, valid lines used.
-		{"ROBOTS.md §4", "User-agent: *\nthis is not a rule\nDisallow: /a\n", "x", "/a", false},
-		{"ROBOTS.md §4", "<html><body>\nUser-agent: *\n<p>\nDisallow: /a\n</body></html>\n", "x", "/a", false},
-		{"ROBOTS.md §4", "<html><body>\nUser-agent: *\n<p>\nDisallow: /a\n</body></html>\n", "x", "/b", true},
-		// ROBOTS.md §4: whitespace around field and value is ignored.
-		{"ROBOTS.md §4", "  User-agent  :  *  \n\t Disallow\t:\t/a \t\n", "x", "/a", false},
-		{"ROBOTS.md §4", "User-agent:*\nDisallow:/a\n", "x", "/a", false},
-		// ROBOTS.md §4: everything after # is a comment.
-		{"ROBOTS.md §4", "User-agent: * # all\nDisallow: /a#b\n", "x", "/a", false},
-		{"ROBOTS.md §4", "User-agent: *\n# Disallow: /\nDisallow: /a\n", "x", "/b", true},
-		{"ROBOTS.md §4", "User-agent: *\nDisallow: /a#b\n", "x", "/ab", false},
-		// ROBOTS.md §4: field names are case-insensitive.
-		{"ROBOTS.md §4", "USER-AGENT: *\nDISALLOW: /a\n", "x", "/a", false},
-		{"ROBOTS.md §4", "uSeR-aGeNt: *\ndIsAlLoW: /a\nAlLoW: /a/b\n", "x", "/a/b", true},
-		// ROBOTS.md §4: allow/disallow values are case-sensitive.
-		{"ROBOTS.md §4", "User-agent: *\nDisallow: /a\n", "x", "/A", true},
-		// ROBOTS.md §4: the user-agent value is case-insensitive.
-		{"ROBOTS.md §4", "User-agent: FOOBOT\nDisallow: /a\n", "foobot", "/a", false},
-		{"ROBOTS.md §4", "User-agent: foobot\nDisallow: /a\n", "FooBot", "/a", false},
+		// Google, format and syntax: records separated by CR, CR/LF or LF.
+		{"Google: format and syntax", "User-agent: *\nDisallow: /a\n", "x", "/a", false},
+		{"Google: format and syntax", "User-agent: *\r\nDisallow: /a\r\n", "x", "/a", false},
+		{"Google: format and syntax", "User-agent: *\rDisallow: /a\r", "x", "/a", false},
+		{"Google: format and syntax", "User-agent: *\rDisallow: /b\nDisallow: /a\r\n", "x", "/a", false},
+		// Google, format and syntax: a leading Unicode BOM is ignored.
+		{"Google: format and syntax", "\xEF\xBB\xBFUser-agent: *\nDisallow: /a\n", "x", "/a", false},
+		// Google, format and syntax: invalid lines are ignored, valid lines used.
+		{"Google: format and syntax", "User-agent: *\nthis is not a rule\nDisallow: /a\n", "x", "/a", false},
+		{"Google: format and syntax", "<html><body>\nUser-agent: *\n<p>\nDisallow: /a\n</body></html>\n", "x", "/a", false},
+		{"Google: format and syntax", "<html><body>\nUser-agent: *\n<p>\nDisallow: /a\n</body></html>\n", "x", "/b", true},
+		// Google, format and syntax: whitespace around field and value is
+		// ignored.
+		{"Google: format and syntax", "  User-agent  :  *  \n\t Disallow\t:\t/a \t\n", "x", "/a", false},
+		{"Google: format and syntax", "User-agent:*\nDisallow:/a\n", "x", "/a", false},
+		// Google, format and syntax: everything after # is a comment.
+		{"Google: format and syntax", "User-agent: * # all\nDisallow: /a#b\n", "x", "/a", false},
+		{"Google: format and syntax", "User-agent: *\n# Disallow: /\nDisallow: /a\n", "x", "/b", true},
+		{"Google: format and syntax", "User-agent: *\nDisallow: /a#b\n", "x", "/ab", false},
+		// Google, format and syntax: field names are case-insensitive.
+		{"Google: format and syntax", "USER-AGENT: *\nDISALLOW: /a\n", "x", "/a", false},
+		{"Google: format and syntax", "uSeR-aGeNt: *\ndIsAlLoW: /a\nAlLoW: /a/b\n", "x", "/a/b", true},
+		// Google, format and syntax: allow/disallow values are case-sensitive.
+		{"Google: format and syntax", "User-agent: *\nDisallow: /a\n", "x", "/A", true},
+		// Google, format and syntax: the user-agent value is case-insensitive.
+		{"Google: format and syntax", "User-agent: FOOBOT\nDisallow: /a\n", "foobot", "/a", false},
+		{"Google: format and syntax", "User-agent: foobot\nDisallow: /a\n", "FooBot", "/a", false},
 	})
 }
 
-// ROBOTS.md §4: content past 500 KiB is ignored.
+// Google, format and syntax: content past 500 KiB is ignored.
 func TestAllowedSizeLimit(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("User-agent: *\nDisallow: /early\n")
@@ -106,69 +119,71 @@ func TestAllowedSizeLimit(t *testing.T) {
 		want bool
 	}{{"/early", false}, {"/late", true}} {
 		if got := r.Allowed("x", parseTestURL(t, c.path)); got != c.want {
-			t.Errorf("ROBOTS.md §4: Allowed(%q, %q) = %v, want %v (rule after 600 KiB)", "x", c.path, got, c.want)
+			t.Errorf("Google: format and syntax: Allowed(%q, %q) = %v, want %v (rule after 600 KiB)", "x", c.path, got, c.want)
 		}
 	}
 }
 
-// ROBOTS.md §5: fields.
+// Google, syntax: fields.
 func TestAllowedFields(t *testing.T) {
 	runAllowed(t, []allowedCase{
-		// ROBOTS.md §5: a rule without a path is ignored.
-		{"ROBOTS.md §5", "User-agent: *\nDisallow:\n", "x", "/a", true},
-		{"ROBOTS.md §5", "User-agent: *\nDisallow: \nDisallow: /b\n", "x", "/a", true},
-		// ROBOTS.md §5: by default there are no restrictions.
-		{"ROBOTS.md §5", "", "x", "/a", true},
-		{"ROBOTS.md §5", "User-agent: *\n", "x", "/a", true},
-		// ROBOTS.md §5: other fields are ignored by the matcher.
-		{"ROBOTS.md §5", "User-agent: *\nCrawl-delay: 10\nHost: example.com\nClean-param: ref /a\nDisallow: /b\n", "x", "/a", true},
-		{"ROBOTS.md §5", "User-agent: *\nCrawl-delay: 10\nHost: example.com\nClean-param: ref /a\nDisallow: /b\n", "x", "/b", false},
+		// Google, syntax: a rule without a path is ignored.
+		{"Google: syntax", "User-agent: *\nDisallow:\n", "x", "/a", true},
+		{"Google: syntax", "User-agent: *\nDisallow: \nDisallow: /b\n", "x", "/a", true},
+		// Google, syntax: by default there are no restrictions.
+		{"Google: syntax", "", "x", "/a", true},
+		{"Google: syntax", "User-agent: *\n", "x", "/a", true},
+		// Google, syntax: other fields are ignored by the matcher.
+		{"Google: syntax", "User-agent: *\nCrawl-delay: 10\nHost: example.com\nClean-param: ref /a\nDisallow: /b\n", "x", "/a", true},
+		{"Google: syntax", "User-agent: *\nCrawl-delay: 10\nHost: example.com\nClean-param: ref /a\nDisallow: /b\n", "x", "/b", false},
 	})
 }
 
-// ROBOTS.md §6: groups and merging.
+// Google, grouping: groups and merging.
 func TestAllowedGroups(t *testing.T) {
-	// ROBOTS.md §6: a sitemap line does not end the group; one group for a and b.
+	// Google, grouping: a sitemap line does not end the group; one group for
+	// a and b.
 	const sitemapInside = "user-agent: a\nsitemap: https://example.com/sitemap.xml\n\nuser-agent: b\ndisallow: /\n"
-	// ROBOTS.md §6: the last user-agent line with no rules is a group of its own.
+	// Google, grouping: the last user-agent line with no rules is a group of
+	// its own.
 	const lastEmpty = "user-agent: a\ndisallow: /c\n\nuser-agent: *\ndisallow: /\n\nuser-agent: h\n"
-	// ROBOTS.md §6: groups naming the same agent are merged.
+	// Google, grouping: groups naming the same agent are merged.
 	const merged = "user-agent: googlebot-news\ndisallow: /fish\n\nuser-agent: *\ndisallow: /carrots\n\nuser-agent: googlebot-news\ndisallow: /shrimp\n"
-	// ROBOTS.md §6: unknown fields do not end a group either.
+	// Google, grouping: unknown fields do not end a group either.
 	const unknownInside = "user-agent: a\nunknown-field: value\ncrawl-delay: 3\nuser-agent: b\ndisallow: /x\n"
 	runAllowed(t, []allowedCase{
-		{"ROBOTS.md §6", sitemapInside, "a", "/anything", false},
-		{"ROBOTS.md §6", sitemapInside, "b", "/anything", false},
-		{"ROBOTS.md §6", sitemapInside, "c", "/anything", true},
-		{"ROBOTS.md §6", unknownInside, "a", "/x", false},
-		{"ROBOTS.md §6", unknownInside, "b", "/x", false},
-		{"ROBOTS.md §6", lastEmpty, "h", "/c", true},
-		{"ROBOTS.md §6", lastEmpty, "h", "/anything", true},
-		{"ROBOTS.md §6", lastEmpty, "a", "/c", false},
-		{"ROBOTS.md §6", lastEmpty, "a", "/d", true},
-		{"ROBOTS.md §6", lastEmpty, "z", "/d", false},
-		{"ROBOTS.md §6", merged, "googlebot-news", "/fish", false},
-		{"ROBOTS.md §6", merged, "googlebot-news", "/shrimp", false},
-		// ROBOTS.md §6: a specific group and the * group are never merged.
-		{"ROBOTS.md §6", merged, "googlebot-news", "/carrots", true},
-		{"ROBOTS.md §6", merged, "otherbot", "/carrots", false},
-		{"ROBOTS.md §6", merged, "otherbot", "/fish", true},
-		// ROBOTS.md §6: rules before any user-agent line are ignored.
-		{"ROBOTS.md §6", "disallow: /a\nuser-agent: *\ndisallow: /b\n", "x", "/a", true},
-		{"ROBOTS.md §6", "disallow: /a\nuser-agent: *\ndisallow: /b\n", "x", "/b", false},
-		{"ROBOTS.md §6", "disallow: /\n", "x", "/a", true},
-		// ROBOTS.md §6: the group's rules follow until the next user-agent
+		{"Google: grouping", sitemapInside, "a", "/anything", false},
+		{"Google: grouping", sitemapInside, "b", "/anything", false},
+		{"Google: grouping", sitemapInside, "c", "/anything", true},
+		{"Google: grouping", unknownInside, "a", "/x", false},
+		{"Google: grouping", unknownInside, "b", "/x", false},
+		{"Google: grouping", lastEmpty, "h", "/c", true},
+		{"Google: grouping", lastEmpty, "h", "/anything", true},
+		{"Google: grouping", lastEmpty, "a", "/c", false},
+		{"Google: grouping", lastEmpty, "a", "/d", true},
+		{"Google: grouping", lastEmpty, "z", "/d", false},
+		{"Google: grouping", merged, "googlebot-news", "/fish", false},
+		{"Google: grouping", merged, "googlebot-news", "/shrimp", false},
+		// Google, grouping: a specific group and the * group are never merged.
+		{"Google: grouping", merged, "googlebot-news", "/carrots", true},
+		{"Google: grouping", merged, "otherbot", "/carrots", false},
+		{"Google: grouping", merged, "otherbot", "/fish", true},
+		// Google, grouping: rules before any user-agent line are ignored.
+		{"Google: grouping", "disallow: /a\nuser-agent: *\ndisallow: /b\n", "x", "/a", true},
+		{"Google: grouping", "disallow: /a\nuser-agent: *\ndisallow: /b\n", "x", "/b", false},
+		{"Google: grouping", "disallow: /\n", "x", "/a", true},
+		// Google, grouping: the group's rules follow until the next user-agent
 		// line that comes after a rule; blank lines do not end a group.
-		{"ROBOTS.md §6", "user-agent: a\n\ndisallow: /a\n\n\nallow: /a/b\nuser-agent: b\ndisallow: /b\n", "a", "/a/c", false},
-		{"ROBOTS.md §6", "user-agent: a\n\ndisallow: /a\n\n\nallow: /a/b\nuser-agent: b\ndisallow: /b\n", "a", "/a/b", true},
-		{"ROBOTS.md §6", "user-agent: a\n\ndisallow: /a\n\n\nallow: /a/b\nuser-agent: b\ndisallow: /b\n", "a", "/b", true},
-		{"ROBOTS.md §6", "user-agent: a\n\ndisallow: /a\n\n\nallow: /a/b\nuser-agent: b\ndisallow: /b\n", "b", "/a", true},
-		// ROBOTS.md §6: two * groups are merged like any other.
-		{"ROBOTS.md §6", "user-agent: *\ndisallow: /a\nuser-agent: x\ndisallow: /x\nuser-agent: *\ndisallow: /b\n", "y", "/a", false},
-		{"ROBOTS.md §6", "user-agent: *\ndisallow: /a\nuser-agent: x\ndisallow: /x\nuser-agent: *\ndisallow: /b\n", "y", "/b", false},
+		{"Google: grouping", "user-agent: a\n\ndisallow: /a\n\n\nallow: /a/b\nuser-agent: b\ndisallow: /b\n", "a", "/a/c", false},
+		{"Google: grouping", "user-agent: a\n\ndisallow: /a\n\n\nallow: /a/b\nuser-agent: b\ndisallow: /b\n", "a", "/a/b", true},
+		{"Google: grouping", "user-agent: a\n\ndisallow: /a\n\n\nallow: /a/b\nuser-agent: b\ndisallow: /b\n", "a", "/b", true},
+		{"Google: grouping", "user-agent: a\n\ndisallow: /a\n\n\nallow: /a/b\nuser-agent: b\ndisallow: /b\n", "b", "/a", true},
+		// Google, grouping: two * groups are merged like any other.
+		{"Google: grouping", "user-agent: *\ndisallow: /a\nuser-agent: x\ndisallow: /x\nuser-agent: *\ndisallow: /b\n", "y", "/a", false},
+		{"Google: grouping", "user-agent: *\ndisallow: /a\nuser-agent: x\ndisallow: /x\nuser-agent: *\ndisallow: /b\n", "y", "/b", false},
 	})
 
-	// ROBOTS.md §6: the order of groups in the file does not matter.
+	// Google, grouping: the order of groups in the file does not matter.
 	groups := []string{
 		"user-agent: a\ndisallow: /a\n",
 		"user-agent: *\ndisallow: /star\n",
@@ -188,7 +203,7 @@ func TestAllowedGroups(t *testing.T) {
 		for _, p := range probes {
 			u := parseTestURL(t, p.path)
 			if g, w := got.Allowed(p.agent, u), want.Allowed(p.agent, u); g != w {
-				t.Errorf("ROBOTS.md §6 (group order %v): Allowed(%q, %q) = %v, want %v", perm, p.agent, p.path, g, w)
+				t.Errorf("Google: grouping (group order %v): Allowed(%q, %q) = %v, want %v", perm, p.agent, p.path, g, w)
 			}
 		}
 	}
@@ -219,77 +234,82 @@ func permutations(n int) func(yield func([]int) bool) {
 	}
 }
 
-// ROBOTS.md §7: choosing the group for a crawler.
+// Google, user-agent precedence: choosing the group for a crawler.
 func TestAllowedAgentChoice(t *testing.T) {
 	const google = "user-agent: googlebot-news\ndisallow: /news-only\n\n" +
 		"user-agent: *\ndisallow: /star-only\n\n" +
 		"user-agent: googlebot\ndisallow: /googlebot-only\n"
 	runAllowed(t, []allowedCase{
-		// ROBOTS.md §7: Googlebot-News → googlebot-news group.
-		{"ROBOTS.md §7", google, "Googlebot-News", "/news-only", false},
-		{"ROBOTS.md §7", google, "Googlebot-News", "/googlebot-only", true},
-		{"ROBOTS.md §7", google, "Googlebot-News", "/star-only", true},
-		// ROBOTS.md §7: Googlebot → googlebot group.
-		{"ROBOTS.md §7", google, "Googlebot", "/googlebot-only", false},
-		{"ROBOTS.md §7", google, "Googlebot", "/news-only", true},
-		{"ROBOTS.md §7", google, "Googlebot", "/star-only", true},
-		// ROBOTS.md §7: Storebot-Google → the * group (no group of its own).
-		{"ROBOTS.md §7", google, "Storebot-Google", "/star-only", false},
-		{"ROBOTS.md §7", google, "Storebot-Google", "/googlebot-only", true},
-		{"ROBOTS.md §7", google, "Storebot-Google", "/news-only", true},
-		// ROBOTS.md §7: another crawler → the * group.
-		{"ROBOTS.md §7", google, "OtherBot", "/star-only", false},
-		{"ROBOTS.md §7", google, "OtherBot", "/googlebot-only", true},
-		// ROBOTS.md §7: matching is case-insensitive.
-		{"ROBOTS.md §7", google, "GOOGLEBOT", "/googlebot-only", false},
-		{"ROBOTS.md §7", google, "googlebot-NEWS", "/news-only", false},
-		// ROBOTS.md §7: googlebot/1.2 and googlebot* in the file ≡ googlebot.
-		{"ROBOTS.md §7", "user-agent: googlebot/1.2\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/a", false},
-		{"ROBOTS.md §7", "user-agent: googlebot/1.2\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/b", true},
-		{"ROBOTS.md §7", "user-agent: googlebot*\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/a", false},
-		{"ROBOTS.md §7", "user-agent: googlebot*\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/b", true},
-		{"ROBOTS.md §7", "user-agent: Googlebot Images\ndisallow: /a\n", "googlebot", "/a", false},
-		// ROBOTS.md §12: "*" followed by whitespace and anything is global.
-		{"ROBOTS.md §12", "user-agent: * everyone\ndisallow: /a\n", "x", "/a", false},
-		{"ROBOTS.md §12", "user-agent: *\tall\ndisallow: /a\n", "x", "/a", false},
-		// ROBOTS.md §7: a related name does not count.
-		{"ROBOTS.md §7", "user-agent: googlebot\ndisallow: /\n", "googlebot-news", "/a", true},
-		{"ROBOTS.md §7", "user-agent: googlebot-news\ndisallow: /\n", "googlebot", "/a", true},
-		{"ROBOTS.md §7", "user-agent: googlebo\ndisallow: /\n", "googlebot", "/a", true},
-		// ROBOTS.md §7: no matching group and no * group: everything allowed.
-		{"ROBOTS.md §7", "user-agent: a\ndisallow: /\nuser-agent: b\ndisallow: /\n", "c", "/x", true},
-		// RFC 9309 §2.2.1: a group naming the agent hides *, even without
+		// Google, user-agent precedence: Googlebot-News → googlebot-news group.
+		{"Google: user-agent precedence", google, "Googlebot-News", "/news-only", false},
+		{"Google: user-agent precedence", google, "Googlebot-News", "/googlebot-only", true},
+		{"Google: user-agent precedence", google, "Googlebot-News", "/star-only", true},
+		// Google, user-agent precedence: Googlebot → googlebot group.
+		{"Google: user-agent precedence", google, "Googlebot", "/googlebot-only", false},
+		{"Google: user-agent precedence", google, "Googlebot", "/news-only", true},
+		{"Google: user-agent precedence", google, "Googlebot", "/star-only", true},
+		// Google, user-agent precedence: Storebot-Google → the * group (no
+		// group of its own).
+		{"Google: user-agent precedence", google, "Storebot-Google", "/star-only", false},
+		{"Google: user-agent precedence", google, "Storebot-Google", "/googlebot-only", true},
+		{"Google: user-agent precedence", google, "Storebot-Google", "/news-only", true},
+		// Google, user-agent precedence: another crawler → the * group.
+		{"Google: user-agent precedence", google, "OtherBot", "/star-only", false},
+		{"Google: user-agent precedence", google, "OtherBot", "/googlebot-only", true},
+		// Google, user-agent precedence: matching is case-insensitive.
+		{"Google: user-agent precedence", google, "GOOGLEBOT", "/googlebot-only", false},
+		{"Google: user-agent precedence", google, "googlebot-NEWS", "/news-only", false},
+		// Google, user-agent precedence: googlebot/1.2 and googlebot* in the
+		// file ≡ googlebot.
+		{"Google: user-agent precedence", "user-agent: googlebot/1.2\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/a", false},
+		{"Google: user-agent precedence", "user-agent: googlebot/1.2\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/b", true},
+		{"Google: user-agent precedence", "user-agent: googlebot*\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/a", false},
+		{"Google: user-agent precedence", "user-agent: googlebot*\ndisallow: /a\nuser-agent: *\ndisallow: /b\n", "googlebot", "/b", true},
+		{"Google: user-agent precedence", "user-agent: Googlebot Images\ndisallow: /a\n", "googlebot", "/a", false},
+		// docs/robots-semantics.md#product-tokens: "*" followed by
+		// whitespace and anything is global.
+		{"docs/robots-semantics.md#product-tokens", "user-agent: * everyone\ndisallow: /a\n", "x", "/a", false},
+		{"docs/robots-semantics.md#product-tokens", "user-agent: *\tall\ndisallow: /a\n", "x", "/a", false},
+		// Google, user-agent precedence: a related name does not count.
+		{"Google: user-agent precedence", "user-agent: googlebot\ndisallow: /\n", "googlebot-news", "/a", true},
+		{"Google: user-agent precedence", "user-agent: googlebot-news\ndisallow: /\n", "googlebot", "/a", true},
+		{"Google: user-agent precedence", "user-agent: googlebo\ndisallow: /\n", "googlebot", "/a", true},
+		// Google, user-agent precedence: no matching group and no * group:
+		// everything allowed.
+		{"Google: user-agent precedence", "user-agent: a\ndisallow: /\nuser-agent: b\ndisallow: /\n", "c", "/x", true},
+		// RFC 9309 2.2.1: a group naming the agent hides *, even without
 		// rules or without a rule that matches.
-		{"ROBOTS.md §7", "user-agent: *\ndisallow: /\nuser-agent: a\n", "a", "/x", true},
-		{"ROBOTS.md §7", "user-agent: *\ndisallow: /\nuser-agent: a\ndisallow:\n", "a", "/x", true},
-		{"ROBOTS.md §7", "user-agent: *\ndisallow: /\nuser-agent: a\ndisallow: /y\n", "a", "/x", true},
+		{"Google: user-agent precedence", "user-agent: *\ndisallow: /\nuser-agent: a\n", "a", "/x", true},
+		{"Google: user-agent precedence", "user-agent: *\ndisallow: /\nuser-agent: a\ndisallow:\n", "a", "/x", true},
+		{"Google: user-agent precedence", "user-agent: *\ndisallow: /\nuser-agent: a\ndisallow: /y\n", "a", "/x", true},
 		// A group naming both * and the agent is specific for the agent.
-		{"ROBOTS.md §7", "user-agent: *\nuser-agent: a\ndisallow: /x\nuser-agent: *\ndisallow: /y\n", "a", "/y", true},
-		{"ROBOTS.md §7", "user-agent: *\nuser-agent: a\ndisallow: /x\nuser-agent: *\ndisallow: /y\n", "a", "/x", false},
-		{"ROBOTS.md §7", "user-agent: *\nuser-agent: a\ndisallow: /x\nuser-agent: *\ndisallow: /y\n", "b", "/x", false},
-		{"ROBOTS.md §7", "user-agent: *\nuser-agent: a\ndisallow: /x\nuser-agent: *\ndisallow: /y\n", "b", "/y", false},
+		{"Google: user-agent precedence", "user-agent: *\nuser-agent: a\ndisallow: /x\nuser-agent: *\ndisallow: /y\n", "a", "/y", true},
+		{"Google: user-agent precedence", "user-agent: *\nuser-agent: a\ndisallow: /x\nuser-agent: *\ndisallow: /y\n", "a", "/x", false},
+		{"Google: user-agent precedence", "user-agent: *\nuser-agent: a\ndisallow: /x\nuser-agent: *\ndisallow: /y\n", "b", "/x", false},
+		{"Google: user-agent precedence", "user-agent: *\nuser-agent: a\ndisallow: /x\nuser-agent: *\ndisallow: /y\n", "b", "/y", false},
 	})
 }
 
-// ROBOTS.md §12: the agent passed to a match is a product token compared
-// whole and case-insensitively; the caller turns a header into a token.
+// docs/robots-semantics.md#product-tokens: the agent passed to a match is a
+// product token compared whole and case-insensitively; the caller turns a
+// header into a token.
 func TestAllowedProductTokenWhole(t *testing.T) {
 	const body = "User-agent: ExampleBot\nDisallow: /\n"
 	runAllowed(t, []allowedCase{
-		{"ROBOTS.md §12", body, "ExampleBot", "/a", false},
-		{"ROBOTS.md §12", body, "examplebot", "/a", false},
-		{"ROBOTS.md §12", body, "EXAMPLEBOT", "/a", false},
+		{"docs/robots-semantics.md#product-tokens", body, "ExampleBot", "/a", false},
+		{"docs/robots-semantics.md#product-tokens", body, "examplebot", "/a", false},
+		{"docs/robots-semantics.md#product-tokens", body, "EXAMPLEBOT", "/a", false},
 		// The full header does not name the group.
-		{"ROBOTS.md §12", body, "ExampleBot/1.0", "/a", true},
-		{"ROBOTS.md §12", body, "ExampleBot/1.0 (+https://example.org/bot)", "/a", true},
-		{"ROBOTS.md §12", body, "Example", "/a", true},
-		{"ROBOTS.md §12", body, "ExampleBotX", "/a", true},
+		{"docs/robots-semantics.md#product-tokens", body, "ExampleBot/1.0", "/a", true},
+		{"docs/robots-semantics.md#product-tokens", body, "ExampleBot/1.0 (+https://example.org/bot)", "/a", true},
+		{"docs/robots-semantics.md#product-tokens", body, "Example", "/a", true},
+		{"docs/robots-semantics.md#product-tokens", body, "ExampleBotX", "/a", true},
 		// ... until ProductToken has been applied.
-		{"ROBOTS.md §12", body, ProductToken("ExampleBot/1.0 (+https://example.org/bot)"), "/a", false},
+		{"docs/robots-semantics.md#product-tokens", body, ProductToken("ExampleBot/1.0 (+https://example.org/bot)"), "/a", false},
 	})
 }
 
-// ROBOTS.md §12: ProductToken.
+// docs/robots-semantics.md#product-tokens: ProductToken.
 func TestProductToken(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"ExampleBot/1.0 (+https://example.org/bot)", "ExampleBot"},
@@ -328,7 +348,8 @@ func TestProductToken(t *testing.T) {
 	}
 }
 
-// matchExamples are ROBOTS.md §8's examples: rule → matches / does not match.
+// matchExamples are the examples of Google's "URL matching based on path
+// values": rule → matches / does not match.
 var matchExamples = []struct {
 	rule     string
 	match    []string
@@ -360,8 +381,8 @@ var matchExamples = []struct {
 		[]string{"/Public", "/x/public"}},
 }
 
-// ROBOTS.md §8: every match example, through Allowed (as a Disallow and as
-// an Allow under "Disallow: /") and through match itself.
+// Google, URL matching: every match example, through Allowed (as a Disallow
+// and as an Allow under "Disallow: /") and through match itself.
 func TestAllowedMatchExamples(t *testing.T) {
 	for _, ex := range matchExamples {
 		disallow := "User-agent: *\nDisallow: " + ex.rule + "\n"
@@ -369,14 +390,14 @@ func TestAllowedMatchExamples(t *testing.T) {
 		var cases []allowedCase
 		for _, p := range ex.match {
 			cases = append(cases,
-				allowedCase{"ROBOTS.md §8 " + ex.rule, disallow, "FooBot", p, false},
-				allowedCase{"ROBOTS.md §8 " + ex.rule, allow, "FooBot", p, true})
+				allowedCase{"Google: URL matching " + ex.rule, disallow, "FooBot", p, false},
+				allowedCase{"Google: URL matching " + ex.rule, allow, "FooBot", p, true})
 		}
 		for _, p := range ex.notMatch {
 			cases = append(cases,
-				allowedCase{"ROBOTS.md §8 " + ex.rule, disallow, "FooBot", p, true})
+				allowedCase{"Google: URL matching " + ex.rule, disallow, "FooBot", p, true})
 			if ex.rule != "/$" {
-				cases = append(cases, allowedCase{"ROBOTS.md §8 " + ex.rule, allow, "FooBot", p, false})
+				cases = append(cases, allowedCase{"Google: URL matching " + ex.rule, allow, "FooBot", p, false})
 			}
 		}
 		runAllowed(t, cases)
@@ -387,12 +408,12 @@ func TestMatchExamples(t *testing.T) {
 	for _, ex := range matchExamples {
 		for _, p := range ex.match {
 			if !match(ex.rule, p) {
-				t.Errorf("ROBOTS.md §8: match(%q, %q) = false, want true", ex.rule, p)
+				t.Errorf("Google: URL matching: match(%q, %q) = false, want true", ex.rule, p)
 			}
 		}
 		for _, p := range ex.notMatch {
 			if match(ex.rule, p) {
-				t.Errorf("ROBOTS.md §8: match(%q, %q) = true, want false", ex.rule, p)
+				t.Errorf("Google: URL matching: match(%q, %q) = true, want false", ex.rule, p)
 			}
 		}
 	}
@@ -445,100 +466,106 @@ func TestMatch(t *testing.T) {
 	}
 }
 
-// ROBOTS.md §9: which rule wins.
+// Google, rule precedence: which rule wins.
 func TestAllowedPriority(t *testing.T) {
 	rules := func(lines ...string) string {
 		return "User-agent: FooBot\n" + strings.Join(lines, "\n") + "\n"
 	}
 	runAllowed(t, []allowedCase{
-		{"ROBOTS.md §9", rules("allow: /p", "disallow: /"), "FooBot", "/page", true},
-		{"ROBOTS.md §9", rules("allow: /folder", "disallow: /folder"), "FooBot", "/folder/page", true},
-		{"ROBOTS.md §9", rules("disallow: /folder", "allow: /folder"), "FooBot", "/folder/page", true},
-		{"ROBOTS.md §9", rules("allow: /page", "disallow: /*.htm"), "FooBot", "/page.htm", false},
-		{"ROBOTS.md §9", rules("allow: /page", "disallow: /*.ph"), "FooBot", "/page.php5", true},
-		{"ROBOTS.md §9", rules("allow: /$", "disallow: /"), "FooBot", "/", true},
-		{"ROBOTS.md §9", rules("allow: /$", "disallow: /"), "FooBot", "/page.htm", false},
-		// ROBOTS.md §9: real files: Disallow: / + Allow: /$ (home page only).
-		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /$"), "FooBot", "/", true},
-		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /$"), "FooBot", "/index.html", false},
-		// ROBOTS.md §9: Disallow: / + Allow: /index.html + Allow: /public.
-		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/index.html", true},
-		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/public_db", true},
-		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/public/list.html", true},
-		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/public?q=hello", true},
-		{"ROBOTS.md §9", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/private", false},
+		{"Google: rule precedence", rules("allow: /p", "disallow: /"), "FooBot", "/page", true},
+		{"Google: rule precedence", rules("allow: /folder", "disallow: /folder"), "FooBot", "/folder/page", true},
+		{"Google: rule precedence", rules("disallow: /folder", "allow: /folder"), "FooBot", "/folder/page", true},
+		{"Google: rule precedence", rules("allow: /page", "disallow: /*.htm"), "FooBot", "/page.htm", false},
+		{"Google: rule precedence", rules("allow: /page", "disallow: /*.ph"), "FooBot", "/page.php5", true},
+		{"Google: rule precedence", rules("allow: /$", "disallow: /"), "FooBot", "/", true},
+		{"Google: rule precedence", rules("allow: /$", "disallow: /"), "FooBot", "/page.htm", false},
+		// Google, rule precedence: real files: Disallow: / + Allow: /$ (home
+		// page only).
+		{"Google: rule precedence", rules("Disallow: /", "Allow: /$"), "FooBot", "/", true},
+		{"Google: rule precedence", rules("Disallow: /", "Allow: /$"), "FooBot", "/index.html", false},
+		// Google, rule precedence: Disallow: / + Allow: /index.html + Allow:
+		// /public.
+		{"Google: rule precedence", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/index.html", true},
+		{"Google: rule precedence", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/public_db", true},
+		{"Google: rule precedence", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/public/list.html", true},
+		{"Google: rule precedence", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/public?q=hello", true},
+		{"Google: rule precedence", rules("Disallow: /", "Allow: /index.html", "Allow: /public"), "FooBot", "/private", false},
 		// Order in the file does not matter.
-		{"ROBOTS.md §9", rules("disallow: /", "allow: /p"), "FooBot", "/page", true},
-		{"ROBOTS.md §9", rules("disallow: /x/page", "allow: /x/"), "FooBot", "/x/page", false},
-		{"ROBOTS.md §9", rules("allow: /x/", "disallow: /x/page"), "FooBot", "/x/page", false},
+		{"Google: rule precedence", rules("disallow: /", "allow: /p"), "FooBot", "/page", true},
+		{"Google: rule precedence", rules("disallow: /x/page", "allow: /x/"), "FooBot", "/x/page", false},
+		{"Google: rule precedence", rules("allow: /x/", "disallow: /x/page"), "FooBot", "/x/page", false},
 	})
 }
 
-// ROBOTS.md §12: both sides are normalised the same way.
+// docs/robots-semantics.md#normalisation: both sides are normalised the same way.
 func TestAllowedNormalisation(t *testing.T) {
 	dis := func(rule string) string { return "User-agent: *\nDisallow: " + rule + "\n" }
 	runAllowed(t, []allowedCase{
-		// ROBOTS.md §12: /テ ≡ /%E3%83%86, both ways round.
-		{"ROBOTS.md §12", dis("/テ"), "x", "/%E3%83%86", false},
-		{"ROBOTS.md §12", dis("/テ"), "x", "/テ", false},
-		{"ROBOTS.md §12", dis("/テ"), "x", "/%e3%83%86", false},
-		{"ROBOTS.md §12", dis("/%E3%83%86"), "x", "/テ", false},
-		{"ROBOTS.md §12", dis("/%e3%83%86"), "x", "/テ", false},
-		{"ROBOTS.md §12", dis("/テ"), "x", "/%E3%83%87", true},
-		// ROBOTS.md §12: /%7Euser ≡ /~user.
-		{"ROBOTS.md §12", dis("/%7Euser"), "x", "/~user", false},
-		{"ROBOTS.md §12", dis("/~user"), "x", "/%7Euser", false},
-		{"ROBOTS.md §12", dis("/~user"), "x", "/%7euser", false},
-		{"ROBOTS.md §12", dis("/%62%61%7A"), "x", "/baz", false},
-		{"ROBOTS.md §12", dis("/baz"), "x", "/%62%61%7A", false},
-		// ROBOTS.md §12: /%aa ≡ /%AA.
-		{"ROBOTS.md §12", dis("/%aa"), "x", "/%AA", false},
-		{"ROBOTS.md §12", dis("/%AA"), "x", "/%aa", false},
-		{"ROBOTS.md §12", dis("/%aa"), "x", "/%aa", false},
-		// ROBOTS.md §12: the rule /a b matches /a%20b.
-		{"ROBOTS.md §12", dis("/a b"), "x", "/a%20b", false},
-		{"ROBOTS.md §12", dis("/a%20b"), "x", "/a%20b", false},
-		{"ROBOTS.md §12", dis("/a b"), "x", "/a", true},
-		{"ROBOTS.md §12", dis(`/a"b`), "x", "/a%22b", false},
-		{"ROBOTS.md §12", dis("/a|b"), "x", "/a%7Cb", false},
-		{"ROBOTS.md §12", dis("/a%7cb"), "x", "/a|b", false},
-		// ROBOTS.md §12: /a%2Fb ≠ /a/b, either way round.
-		{"ROBOTS.md §12", dis("/a%2Fb"), "x", "/a/b", true},
-		{"ROBOTS.md §12", dis("/a/b"), "x", "/a%2Fb", true},
-		{"ROBOTS.md §12", dis("/a%2Fb"), "x", "/a%2fb", false},
-		{"ROBOTS.md §12", dis("/a%2Fb"), "x", "/a%2Fb", false},
-		{"ROBOTS.md §12", dis("/a?b"), "x", "/a%3Fb", true},
-		// ROBOTS.md §12: $ and * are ordinary characters in the URL.
-		{"ROBOTS.md §12", dis("/a$"), "x", "/a$", true},
-		{"ROBOTS.md §12", dis("/a$"), "x", "/a", false},
-		{"ROBOTS.md §12", dis("/a$b"), "x", "/a$b", false},
-		{"ROBOTS.md §12", dis("/a$b"), "x", "/ab", true},
-		{"ROBOTS.md §12", dis("/a*"), "x", "/a*", false},
-		{"ROBOTS.md §12", dis("/price$"), "x", "/price$", true},
-		{"ROBOTS.md §12", "User-agent: *\nDisallow: /\nAllow: /a$\n", "x", "/a$", false},
-		// ROBOTS.md §12: the query is matched exactly in wire order.
-		{"ROBOTS.md §12", dis("/p?b=1&a=2"), "x", "/p?b=1&a=2", false},
-		{"ROBOTS.md §12", dis("/p?b=1&a=2"), "x", "/p?a=2&b=1", true},
-		{"ROBOTS.md §12", dis("/p?a=2"), "x", "/p?b=1&a=2", true},
-		{"ROBOTS.md §12", dis("/p?b=1&a"), "x", "/p?b=1&a=2", false},
-		{"ROBOTS.md §12", dis("/*?a=2"), "x", "/p?a=2", false},
-		{"ROBOTS.md §12", dis("/p?q=a+b"), "x", "/p?q=a+b", false},
-		{"ROBOTS.md §12", dis("/p?q=a+b"), "x", "/p?q=a%20b", true},
-		{"ROBOTS.md §12", dis("/p?q=%7E"), "x", "/p?q=~", false},
-		{"ROBOTS.md §12", dis("/p?"), "x", "/p?", false},
-		{"ROBOTS.md §12", dis("/p?"), "x", "/p", true},
-		{"ROBOTS.md §12", dis("/p?u=http://a/b"), "x", "/p?u=http://a/b", false},
-		{"ROBOTS.md §12", dis("/p?u=http://a/b"), "x", "/p?u=http%3A%2F%2Fa%2Fb", true},
-		// ROBOTS.md §12: the fragment is ignored.
-		{"ROBOTS.md §12", dis("/p$"), "x", "/p#frag", false},
-		{"ROBOTS.md §12", dis("/p"), "x", "/p#frag", false},
-		{"ROBOTS.md §12", dis("/p$"), "x", "/p?#frag", true},
-		{"ROBOTS.md §12", dis("/p?x$"), "x", "/p?x#frag", false},
-		// ROBOTS.md §12: an empty path is /.
-		{"ROBOTS.md §12", dis("/$"), "x", "https://example.com", false},
-		{"ROBOTS.md §12", dis("/$"), "x", "https://example.com#top", false},
-		{"ROBOTS.md §12", dis("/$"), "x", "", false},
-		{"ROBOTS.md §12", dis("/?"), "x", "https://example.com?q", false},
+		// docs/robots-semantics.md#normalisation: /テ ≡ /%E3%83%86, both ways
+		// round.
+		{"docs/robots-semantics.md#normalisation", dis("/テ"), "x", "/%E3%83%86", false},
+		{"docs/robots-semantics.md#normalisation", dis("/テ"), "x", "/テ", false},
+		{"docs/robots-semantics.md#normalisation", dis("/テ"), "x", "/%e3%83%86", false},
+		{"docs/robots-semantics.md#normalisation", dis("/%E3%83%86"), "x", "/テ", false},
+		{"docs/robots-semantics.md#normalisation", dis("/%e3%83%86"), "x", "/テ", false},
+		{"docs/robots-semantics.md#normalisation", dis("/テ"), "x", "/%E3%83%87", true},
+		// docs/robots-semantics.md#normalisation: /%7Euser ≡ /~user.
+		{"docs/robots-semantics.md#normalisation", dis("/%7Euser"), "x", "/~user", false},
+		{"docs/robots-semantics.md#normalisation", dis("/~user"), "x", "/%7Euser", false},
+		{"docs/robots-semantics.md#normalisation", dis("/~user"), "x", "/%7euser", false},
+		{"docs/robots-semantics.md#normalisation", dis("/%62%61%7A"), "x", "/baz", false},
+		{"docs/robots-semantics.md#normalisation", dis("/baz"), "x", "/%62%61%7A", false},
+		// docs/robots-semantics.md#normalisation: /%aa ≡ /%AA.
+		{"docs/robots-semantics.md#normalisation", dis("/%aa"), "x", "/%AA", false},
+		{"docs/robots-semantics.md#normalisation", dis("/%AA"), "x", "/%aa", false},
+		{"docs/robots-semantics.md#normalisation", dis("/%aa"), "x", "/%aa", false},
+		// docs/robots-semantics.md#normalisation: the rule /a b matches /a%20b.
+		{"docs/robots-semantics.md#normalisation", dis("/a b"), "x", "/a%20b", false},
+		{"docs/robots-semantics.md#normalisation", dis("/a%20b"), "x", "/a%20b", false},
+		{"docs/robots-semantics.md#normalisation", dis("/a b"), "x", "/a", true},
+		{"docs/robots-semantics.md#normalisation", dis(`/a"b`), "x", "/a%22b", false},
+		{"docs/robots-semantics.md#normalisation", dis("/a|b"), "x", "/a%7Cb", false},
+		{"docs/robots-semantics.md#normalisation", dis("/a%7cb"), "x", "/a|b", false},
+		// docs/robots-semantics.md#normalisation: /a%2Fb ≠ /a/b, either way
+		// round.
+		{"docs/robots-semantics.md#normalisation", dis("/a%2Fb"), "x", "/a/b", true},
+		{"docs/robots-semantics.md#normalisation", dis("/a/b"), "x", "/a%2Fb", true},
+		{"docs/robots-semantics.md#normalisation", dis("/a%2Fb"), "x", "/a%2fb", false},
+		{"docs/robots-semantics.md#normalisation", dis("/a%2Fb"), "x", "/a%2Fb", false},
+		{"docs/robots-semantics.md#normalisation", dis("/a?b"), "x", "/a%3Fb", true},
+		// docs/robots-semantics.md#wildcards: $ and * are ordinary
+		// characters in the URL.
+		{"docs/robots-semantics.md#wildcards", dis("/a$"), "x", "/a$", true},
+		{"docs/robots-semantics.md#wildcards", dis("/a$"), "x", "/a", false},
+		{"docs/robots-semantics.md#wildcards", dis("/a$b"), "x", "/a$b", false},
+		{"docs/robots-semantics.md#wildcards", dis("/a$b"), "x", "/ab", true},
+		{"docs/robots-semantics.md#wildcards", dis("/a*"), "x", "/a*", false},
+		{"docs/robots-semantics.md#wildcards", dis("/price$"), "x", "/price$", true},
+		{"docs/robots-semantics.md#wildcards", "User-agent: *\nDisallow: /\nAllow: /a$\n", "x", "/a$", false},
+		// docs/robots-semantics.md#wildcards: the query is matched exactly
+		// in wire order.
+		{"docs/robots-semantics.md#wildcards", dis("/p?b=1&a=2"), "x", "/p?b=1&a=2", false},
+		{"docs/robots-semantics.md#wildcards", dis("/p?b=1&a=2"), "x", "/p?a=2&b=1", true},
+		{"docs/robots-semantics.md#wildcards", dis("/p?a=2"), "x", "/p?b=1&a=2", true},
+		{"docs/robots-semantics.md#wildcards", dis("/p?b=1&a"), "x", "/p?b=1&a=2", false},
+		{"docs/robots-semantics.md#wildcards", dis("/*?a=2"), "x", "/p?a=2", false},
+		{"docs/robots-semantics.md#wildcards", dis("/p?q=a+b"), "x", "/p?q=a+b", false},
+		{"docs/robots-semantics.md#wildcards", dis("/p?q=a+b"), "x", "/p?q=a%20b", true},
+		{"docs/robots-semantics.md#wildcards", dis("/p?q=%7E"), "x", "/p?q=~", false},
+		{"docs/robots-semantics.md#wildcards", dis("/p?"), "x", "/p?", false},
+		{"docs/robots-semantics.md#wildcards", dis("/p?"), "x", "/p", true},
+		{"docs/robots-semantics.md#wildcards", dis("/p?u=http://a/b"), "x", "/p?u=http://a/b", false},
+		{"docs/robots-semantics.md#wildcards", dis("/p?u=http://a/b"), "x", "/p?u=http%3A%2F%2Fa%2Fb", true},
+		// docs/robots-semantics.md#wildcards: the fragment is ignored.
+		{"docs/robots-semantics.md#wildcards", dis("/p$"), "x", "/p#frag", false},
+		{"docs/robots-semantics.md#wildcards", dis("/p"), "x", "/p#frag", false},
+		{"docs/robots-semantics.md#wildcards", dis("/p$"), "x", "/p?#frag", true},
+		{"docs/robots-semantics.md#wildcards", dis("/p?x$"), "x", "/p?x#frag", false},
+		// docs/robots-semantics.md#wildcards: an empty path is /.
+		{"docs/robots-semantics.md#wildcards", dis("/$"), "x", "https://example.com", false},
+		{"docs/robots-semantics.md#wildcards", dis("/$"), "x", "https://example.com#top", false},
+		{"docs/robots-semantics.md#wildcards", dis("/$"), "x", "", false},
+		{"docs/robots-semantics.md", dis("/?"), "x", "https://example.com?q", false},
 	})
 }
 
@@ -560,7 +587,7 @@ func TestAllowedNormalisationURLStruct(t *testing.T) {
 		{&url.URL{}, true},
 	} {
 		if got := r.Allowed("x", c.u); got != c.want {
-			t.Errorf("ROBOTS.md §12: Allowed(%q, %q) = %v, want %v", "x", c.u.String(), got, c.want)
+			t.Errorf("docs/robots-semantics.md#normalisation: Allowed(%q, %q) = %v, want %v", "x", c.u.String(), got, c.want)
 		}
 	}
 }
@@ -568,7 +595,7 @@ func TestAllowedNormalisationURLStruct(t *testing.T) {
 // TestAllowedRelativeURL covers URLs without a host whose path does not
 // start with '/': url.Parse reads "example.com/private" as a relative path
 // and "example.com:8080/private" as scheme "example.com" with opaque data.
-// Google's GetPathParamsQuery (google-matcher.md "URL to path") takes the
+// Google's GetPathParamsQuery (robots.cc in google/robotstxt) takes the
 // first component for the host, so the path starts at the first '/' (or
 // ';') after it, and is "/" when there is none. Neither may fail open.
 func TestAllowedRelativeURL(t *testing.T) {
@@ -645,7 +672,7 @@ func TestAllowedOpaqueURLStruct(t *testing.T) {
 	}
 }
 
-// ROBOTS.md §12 (RFC 9309 §2.2.2): /robots.txt is always allowed.
+// RFC 9309 2.2.2: /robots.txt is always allowed.
 func TestAllowedRobotsTxtExempt(t *testing.T) {
 	for _, body := range []string{
 		"User-agent: *\nDisallow: /\n",
@@ -658,7 +685,7 @@ func TestAllowedRobotsTxtExempt(t *testing.T) {
 		for _, agent := range []string{"FooBot", "foobot", "other", ""} {
 			for _, s := range []string{"/robots.txt", "https://example.com/robots.txt", "/robots.txt?x=1", "/robots.txt#f", "/%72obots.txt"} {
 				if !r.Allowed(agent, parseTestURL(t, s)) {
-					t.Errorf("ROBOTS.md §12: Allowed(%q, %q) = false, want true\nrobots.txt:\n%s", agent, s, body)
+					t.Errorf("RFC 9309 2.2.2: Allowed(%q, %q) = false, want true\nrobots.txt:\n%s", agent, s, body)
 				}
 			}
 		}
@@ -667,7 +694,7 @@ func TestAllowedRobotsTxtExempt(t *testing.T) {
 	r := Parse([]byte("User-agent: *\nDisallow: /\n"))
 	for _, s := range []string{"/robots.txt/x", "/robots.txtx", "/robots", "/a/robots.txt"} {
 		if r.Allowed("x", parseTestURL(t, s)) {
-			t.Errorf("ROBOTS.md §12: Allowed(%q, %q) = true, want false", "x", s)
+			t.Errorf("RFC 9309 2.2.2: Allowed(%q, %q) = true, want false", "x", s)
 		}
 	}
 	if !disallowAll().Allowed("x", parseTestURL(t, "/robots.txt")) {
@@ -675,17 +702,18 @@ func TestAllowedRobotsTxtExempt(t *testing.T) {
 	}
 }
 
-// ROBOTS.md §12: a rule path that starts with neither / nor * never matches.
+// docs/robots-semantics.md#rule-paths: a rule path that starts with neither
+// / nor * never matches.
 func TestAllowedRuleWithoutSlash(t *testing.T) {
 	runAllowed(t, []allowedCase{
-		{"ROBOTS.md §12", "User-agent: *\nDisallow: fish/\n", "x", "/fish/", true},
-		{"ROBOTS.md §12", "User-agent: *\nDisallow: fish/\n", "x", "/fish/a", true},
-		{"ROBOTS.md §12", "User-agent: *\nDisallow: fish\n", "x", "fish", true},
-		{"ROBOTS.md §12", "User-agent: *\nDisallow: ?q\n", "x", "/?q", true},
-		{"ROBOTS.md §12", "User-agent: *\nDisallow: %2Fa\n", "x", "/a", true},
-		{"ROBOTS.md §12", "User-agent: *\nDisallow: /\nAllow: fish\n", "x", "/fish", false},
-		{"ROBOTS.md §12", "User-agent: *\nDisallow: *fish\n", "x", "/fish", false},
-		{"ROBOTS.md §12", "User-agent: *\nDisallow: *\n", "x", "/anything", false},
+		{"docs/robots-semantics.md#rule-paths", "User-agent: *\nDisallow: fish/\n", "x", "/fish/", true},
+		{"docs/robots-semantics.md#rule-paths", "User-agent: *\nDisallow: fish/\n", "x", "/fish/a", true},
+		{"docs/robots-semantics.md#rule-paths", "User-agent: *\nDisallow: fish\n", "x", "fish", true},
+		{"docs/robots-semantics.md#rule-paths", "User-agent: *\nDisallow: ?q\n", "x", "/?q", true},
+		{"docs/robots-semantics.md#rule-paths", "User-agent: *\nDisallow: %2Fa\n", "x", "/a", true},
+		{"docs/robots-semantics.md#rule-paths", "User-agent: *\nDisallow: /\nAllow: fish\n", "x", "/fish", false},
+		{"docs/robots-semantics.md#rule-paths", "User-agent: *\nDisallow: *fish\n", "x", "/fish", false},
+		{"docs/robots-semantics.md#rule-paths", "User-agent: *\nDisallow: *\n", "x", "/anything", false},
 	})
 }
 
@@ -693,14 +721,14 @@ func TestAllowedRuleWithoutSlash(t *testing.T) {
 func TestAllowedIndexHTML(t *testing.T) {
 	const body = "User-agent: *\nAllow: /a/index.html\nAllow: /b/index.htm?x\nAllow: /c/index.php\nDisallow: /\n"
 	runAllowed(t, []allowedCase{
-		{"google-matcher.md", body, "x", "/a/", true},
-		{"google-matcher.md", body, "x", "/a/index.html", true},
-		{"google-matcher.md", body, "x", "/a/index.htm", false},
-		{"google-matcher.md", body, "x", "/a/x", false},
-		{"google-matcher.md", body, "x", "/a/?q", false},
-		{"google-matcher.md", body, "x", "/b/", true},
-		{"google-matcher.md", body, "x", "/c/", false},
-		{"google-matcher.md", "User-agent: *\nDisallow: /a/index.html\n", "x", "/a/", true},
+		{"google/robotstxt", body, "x", "/a/", true},
+		{"google/robotstxt", body, "x", "/a/index.html", true},
+		{"google/robotstxt", body, "x", "/a/index.htm", false},
+		{"google/robotstxt", body, "x", "/a/x", false},
+		{"google/robotstxt", body, "x", "/a/?q", false},
+		{"google/robotstxt", body, "x", "/b/", true},
+		{"google/robotstxt", body, "x", "/c/", false},
+		{"google/robotstxt", "User-agent: *\nDisallow: /a/index.html\n", "x", "/a/", true},
 	})
 }
 
@@ -715,20 +743,20 @@ func TestAllowedIndexHTMLPriority(t *testing.T) {
 	}
 	runAllowed(t, []allowedCase{
 		// "/$/$" (4) loses to "/$/*$" (5).
-		{"google-matcher.md", rules("Allow: /$/index.html", "Disallow: /$/*$"), "x", "/$/", false},
-		{"google-matcher.md", rules("Disallow: /$/*$", "Allow: /$/index.html"), "x", "/%24/", false},
-		{"google-matcher.md", rules("Allow: /$/index.html", "Disallow: /$/*$"), "x", "/$/index.html", true},
-		{"google-matcher.md", rules("Allow: /$$/index.htm", "Disallow: /$$/*$"), "x", "/$$/", false},
+		{"google/robotstxt", rules("Allow: /$/index.html", "Disallow: /$/*$"), "x", "/$/", false},
+		{"google/robotstxt", rules("Disallow: /$/*$", "Allow: /$/index.html"), "x", "/%24/", false},
+		{"google/robotstxt", rules("Allow: /$/index.html", "Disallow: /$/*$"), "x", "/$/index.html", true},
+		{"google/robotstxt", rules("Allow: /$$/index.htm", "Disallow: /$$/*$"), "x", "/$$/", false},
 		// "/$/$" (4) ties "/*/$" (4) and "/$/$": allow wins.
-		{"google-matcher.md", rules("Allow: /$/index.html", "Disallow: /*/$"), "x", "/$/", true},
-		{"google-matcher.md", rules("Allow: /$/index.html", "Disallow: /$/$"), "x", "/$/", true},
+		{"google/robotstxt", rules("Allow: /$/index.html", "Disallow: /*/$"), "x", "/$/", true},
+		{"google/robotstxt", rules("Allow: /$/index.html", "Disallow: /$/$"), "x", "/$/", true},
 		// "/$/$" (4) beats "/$/" (3).
-		{"google-matcher.md", rules("Allow: /$/index.html", "Disallow: /$/"), "x", "/$/", true},
+		{"google/robotstxt", rules("Allow: /$/index.html", "Disallow: /$/"), "x", "/$/", true},
 		// An octet escaped by normalising counts three, as for every rule:
 		// "/%E3%83%84/$" (12) ties "*%E3%83%84/$" (12) and loses to
 		// "*%E3%83%84/*$" (13).
-		{"google-matcher.md", rules("Allow: /ツ/index.html", "Disallow: *ツ/$"), "x", "/ツ/", true},
-		{"google-matcher.md", rules("Allow: /ツ/index.html", "Disallow: *ツ/*$"), "x", "/ツ/", false},
+		{"google/robotstxt", rules("Allow: /ツ/index.html", "Disallow: *ツ/$"), "x", "/ツ/", true},
+		{"google/robotstxt", rules("Allow: /ツ/index.html", "Disallow: *ツ/*$"), "x", "/ツ/", false},
 	})
 }
 
@@ -771,37 +799,37 @@ func TestCrawlDelay(t *testing.T) {
 		want   time.Duration
 		wantOK bool
 	}{
-		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: 10\n", "x", 10 * time.Second, true},
+		{"Yandex analyser", "User-agent: *\nCrawl-delay: 10\n", "x", 10 * time.Second, true},
 		// Decimals.
-		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: 0.5\n", "x", 500 * time.Millisecond, true},
-		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: 2.25 # comment\n", "x", 2250 * time.Millisecond, true},
-		{"ROBOTS.md §11", "User-agent: *\ncrawl-delay:0\n", "x", 0, true},
-		{"ROBOTS.md §11", "User-agent: *\nCRAWL-DELAY: 3\n", "x", 3 * time.Second, true},
+		{"Yandex analyser", "User-agent: *\nCrawl-delay: 0.5\n", "x", 500 * time.Millisecond, true},
+		{"Yandex analyser", "User-agent: *\nCrawl-delay: 2.25 # comment\n", "x", 2250 * time.Millisecond, true},
+		{"Yandex analyser", "User-agent: *\ncrawl-delay:0\n", "x", 0, true},
+		{"Yandex analyser", "User-agent: *\nCRAWL-DELAY: 3\n", "x", 3 * time.Second, true},
 		// Invalid values are ignored.
-		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: abc\n", "x", 0, false},
-		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: -1\n", "x", 0, false},
-		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay:\n", "x", 0, false},
-		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: 1,5\n", "x", 0, false},
-		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: NaN\n", "x", 0, false},
-		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: Inf\n", "x", 0, false},
-		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: abc\nCrawl-delay: 4\n", "x", 4 * time.Second, true},
+		{"Yandex analyser", "User-agent: *\nCrawl-delay: abc\n", "x", 0, false},
+		{"Yandex analyser", "User-agent: *\nCrawl-delay: -1\n", "x", 0, false},
+		{"Yandex analyser", "User-agent: *\nCrawl-delay:\n", "x", 0, false},
+		{"Yandex analyser", "User-agent: *\nCrawl-delay: 1,5\n", "x", 0, false},
+		{"Yandex analyser", "User-agent: *\nCrawl-delay: NaN\n", "x", 0, false},
+		{"Yandex analyser", "User-agent: *\nCrawl-delay: Inf\n", "x", 0, false},
+		{"Yandex analyser", "User-agent: *\nCrawl-delay: abc\nCrawl-delay: 4\n", "x", 4 * time.Second, true},
 		// From the chosen group.
-		{"ROBOTS.md §7", "User-agent: *\nCrawl-delay: 10\n\nUser-agent: FooBot\nCrawl-delay: 1\n", "foobot", time.Second, true},
-		{"ROBOTS.md §7", "User-agent: *\nCrawl-delay: 10\n\nUser-agent: FooBot\nCrawl-delay: 1\n", "BarBot", 10 * time.Second, true},
-		{"ROBOTS.md §7", "User-agent: *\nCrawl-delay: 10\n\nUser-agent: FooBot\nDisallow: /x\n", "FooBot", 0, false},
-		{"ROBOTS.md §7", "User-agent: FooBot\nCrawl-delay: 1\n", "BarBot", 0, false},
-		{"ROBOTS.md §7", "User-agent: FooBot\nDisallow: /x\nCrawl-delay: 7\n", "FooBot", 7 * time.Second, true},
+		{"Google: user-agent precedence", "User-agent: *\nCrawl-delay: 10\n\nUser-agent: FooBot\nCrawl-delay: 1\n", "foobot", time.Second, true},
+		{"Google: user-agent precedence", "User-agent: *\nCrawl-delay: 10\n\nUser-agent: FooBot\nCrawl-delay: 1\n", "BarBot", 10 * time.Second, true},
+		{"Google: user-agent precedence", "User-agent: *\nCrawl-delay: 10\n\nUser-agent: FooBot\nDisallow: /x\n", "FooBot", 0, false},
+		{"Google: user-agent precedence", "User-agent: FooBot\nCrawl-delay: 1\n", "BarBot", 0, false},
+		{"Google: user-agent precedence", "User-agent: FooBot\nDisallow: /x\nCrawl-delay: 7\n", "FooBot", 7 * time.Second, true},
 		// Before any user-agent line: belongs to no group.
-		{"ROBOTS.md §6", "Crawl-delay: 5\nUser-agent: *\nDisallow: /x\n", "x", 0, false},
+		{"Google: grouping", "Crawl-delay: 5\nUser-agent: *\nDisallow: /x\n", "x", 0, false},
 		// Merged groups: the largest value wins.
-		{"ROBOTS.md §6", "User-agent: a\nCrawl-delay: 2\nDisallow: /x\nUser-agent: b\nDisallow: /\nUser-agent: a\nCrawl-delay: 5\n", "a", 5 * time.Second, true},
-		{"ROBOTS.md §6", "User-agent: a\nCrawl-delay: 5\nDisallow: /x\nUser-agent: a\nCrawl-delay: 2\n", "a", 5 * time.Second, true},
-		{"ROBOTS.md §6", "User-agent: a\nCrawl-delay: 2\nDisallow: /x\nUser-agent: b\nDisallow: /\nUser-agent: a\nCrawl-delay: 5\n", "b", 0, false},
+		{"Google: grouping", "User-agent: a\nCrawl-delay: 2\nDisallow: /x\nUser-agent: b\nDisallow: /\nUser-agent: a\nCrawl-delay: 5\n", "a", 5 * time.Second, true},
+		{"Google: grouping", "User-agent: a\nCrawl-delay: 5\nDisallow: /x\nUser-agent: a\nCrawl-delay: 2\n", "a", 5 * time.Second, true},
+		{"Google: grouping", "User-agent: a\nCrawl-delay: 2\nDisallow: /x\nUser-agent: b\nDisallow: /\nUser-agent: a\nCrawl-delay: 5\n", "b", 0, false},
 		// A record naming two agents gives both the delay.
-		{"ROBOTS.md §6", "User-agent: a\nUser-agent: b\nCrawl-delay: 3\n", "b", 3 * time.Second, true},
-		{"ROBOTS.md §6", "User-agent: a\nUser-agent: b\nCrawl-delay: 3\n", "a", 3 * time.Second, true},
+		{"Google: grouping", "User-agent: a\nUser-agent: b\nCrawl-delay: 3\n", "b", 3 * time.Second, true},
+		{"Google: grouping", "User-agent: a\nUser-agent: b\nCrawl-delay: 3\n", "a", 3 * time.Second, true},
 		// Huge values are clamped, not overflowed.
-		{"ROBOTS.md §11", "User-agent: *\nCrawl-delay: 1e300\n", "x", time.Duration(1<<63 - 1), true},
+		{"Yandex analyser", "User-agent: *\nCrawl-delay: 1e300\n", "x", time.Duration(1<<63 - 1), true},
 	} {
 		r := Parse([]byte(c.robots))
 		got, ok := r.CrawlDelay(c.agent)
@@ -811,7 +839,7 @@ func TestCrawlDelay(t *testing.T) {
 	}
 }
 
-// ROBOTS.md §10: sitemap lines.
+// RFC 9309 2.2.4: sitemap lines.
 func TestSitemaps(t *testing.T) {
 	const body = "Sitemap: https://example.com/first.xml\n" +
 		"User-agent: a\n" +
@@ -833,11 +861,11 @@ func TestSitemaps(t *testing.T) {
 		"relative/not-checked.xml",
 	}
 	if got := r.Sitemaps(); !slices.Equal(got, want) {
-		t.Errorf("ROBOTS.md §10: Sitemaps() = %q, want %q", got, want)
+		t.Errorf("RFC 9309 2.2.4: Sitemaps() = %q, want %q", got, want)
 	}
-	// ROBOTS.md §6: the sitemap line did not close a's group.
+	// Google, grouping: the sitemap line did not close a's group.
 	if r.Allowed("a", parseTestURL(t, "/x")) {
-		t.Errorf("ROBOTS.md §6: Allowed(%q, %q) = true, want false", "a", "/x")
+		t.Errorf("Google: grouping: Allowed(%q, %q) = true, want false", "a", "/x")
 	}
 }
 
@@ -863,11 +891,11 @@ func TestCleanParams(t *testing.T) {
 	if !slices.EqualFunc(got, want, func(a, b CleanParam) bool {
 		return slices.Equal(a.Params, b.Params) && a.Path == b.Path && a.Line == b.Line
 	}) {
-		t.Errorf("ROBOTS.md §11: CleanParams() = %+v, want %+v", got, want)
+		t.Errorf("Yandex analyser: CleanParams() = %+v, want %+v", got, want)
 	}
 	// Clean-param does not change matching.
 	if r.Allowed("Yandex", parseTestURL(t, "/some_dir/get_book.pl?ref=x")) != true {
-		t.Errorf("ROBOTS.md §5: Allowed(%q, %q) = false, want true", "Yandex", "/some_dir/get_book.pl?ref=x")
+		t.Errorf("Google: syntax: Allowed(%q, %q) = false, want true", "Yandex", "/some_dir/get_book.pl?ref=x")
 	}
 }
 
@@ -895,7 +923,7 @@ func TestExplain(t *testing.T) {
 		// Google-specific index.html rule: the line that implied it.
 		{"FooBot", "/dir/", Decision{Allowed: true, Group: GroupSpecific, Agent: "FooBot", Rule: &Rule{Allow: true, Pattern: "/dir/index.html", Line: 8}}},
 		{"other", "/private/a", Decision{Allowed: false, Group: GroupGlobal, Agent: "*", Rule: &Rule{Allow: false, Pattern: "/private", Line: 2}}},
-		// google-matcher.md "URL to path": without a scheme, the first
+		// As Google's GetPathParamsQuery (robots.cc): without a scheme, the first
 		// component is the host.
 		{"other", "example.com/private/a", Decision{Allowed: false, Group: GroupGlobal, Agent: "*", Rule: &Rule{Allow: false, Pattern: "/private", Line: 2}}},
 		// No rule matched.
@@ -967,7 +995,9 @@ func TestDecisionString(t *testing.T) {
 }
 
 // worstCaseRobots returns a robots.txt of 300 Disallow rules, each with 41
-// '*' (google-matcher.md "Worst case"), and a 2 KB path none of them matches.
+// '*' (a worst case for matchers such as Google's robots.cc, whose cost per
+// rule grows with the pattern's length times the path's), and a 2 KB path
+// none of them matches.
 func worstCaseRobots() (body, path string) {
 	var b strings.Builder
 	b.WriteString("User-agent: *\n")
@@ -1052,7 +1082,7 @@ func TestConcurrentFirstUse(t *testing.T) {
 }
 
 // The group of a browser-compatible bot User-Agent is its bot's; a
-// browser's User-Agent gets only the '*' group (issue 20).
+// browser's User-Agent gets only the '*' group.
 func TestAllowedBrowserCompatibleAgent(t *testing.T) {
 	r := Parse([]byte("User-agent: MyBot\nDisallow: /mybot-only\n\nUser-agent: Mozilla\nDisallow: /mozilla\n\nUser-agent: *\nDisallow: /all\n"))
 	for _, c := range []struct {

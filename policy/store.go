@@ -80,7 +80,7 @@ type Record struct {
 	// GoodState is the outcome of the last fetch that gave a verdict about
 	// the site: StateParsed (a 2xx body) or StateUnavailable (allow all);
 	// zero if none did. It is the last good copy kept while a refresh
-	// fails (ROBOTS.md §3).
+	// fails (docs/robots-semantics.md#unreachable).
 	GoodState State
 	// Body is the 2xx body of the last good copy, for GoodState ==
 	// StateParsed. It may be nil when Robots is set.

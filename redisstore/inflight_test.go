@@ -15,7 +15,7 @@ import (
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 )
 
-// Issue 20, point 6: three members crawling one slow host keep one
+// Three members crawling one slow host keep one
 // request in flight to it fleet-wide, and the host's Crawl-delay counts
 // from the end of the last response any member got, judged at the server.
 func TestFleetOneInFlightCrawlDelayFromEnd(t *testing.T) {
@@ -44,7 +44,7 @@ func TestFleetOneInFlightCrawlDelayFromEnd(t *testing.T) {
 	}
 }
 
-// Issue 20, point 6: a response that takes longer than a member's TTL (a
+// A response that takes longer than a member's TTL (a
 // slow host, colly's timeout raised above it) keeps its host's place: the
 // member is alive and renews its lease while the response runs, so no
 // other member starts a second request to the host.

@@ -11,7 +11,7 @@ import (
 
 // Renewal of in-flight leases. A lease on a host's in-flight place runs
 // out a member's TTL after it was granted unless it is given back, so that
-// the place of a member that died comes free (issue 20: the fleet's
+// the place of a member that died comes free (the fleet's
 // in-flight count never stays taken). A live member renews the leases of
 // its responses still running every third of that TTL, so that a response
 // longer than the TTL (a slow host, colly's timeout raised above it) keeps

@@ -36,7 +36,7 @@ import (
 // TTL (leaserenew.go), up to the lease's own life (DefaultLease), so a
 // response longer than the TTL keeps its host's place. Both keys carry the host in braces, so they share a
 // cluster slot. Each operation is one Lua script on those keys
-// (politeness.md §3.6: one atomic read-modify-write per host, one clock,
+// (one atomic read-modify-write per host, one clock — Redis's own TIME —,
 // monotone merges), the same rules as pace.Memory's. Every
 // write sets the hash's TTL to outlive what the host holds — its
 // schedule, its pause and its leases — by Fleet.PacerIdle (pacerKeep by
@@ -515,5 +515,5 @@ func (p *pacer) close() {
 func (f *Fleet) Attach(g *robotsmw.Guard) {
 	g.RobotsStore = f.Robots()
 	g.Pacer = f.Pacer()
-	f.guard.Store(g) // issue 22: the frontier's host gap follows g.Rate
+	f.guard.Store(g) // the frontier's host gap follows g.Rate
 }

@@ -21,7 +21,7 @@ import (
 // still finds the last good copy and the failure count; while the origin is
 // unreachable it is kept at least failingGrace after FailingSince, since
 // RFC 9309 §2.3.1.4's 30-day rule needs FailingSince and the last good
-// copy (ROBOTS.md §3).
+// copy (docs/robots-semantics.md#unreachable).
 const (
 	recordGrace  = 7 * 24 * time.Hour
 	failingGrace = 31 * 24 * time.Hour

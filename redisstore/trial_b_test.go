@@ -189,8 +189,8 @@ func testTrialBStopMidCrawl(t *testing.T, crash bool, maxWait time.Duration) {
 		t.Errorf("server saw %d requests in flight at once, want ≤ 1 fleet-wide", peak)
 	}
 	// The page member 0 was stopped on was abandoned by the client when
-	// its work began: Crawl-delay counts from that error (issue 20: "an
-	// error or a timeout all count as loaded"), not from the end of the
+	// its work began: Crawl-delay counts from that error (a failed response
+	// ends too; docs/robots-semantics.md#crawl-delay), not from the end of the
 	// server's work, which the client never sees.
 	aborted := ""
 	select {

@@ -27,8 +27,8 @@ func urls(locs ...string) string {
 	return b.String()
 }
 
-// TestEdgeCases runs the test cases of shared/research/sitemap.md §5 that
-// concern reading one file; each cites its number.
+// TestEdgeCases runs the cases of docs/sitemaps.md that concern reading one file;
+// each names its number there.
 func TestEdgeCases(t *testing.T) {
 	five := head + urls("http://a.example/1", "http://a.example/2", "http://a.example/3", "http://a.example/4", "http://a.example/5") + tail
 	fiveLocs := []string{"http://a.example/1", "http://a.example/2", "http://a.example/3", "http://a.example/4", "http://a.example/5"}
@@ -264,7 +264,7 @@ func TestParseTime(t *testing.T) {
 		in   string
 		want string // RFC 3339, or "" for none
 	}{
-		// sitemap.md #62: the six W3C Datetime forms.
+		// docs/sitemaps.md, case #62: the six W3C Datetime forms.
 		{"1997", "1997-01-01T00:00:00Z"},
 		{"1997-07", "1997-07-01T00:00:00Z"},
 		{"1997-07-16", "1997-07-16T00:00:00Z"},
@@ -273,7 +273,7 @@ func TestParseTime(t *testing.T) {
 		{"1997-07-16T19:20:30.45+01:00", "1997-07-16T19:20:30.45+01:00"},
 		{"2004-12-23T18:00:15+00:00", "2004-12-23T18:00:15Z"},
 		{"1994-11-05T13:15:30Z", "1994-11-05T08:15:30-05:00"},
-		// sitemap.md #63: deviations.
+		// docs/sitemaps.md, case #63: deviations.
 		{"2024-01-01 10:00:00", "2024-01-01T10:00:00Z"},
 		{"2024-01-01T10:00:00", "2024-01-01T10:00:00Z"},
 		{"2024-01-01T10:00:00+0100", "2024-01-01T10:00:00+01:00"},
@@ -282,7 +282,7 @@ func TestParseTime(t *testing.T) {
 		{"", ""},
 		{"blah", ""},
 		{"2024-13-45", ""},
-		// sitemap.md #86: RSS.
+		// docs/sitemaps.md, case #86: RSS.
 		{"Thu, 05 Jan 2017 12:34:50 GMT", "2017-01-05T12:34:50Z"},
 		{"Thu, 5 Jan 2017 13:34:51 +0100", "2017-01-05T12:34:51Z"},
 		{"incorrect", ""},
@@ -302,14 +302,14 @@ func TestParseTime(t *testing.T) {
 }
 
 func TestPriorityAndChangeFreq(t *testing.T) {
-	// sitemap.md #64.
+	// docs/sitemaps.md, case #64.
 	for in, want := range map[string]float64{"0.8": 0.8, "1": 1, "1.00": 1, " 0.8 ": 0.8, "0": 0, "0.0": 0,
 		"1.1": -1, "-1": -1, "NaN": -1, "Infinity": -1, "-Infinity": -1, "BAD VALUE": -1, "0,5": -1, "": -1} {
 		if got := priority(in); got != want {
 			t.Errorf("priority(%q) = %v, want %v", in, got, want)
 		}
 	}
-	// sitemap.md #65.
+	// docs/sitemaps.md, case #65.
 	for in, want := range map[string]string{"Daily": "daily", "  daily ": "daily", "DAILY": "daily", "never": "never", "sometimes": "", "": ""} {
 		if got := changeFreq(in); got != want {
 			t.Errorf("changeFreq(%q) = %q, want %q", in, got, want)
@@ -337,15 +337,15 @@ func TestSyntaxError(t *testing.T) {
 	}
 }
 
-// TestLargePlain reads 60 MB of plain XML (sitemap.md #103): the read stops
-// at 50 MiB with ErrTooLarge after the entries before it.
+// TestLargePlain reads 60 MB of plain XML (docs/sitemaps.md, case #103): the
+// read stops at 50 MiB with ErrTooLarge after the entries before it.
 func TestLargePlain(t *testing.T) {
 	body := io.MultiReader(strings.NewReader(head+urls("http://x/1")), &spaces{n: 60 << 20}, strings.NewReader(tail))
 	es, err := readAll(body, nil)
 	if len(es) != 1 || !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Next() gave %d entries, then %v; want 1, then ErrTooLarge", len(es), err)
 	}
-	// sitemap.md #59 with the default limit: 50,001 entries.
+	// docs/sitemaps.md, case #59 with the default limit: 50,001 entries.
 	var b bytes.Buffer
 	b.WriteString(head)
 	for range DefaultMaxEntries + 1 {

@@ -97,9 +97,10 @@ func FuzzMatchPattern(f *testing.F) {
 	})
 }
 
-// FuzzCanonical checks the Walker's one normalisation of URLs (issue 21):
-// it is idempotent, and a normalised URL's host is the host part of its
-// policy.Origin, so that two spellings of one origin compare equal.
+// FuzzCanonical checks the Walker's one normalisation of URLs
+// (docs/sitemaps.md#scope): it is idempotent, and a normalised URL's host is
+// the host part of its policy.Origin, so that two spellings of one origin
+// compare equal.
 func FuzzCanonical(f *testing.F) {
 	for _, s := range []string{"http://s.test/p", "HTTP://S.TEST.:80/p#x", "https://s.test:443/",
 		"http://bücher.example/", "http://[::1]:80/a", "http://[fe80::1%25eth0]/", "http://a:b@h.test/", "mailto:x@y", "//h/"} {

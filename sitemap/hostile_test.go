@@ -52,7 +52,7 @@ func walkFake(t *testing.T, w *Walker, site string) ([]string, Stats, error) {
 }
 
 func TestWalkSitemapElsewhereSeedsOnlyTheSite(t *testing.T) {
-	// Issue 21 item 1: evil.test's robots.txt names "sitemaps" on internal
+	// evil.test's robots.txt names "sitemaps" on internal
 	// addresses that list their own pages. They may be read for
 	// evil.test's pages, never seed their own.
 	web := &fakeWeb{files: map[string]string{
@@ -83,7 +83,7 @@ func TestWalkSitemapElsewhereSeedsOnlyTheSite(t *testing.T) {
 }
 
 func TestWalkOneSpellingPerURL(t *testing.T) {
-	// Issue 21 item 4: one normalisation everywhere, the origin key of
+	// One normalisation everywhere, the origin key of
 	// policy: default ports, trailing dot, case, IDN.
 	var lines []string
 	for _, l := range []string{"http://s.test/p5", "http://s.test:80/p5", "https://s.test:443/p6",
@@ -126,7 +126,7 @@ func TestWalkOneSpellingPerURL(t *testing.T) {
 }
 
 func TestWalkReportsCuts(t *testing.T) {
-	// Issue 21 item 3: each bound that cut the walk is named.
+	// Each bound that cut the walk is named.
 	var pages []string
 	for i := range 50 {
 		pages = append(pages, fmt.Sprintf("/p%d", i))
@@ -160,7 +160,7 @@ func TestWalkReportsCuts(t *testing.T) {
 }
 
 func TestFingerprintsBytesPerURL(t *testing.T) {
-	// Issue 21 item 3: the duplicate check holds at most 16 bytes a URL.
+	// The duplicate check holds at most 16 bytes a URL.
 	f := newFingerprints()
 	for i := range 300_000 {
 		u := fmt.Sprintf("https://example.com/a/rather/long/path/to/page-%d.html", i)

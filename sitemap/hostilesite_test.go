@@ -23,7 +23,7 @@ import (
 	"github.com/robotsmw/robotsmw/netguard"
 )
 
-// The hostile site of issue 21: one robots.txt lists ten sitemaps, each an
+// A hostile site: one robots.txt lists ten sitemaps, each an
 // attack on the walk.
 //
 //	/bomb.xml.gz        a gzip bomb: 60 MiB of white space in 60 KB

@@ -20,8 +20,9 @@ const maxCrawlDelay = 300 * time.Second
 // A hostPacing paces a Walker's requests per host, robots.txt fetches and
 // redirect hops included: one request in flight per host; each starts at
 // least the interval after the one before and at least the host's
-// Crawl-delay after the end of the previous response (seeds/003: the
-// time "after loading one page, before starting to load another"). A
+// Crawl-delay after the end of the previous response (the wait after
+// loading one page before starting the next, as Yandex defined it; see
+// docs/robots-semantics.md#crawl-delay). A
 // response ends when its body is read to its end or closed, when it
 // fails, or, for a redirect, with its headers. Hosts idle for a minute are
 // forgotten once many are kept.

@@ -15,7 +15,7 @@ import (
 // sent it on its schedule: a connection's first bytes, the timer's grain.
 const slack = 15 * time.Millisecond
 
-// Issue 20, point 5: a Walker paces each host as the server feels it —
+// A Walker paces each host as the server feels it —
 // one request in flight, starts an Interval apart, and the Crawl-delay
 // of robots.txt counted from the end of the previous response.
 func TestWalkerPacesHost(t *testing.T) {

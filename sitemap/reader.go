@@ -8,10 +8,10 @@ import (
 )
 
 // A Reader reads the entries of one sitemap file from a stream, in any of
-// the formats of sitemaps.org and sitemap.md §2.1: an XML urlset or sitemap
+// the formats of sitemaps.org (docs/sitemaps.md#formats): an XML urlset or sitemap
 // index, RSS 2.0, RSS 1.0 (RDF), Atom 0.3 or 1.0, or plain text with one URL
 // a line, each optionally gzip-compressed. The format is found from the
-// content, never from a URL or a Content-Type (sitemap.md §1, #22-#34).
+// content, never from a URL or a Content-Type (docs/sitemaps.md#formats, cases #22-#34).
 //
 // The Reader streams: it holds a fixed-size buffer and one entry at a time,
 // never the file, so its memory does not grow with the file's size.
@@ -59,7 +59,7 @@ func NewReader(r io.Reader) *Reader {
 // io.EOF. Otherwise the error is sticky and is one of:
 //
 //   - an error matching ErrTooLarge (errors.Is): a limit was reached
-//     (sitemap.md #30, #59, #84, #103);
+//     (docs/sitemaps.md, cases #30, #59, #84, #103);
 //   - an error matching ErrNotSitemap: the body is empty or no sitemap
 //     (#29, #32, #33, #56); no entries were returned;
 //   - a *SyntaxError: the file is truncated or broken (#27, #28, #47, #48,
@@ -109,7 +109,8 @@ func (r *Reader) Next() (Entry, error) {
 }
 
 // start unwraps gzip layers, skips byte order marks and white space and
-// chooses the format from the first byte (sitemap.md §1 point 1, #22-#34).
+// chooses the format from the first byte (docs/sitemaps.md#formats,
+// cases #22-#34).
 func (r *Reader) start() error {
 	maxSize := r.MaxSize
 	if maxSize <= 0 {
@@ -193,7 +194,7 @@ func (r *Reader) fail(err error) error {
 }
 
 // isSpace reports whether c is XML white space or a form feed or vertical
-// tab (sitemap.md #34).
+// tab (docs/sitemaps.md, case #34).
 func isSpace(c byte) bool {
 	switch c {
 	case ' ', '\t', '\n', '\r', '\v', '\f':

@@ -19,7 +19,8 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/corpus.golden")
 
 // findCorpus returns the directory of the shared sitemap corpus, looked up
-// from the package directory upwards (the repository sits next to shared/).
+// from the package directory upwards (the repository's clone sits next to
+// the shared reference material; see internal/sharedtest).
 func findCorpus() (string, bool) {
 	c := sharedtest.Corpus("sitemaps")
 	return c, c != ""
@@ -149,7 +150,7 @@ func TestCorpusByHand(t *testing.T) {
 		n     int
 		first string
 	}{
-		// sitemap.md #43: 74 pages; counting every *:loc gives 168.
+		// docs/sitemaps.md, case #43: 74 pages; counting every *:loc gives 168.
 		{"crawler-commons__hebdenbridgetimes-articles-sitemap.xml", 74, "http://www.hebdenbridgetimes.co.uk/news/local/video-tour-de-yorkshire-in-calderdale-1-7242580"},
 		{"cyberbivash-sitemap__sitemap.xml", 32, "https://cyberbivash.blogspot.com/"},                          // grep -c '<loc>': 32
 		{"go-sitemap__sitemap.xml", 13, "http://HOST/"},                                                        // grep -c '<loc>': 13

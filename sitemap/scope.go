@@ -15,7 +15,8 @@ import (
 // its origin (policy.Origin: lower case, no trailing dot, IDN in punycode,
 // IPv6 canonical, no default port) without the scheme, so that
 // "http://S.test.:80" and "https://s.test:443" are both "s.test" and a
-// sitemap at example.com:8080 does not cover example.com (sitemap.md #94).
+// sitemap at example.com:8080 does not cover example.com (docs/sitemaps.md,
+// case #94).
 func hostKey(u *url.URL) string {
 	o, err := policy.Origin(u)
 	if err != nil {
@@ -31,7 +32,7 @@ func hostKey(u *url.URL) string {
 const maxForeignPorts = 4
 
 // A scope is what one sitemap file may list (sitemaps.org "Sitemap file
-// location", sitemap.md §2.7, §2.8, §4.5).
+// location" and "Sitemaps & Cross Submits"; docs/sitemaps.md#scope).
 type scope struct {
 	wk     *walk
 	final  *url.URL // the sitemap's URL after redirects
@@ -66,7 +67,7 @@ func (wk *walk) scopeOf(j job, final *url.URL) *scope {
 }
 
 // under reports whether u is under the sitemap's directory (Strict): same
-// scheme, host and port, and a path below (sitemap.md #91-#93).
+// scheme, host and port, and a path below (docs/sitemaps.md, cases #91-#93).
 func (sc *scope) under(u *url.URL) bool {
 	if sc.dir == "" {
 		return true
@@ -75,8 +76,8 @@ func (sc *scope) under(u *url.URL) bool {
 }
 
 // inChildScope reports whether an index may list the sitemap u: on the
-// index's host or a host that announced the index (sitemap.md #76), and
-// in Strict mode under its directory (Google).
+// index's host or a host that announced the index (docs/sitemaps.md,
+// case #76), and in Strict mode under its directory (Google).
 func (sc *scope) inChildScope(u *url.URL) bool {
 	h := hostKey(u)
 	if h == sc.host {

@@ -20,8 +20,8 @@ import (
 const (
 	// DefaultMaxDepth is the deepest index nesting followed when
 	// Options.MaxDepth is zero: a Sitemap line is depth 0, the children of
-	// an index one deeper. The protocol means one level; sitemap.md §4.3
-	// finds 3-5 ample.
+	// an index one deeper. The protocol means one level; other
+	// readers allow 3 to 11 (docs/sitemaps.md#indexes).
 	DefaultMaxDepth = 5
 	// DefaultMaxSitemaps bounds the sitemap files fetched by one walk when
 	// Options.MaxSitemaps is zero: as many as one index may list.
@@ -48,8 +48,8 @@ const (
 	// the walk fetch many robots.txt files.
 	maxForeignHosts = 64
 	// defaultRetries is how often a sitemap answered 429 or 503 is asked
-	// again (sitemap.md #100), after Retry-After or 2 s, then 4 s, when
-	// Options.Retries is zero.
+	// again (docs/sitemaps.md, case #100), after Retry-After or 2 s, then 4
+	// s, when Options.Retries is zero.
 	defaultRetries = 2
 	// maxRetryWait is the longest Retry-After waited for; a longer one
 	// fails the sitemap with the wait in the error.
@@ -107,12 +107,12 @@ type Options struct {
 	// the like) is not an error.
 	NoFallback bool
 	// Strict adds the path rule of sitemaps.org to the scope: a sitemap at
-	// /catalog/sitemap.xml lists only URLs of the same scheme, host and
-	// port under /catalog/ (the query of the sitemap's URL is ignored,
-	// sitemap.md #91-#94); an index only children under its directory
-	// (Google). By default only the host and port must match, so that the
-	// https pages of a site whose sitemap is still served over http are
-	// kept.
+	// /catalog/sitemap.xml lists only URLs of the same scheme, host and port
+	// under /catalog/ (the query of the sitemap's URL is ignored,
+	// docs/sitemaps.md, cases #91-#94); an index only children under its
+	// directory (Google). By default only the host and port must match, so
+	// that the https pages of a site whose sitemap is still served over http
+	// are kept.
 	Strict bool
 	// Since, if set, drops the pages whose lastmod is before it. Pages
 	// without a lastmod are kept.

@@ -1,4 +1,4 @@
-// Command cpupage measures the CPU the Guard costs per page (issue 20):
+// Command cpupage measures the CPU the Guard costs per page:
 // 200 loopback hosts × 30 linked pages, each answered in 20 ms, crawled
 // by an async colly collector with parallelism 32, bare and with
 // robotsmw.Attach (Rate: rate.Inf; robots.txt fetches included). Each

@@ -1,4 +1,4 @@
-// Command slowweb runs "a slow web" (issue 20) on loopback and judges
+// Command slowweb runs "a slow web" on loopback and judges
 // each crawler at the server: 1,000 hosts with 5 linked pages each,
 // base latencies drawn from a lognormal spread (median 100 ms, σ 1, within
 // 10 ms … 2 s; each request × a lognormal jitter of σ 0.25), every 7th host with

@@ -89,10 +89,10 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.inFlight++
 	n := h.inFlight
 	h.peak = max(h.peak, n)
-	// seeds/003: Crawl-delay is the wait after loading one page before
-	// starting to load another, so a request that starts while another is
-	// in flight, or sooner than Crawl-delay after the last one ended, is
-	// too early.
+	// Crawl-delay is the wait after loading one page before starting to load
+	// another (docs/robots-semantics.md#crawl-delay), so a request that
+	// starts while another is in flight, or sooner than Crawl-delay after
+	// the last one ended, is too early.
 	if h.CrawlDelay > 0 && (n > 1 || !h.lastEnd.IsZero() && start.Sub(h.lastEnd) < h.CrawlDelay) {
 		if s.log != nil {
 			fmt.Fprintf(s.log, "violation: %s%s, %d in flight, %v after the last end\n", h.Name, r.URL.Path, n, start.Sub(h.lastEnd))

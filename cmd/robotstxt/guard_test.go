@@ -12,7 +12,7 @@ import (
 	"github.com/robotsmw/robotsmw/internal/privatetest"
 )
 
-// Issue 21: a site's robots.txt names a "sitemap" on another loopback
+// A site's robots.txt names a "sitemap" on another loopback
 // address, standing in for the machine's Redis or a metadata service. The
 // walk never connects to it unless -allow-private is given.
 func TestSitemapsRefusesPrivateAddresses(t *testing.T) {

@@ -206,7 +206,7 @@ func TestCheck(t *testing.T) {
 		// Flags may follow the arguments.
 		{args: []string{"check", agents, "https://example.com/g", "-agent", "Googlebot/2.1"}, code: 1,
 			contains: []string{`DISALLOWED https://example.com/g: by line 2: disallow: /g (group "Googlebot")`}},
-		// A browser-compatible bot User-Agent picks its bot's group (issue 20).
+		// A browser-compatible bot User-Agent picks its bot's group.
 		{args: []string{"check", "-agent", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", agents, "https://example.com/g"}, code: 1,
 			contains: []string{`DISALLOWED https://example.com/g: by line 2: disallow: /g (group "Googlebot")`}},
 		{args: []string{"check", "-agent", "Bingbot", agents, "https://example.com/g"}, code: 0,
@@ -599,7 +599,7 @@ func TestParseInterspersed(t *testing.T) {
 	}
 }
 
-// Issue 20, point 5: sitemaps -walk goes through the Guard, so it is as
+// sitemaps -walk goes through the Guard, so it is as
 // polite as a crawl, judged at the server: one request in flight, and
 // the Crawl-delay counted from the end of each response, robots.txt's
 // included.

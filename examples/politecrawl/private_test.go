@@ -11,7 +11,7 @@ import (
 	"github.com/robotsmw/robotsmw/internal/privatetest"
 )
 
-// Issue 21: a site's robots.txt names a "sitemap" on another loopback
+// A site's robots.txt names a "sitemap" on another loopback
 // address, standing in for the machine's Redis or a metadata service. By
 // default the crawl never reaches it; -allow-private lifts the guard.
 func TestPrivateAddressesRefused(t *testing.T) {

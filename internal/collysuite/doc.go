@@ -1,5 +1,5 @@
 // Package collysuite runs colly's own test suite with a robotsmw Guard
-// attached to every collector and clone (issue 21): attaching the Guard
+// attached to every collector and clone: attaching the Guard
 // must not break what colly promises.
 //
 // Its test copies colly's module source (v2.3.0, from the module cache)
