@@ -102,7 +102,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 					// (a minute or more) would only run out its timeout.
 					return waited, fmt.Errorf("%w: %s not sent: robots.txt is unreachable, next try at %s: %w",
 						ErrRobotsUnreachable, u.Redacted(), e.RetryAt.UTC().Format(time.RFC3339), err)
-				case e.Failures >= max(g.maxRetries(), 1):
+				case e.Failures >= g.maxRobotsFailures():
 					return waited, fmt.Errorf("%w: %s not sent: robots.txt failed %d times in a row, next try at %s: %w",
 						ErrRobotsUnreachable, u.Redacted(), e.Failures, e.RetryAt.UTC().Format(time.RFC3339), err)
 				case forbidden(err):
@@ -152,13 +152,13 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 			return waited, nil
 		}
 		d, _ := e.Robots.CrawlDelay(agent)
-		if d > MaxCrawlDelay {
+		if d > policy.MaxCrawlDelay {
 			if !g.ClampCrawlDelay {
 				g.count(h, cBlocked)
 				g.logCrawlDelay(h, u, e.Origin, d)
-				return waited, fmt.Errorf("%w: %s asks for %v, more than %v", ErrCrawlDelayTooLong, e.Origin, d, MaxCrawlDelay)
+				return waited, fmt.Errorf("%w: %s asks for %v, more than %v", ErrCrawlDelayTooLong, e.Origin, d, policy.MaxCrawlDelay)
 			}
-			d = MaxCrawlDelay
+			d = policy.MaxCrawlDelay
 		}
 		h.setCrawlDelay(e.Origin, d, h.base)
 		h.applied(m, agent, d)
@@ -219,15 +219,15 @@ func (g *Guard) ended(u *url.URL, err error) error {
 // until until (a Retry-After beyond maxRetryAfter).
 func excludedError(u *url.URL, h *host, until int64) error {
 	return fmt.Errorf("%w: %s not sent: asked for a pause more than %v away: %w",
-		ErrGaveUp, u.Redacted(), maxRetryAfter, &PausedError{Host: h.name, Until: time.Unix(0, until)})
+		ErrGaveUp, u.Redacted(), maxRetryAfter, pausedError(h.name, time.Unix(0, until)))
 }
 
 // deferred returns the deferral of a request to h that would have to wait
 // until start, and counts it.
 func (g *Guard) deferred(h *host, u *url.URL, start, pauseUntil int64, reserved bool) *DeferredError {
-	var cause error = ErrHostBusy
+	var cause error = errHostBusy
 	if start <= pauseUntil {
-		cause = &PausedError{Host: h.name, Until: time.Unix(0, pauseUntil)}
+		cause = pausedError(h.name, time.Unix(0, pauseUntil))
 	}
 	g.count(h, cDeferred)
 	return &DeferredError{URL: u, Until: time.Unix(0, start), Err: cause, reserved: reserved}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/robotsmw/robotsmw/directives"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/robotsmw/robotsmw/directives"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gocolly/colly/v2"

@@ -2,6 +2,7 @@ package robotsmw
 
 import (
 	"errors"
+	"fmt"
 	"hash/maphash"
 	"net/url"
 	"sync"
@@ -11,29 +12,19 @@ import (
 
 // ErrDuplicate: Guard.CleanParams is set and the request's canonical form
 // under its robots.txt's Clean-param lines (Yandex) was requested before
-// under another URL, so it was not sent. Final. The error is a
-// *[DuplicateError].
+// under another URL, so it was not sent. Final. The error names the
+// request and its canonical form.
 var ErrDuplicate = errors.New("robotsmw: duplicate under clean-param")
 
-// A DuplicateError reports a request that was not sent because a request
-// with the same canonical URL was (Guard.CleanParams). It unwraps to
-// [ErrDuplicate].
-type DuplicateError struct {
-	URL       *url.URL // the request
-	Canonical *url.URL // its canonical form (policy.Robots.Canonical)
-}
-
-// Error implements error.
-func (e *DuplicateError) Error() string {
-	if e.URL.String() == e.Canonical.String() {
+// duplicateError returns the outcome of request u, not sent because its
+// canonical form canon was requested before (see ErrDuplicate).
+func duplicateError(u, canon *url.URL) error {
+	if u.String() == canon.String() {
 		// The canonical form itself, after a variant of it was sent.
-		return "robotsmw: " + e.URL.Redacted() + " not sent: a URL differing only in robots.txt's clean-param parameters was sent already"
+		return fmt.Errorf("%w: %s not sent: a URL differing only in robots.txt's clean-param parameters was sent already", ErrDuplicate, u.Redacted())
 	}
-	return "robotsmw: " + e.URL.Redacted() + " not sent: same page as " + e.Canonical.Redacted() + " under robots.txt's clean-param"
+	return fmt.Errorf("%w: %s not sent: same page as %s under robots.txt's clean-param", ErrDuplicate, u.Redacted(), canon.Redacted())
 }
-
-// Unwrap returns ErrDuplicate.
-func (e *DuplicateError) Unwrap() error { return ErrDuplicate }
 
 // A canonSet remembers the canonical forms of the URLs requested whose
 // path a Clean-param line applies to, each with the request that claimed
@@ -48,7 +39,7 @@ type canonSet struct {
 }
 
 // check claims the canonical form of u for the request (method, u), and
-// returns a *DuplicateError if another request claimed it. A request
+// returns an error wrapping ErrDuplicate if another request claimed it. A request
 // checked again (a retry, a deferral) keeps its claim. Only robots.txt
 // already in cache is read: check runs after the request was admitted.
 func (s *canonSet) check(cache *policy.Cache, method string, u *url.URL) error {
@@ -80,7 +71,7 @@ func (s *canonSet) check(cache *policy.Cache, method string, u *url.URL) error {
 		s.m = make(map[uint64]uint64)
 	}
 	if first, ok := s.m[ck]; ok && first != rk {
-		return &DuplicateError{URL: u, Canonical: canon}
+		return duplicateError(u, canon)
 	}
 	s.m[ck] = rk
 	return nil

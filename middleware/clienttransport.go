@@ -32,7 +32,7 @@ import (
 // host's pause, up to MaxRetries times; then the last response is returned.
 // Other responses and errors are returned as they are. A pause beyond 24
 // hours is not waited for: the request fails with an error wrapping
-// ErrGaveUp and a *PausedError. Waits end with the request's context, so
+// ErrGaveUp and naming the pause's end. Waits end with the request's context, so
 // give the request a deadline (http.Client.Timeout or a context) to bound
 // them; the Guard's MaxWait and deferral queue apply to colly requests
 // only.
@@ -42,8 +42,10 @@ import (
 // that a URL a stranger wrote (a sitemap line, a redirect, a link) cannot
 // reach a loopback, private or link-local address.
 //
-// The returned RoundTripper is safe for concurrent use.
+// The returned RoundTripper is safe for concurrent use. Transport panics
+// if g's settings are invalid (see the fields), as Attach does.
 func (g *Guard) Transport(base http.RoundTripper) http.RoundTripper {
+	g.mustValidate()
 	if base == nil {
 		base = http.DefaultTransport
 	}

@@ -1,29 +1,44 @@
 package robotsmw
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"unsafe"
 
 	"github.com/gocolly/colly/v2"
 )
 
-// colly v2.3.0 offers no getters for three things the Guard needs: the HTTP
-// client (to wrap its transport and read its timeout), the WaitGroup
-// behind Collector.Wait (to keep Wait from returning while a deferred
-// request waits in the Guard's queue), and the OnError callbacks (to report
-// a deferred request colly refused to send again: refused.go). Both are read from unexported fields
-// by reflection, their types checked first, and only read: the client is
-// changed through colly's own methods, and the WaitGroup is only added to
-// and marked done, as colly itself does. If a field cannot be read (a
-// colly version that renamed it), the accessor returns nil and the Guard
-// does without: see the callers.
+// colly v2.3.0 offers no getters for three things the Guard needs, so this
+// file, and only this file, reads them from colly's unexported fields:
+//
+//   - the HTTP client (Collector.backend.Client), to wrap the transport a
+//     user installed before Attach and to take its request timeout over
+//     (timeouts.go); the Guard changes the client only through colly's
+//     own WithTransport and SetRequestTimeout;
+//   - the WaitGroup behind Collector.Wait (Collector.wg), so that Wait
+//     does not return while a deferred request waits in the Guard
+//     (later.go); it is only added to and marked done, as colly does;
+//   - the OnError callbacks (Collector.errorCallbacks), to report the
+//     final outcome of a deferred request colly refused to send again
+//     (refused.go); only read.
+//
+// See colly's source: https://github.com/gocolly/colly/blob/v2.3.0/colly.go
+// and http_backend.go. Each field's name and type is checked once per
+// process; when one is missing (a colly release that renamed it), Attach
+// panics with an error naming the colly version and the missing field
+// rather than run a Guard that would silently lose pages. CI runs the
+// suite against the newest colly v2 release too (scripts/colly-latest.sh).
 
-// collyFields are the indices of the fields the accessors read, found once
-// by name (a pure function of colly's types, so it is computed once per
-// process); ok is false if colly's types do not have them.
-var collyFields = sync.OnceValue(func() (f struct {
+// errColly is wrapped by the complaint of collyCheck.
+var errColly = errors.New("robotsmw: this colly version is not supported")
+
+// collyLayout holds where the fields are in colly's types.
+type collyLayout struct {
 	backend, client, wg, onError []int
 	// backendAt and clientAt are the offsets of backend in a Collector and
 	// of Client in the backend, when both are fields of their own structs
@@ -31,39 +46,82 @@ var collyFields = sync.OnceValue(func() (f struct {
 	// without reflection.
 	backendAt, clientAt uintptr
 	direct              bool
-	ok                  bool
-}) {
-	ct := reflect.TypeFor[colly.Collector]()
-	b, ok := ct.FieldByName("backend")
-	if !ok || b.Type.Kind() != reflect.Pointer || b.Type.Elem().Kind() != reflect.Struct {
-		return f
-	}
-	cl, ok := b.Type.Elem().FieldByName("Client")
-	if !ok || cl.Type != reflect.TypeFor[*http.Client]() {
-		return f
-	}
-	wg, ok := ct.FieldByName("wg")
-	if !ok || wg.Type != reflect.TypeFor[*sync.WaitGroup]() {
-		return f
-	}
-	oe, ok := ct.FieldByName("errorCallbacks")
-	if !ok || oe.Type != reflect.TypeFor[[]colly.ErrorCallback]() {
-		return f
-	}
-	f.backend, f.client, f.wg, f.onError, f.ok = b.Index, cl.Index, wg.Index, oe.Index, true
-	f.backendAt, f.clientAt, f.direct = b.Offset, cl.Offset, len(b.Index) == 1 && len(cl.Index) == 1
-	return f
+	err                 error // what is missing; nil if every field is there
+}
+
+// collyFields is the layout of colly.Collector, found once (a pure
+// function of colly's types).
+var collyFields = sync.OnceValue(func() collyLayout {
+	return layoutOf(reflect.TypeFor[colly.Collector](), collyVersion())
 })
 
+// layoutOf finds the fields in ct, a colly.Collector type of colly
+// version; its err names every field that is missing or of another type.
+func layoutOf(ct reflect.Type, version string) collyLayout {
+	var l collyLayout
+	var missing []string
+	field := func(t reflect.Type, name string, want reflect.Type, wantKind reflect.Kind) (reflect.StructField, bool) {
+		f, ok := t.FieldByName(name)
+		switch {
+		case ok && want != nil && f.Type == want, ok && want == nil && f.Type.Kind() == wantKind && f.Type.Elem().Kind() == reflect.Struct:
+			return f, true
+		}
+		what := want
+		if what == nil {
+			what = reflect.PointerTo(reflect.TypeFor[struct{}]())
+		}
+		missing = append(missing, fmt.Sprintf("%s.%s (%v)", t, name, what))
+		return f, false
+	}
+	b, okB := field(ct, "backend", nil, reflect.Pointer)
+	if okB {
+		if cl, ok := field(b.Type.Elem(), "Client", reflect.TypeFor[*http.Client](), 0); ok {
+			l.backend, l.client = b.Index, cl.Index
+			l.backendAt, l.clientAt, l.direct = b.Offset, cl.Offset, len(b.Index) == 1 && len(cl.Index) == 1
+		}
+	}
+	if wg, ok := field(ct, "wg", reflect.TypeFor[*sync.WaitGroup](), 0); ok {
+		l.wg = wg.Index
+	}
+	if oe, ok := field(ct, "errorCallbacks", reflect.TypeFor[[]colly.ErrorCallback](), 0); ok {
+		l.onError = oe.Index
+	}
+	if len(missing) > 0 {
+		l.err = fmt.Errorf("%w: colly %s has no field %s; robotsmw reads it for want of a public getter (supported: colly v2.3.0)",
+			errColly, version, strings.Join(missing, ", no field "))
+	}
+	return l
+}
+
+// collyVersion returns the version of the colly module linked in, as the
+// build records it, or "(version unknown)".
+func collyVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "github.com/gocolly/colly/v2" {
+				if m.Replace != nil {
+					return m.Version + " (replaced by " + m.Replace.Path + " " + m.Replace.Version + ")"
+				}
+				return m.Version
+			}
+		}
+	}
+	return "(version unknown)"
+}
+
+// collyCheck returns nil if the Guard can read what it needs of colly's
+// collectors, else an error naming the colly version and what is missing.
+func collyCheck() error { return collyFields().err }
+
 // collyClient returns the *http.Client c sends its requests with, or nil
-// if it cannot be read.
+// if c has none (or the fields are missing: Attach refused such a colly).
 func collyClient(c *colly.Collector) *http.Client {
 	f := collyFields()
-	if !f.ok {
+	if f.err != nil {
 		return nil
 	}
 	if f.direct {
-		// The types were checked by collyFields: backend is a pointer,
+		// The types were checked by layoutOf: backend is a pointer,
 		// Client a *http.Client.
 		backend := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(c), f.backendAt))
 		if backend == nil {
@@ -82,11 +140,10 @@ func collyClient(c *colly.Collector) *http.Client {
 	return (*http.Client)(v.UnsafePointer())
 }
 
-// collyWaitGroup returns the WaitGroup that c.Wait waits for, or nil if it
-// cannot be read.
+// collyWaitGroup returns the WaitGroup that c.Wait waits for, or nil.
 func collyWaitGroup(c *colly.Collector) *sync.WaitGroup {
 	f := collyFields()
-	if !f.ok {
+	if f.err != nil {
 		return nil
 	}
 	v := reflect.ValueOf(c).Elem().FieldByIndex(f.wg)
@@ -96,11 +153,11 @@ func collyWaitGroup(c *colly.Collector) *sync.WaitGroup {
 	return (*sync.WaitGroup)(v.UnsafePointer())
 }
 
-// collyErrorCallbacks returns the OnError callbacks of c, or nil if they
-// cannot be read. The slice is colly's: only read.
+// collyErrorCallbacks returns the OnError callbacks of c, or nil. The
+// slice is colly's: only read.
 func collyErrorCallbacks(c *colly.Collector) []colly.ErrorCallback {
 	f := collyFields()
-	if !f.ok {
+	if f.err != nil {
 		return nil
 	}
 	v := reflect.ValueOf(c).Elem().FieldByIndex(f.onError)

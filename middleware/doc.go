@@ -81,7 +81,7 @@
 //     applies to "the whole hostname"). The schedule runs at
 //     [Guard.Rate], lowered to a Crawl-delay when robots.txt asks for one
 //     (not part of RFC 9309; Bing's reading: one request per delay).
-//     Crawl-delays above [MaxCrawlDelay] exclude the host with
+//     Crawl-delays above [policy.MaxCrawlDelay] exclude the host with
 //     [ErrCrawlDelayTooLong] unless [Guard.ClampCrawlDelay] is set. The
 //     Guard's own robots.txt fetches keep the host's pause and spacing
 //     too; waiting for their slot never counts against the fetch's
@@ -136,7 +136,7 @@
 //     and take new slots after the pause, so nothing idles once it ends.
 //   - A Retry-After beyond 24 hours, on a page or on robots.txt, is never
 //     shortened: requests for that host, or origin, fail at once with a
-//     final error carrying a *[PausedError] with the time.
+//     final error naming the pause's end.
 //
 // The failed attempt itself (one of those statuses, which never reaches
 // OnResponse; a network error; a body cut short) fails with a
@@ -235,7 +235,7 @@
 //
 // With [Guard.CleanParams], URLs that differ only in query parameters a
 // Clean-param line of their robots.txt names (Yandex) are fetched once;
-// later ones end with a *[DuplicateError].
+// later ones end with an error wrapping [ErrDuplicate].
 //
 // # Page directives and links
 //
@@ -295,7 +295,7 @@
 // pause any member learns wakes the requests waiting in every member.
 // Guard.Rate is then the rate of the whole fleet per host. While the
 // Pacer cannot be reached, requests are deferred (cause
-// [ErrPacerUnavailable]) and sent again after 1 s, doubling to 30 s; a
+// [pace.ErrUnavailable]) and sent again after 1 s, doubling to 30 s; a
 // RobotsStore that cannot be read defers them too ([policy.ErrStore]).
 // [pace.Memory] shares pacing among the Guards of one process; package
 // redisstore shares both over Redis.

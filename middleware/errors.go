@@ -28,14 +28,14 @@ var (
 	ErrRobotsUnreachable = errors.New("robotsmw: robots.txt unreachable")
 
 	// ErrCrawlDelayTooLong: the host's robots.txt asks for a Crawl-delay
-	// above [MaxCrawlDelay] and [Guard.ClampCrawlDelay] is off, so the host
+	// above [policy.MaxCrawlDelay] and [Guard.ClampCrawlDelay] is off, so the host
 	// is not crawled. Final.
 	ErrCrawlDelayTooLong = errors.New("robotsmw: crawl-delay too long")
 
 	// ErrGaveUp: the request failed (429, 5xx, a network error or a body
 	// cut short) and was retried [Guard.MaxRetries] times, or could not be
 	// retried, or its host asked for a pause beyond 24 hours (the error
-	// then wraps a *[PausedError] with the time), or the collector's
+	// then names the pause's end), or the collector's
 	// context ended. Final. The error also wraps the last failure.
 	ErrGaveUp = errors.New("robotsmw: gave up")
 
@@ -44,9 +44,9 @@ var (
 	// *[DeferredError] names; colly's Wait waits for it.
 	ErrDeferred = errors.New("robotsmw: deferred")
 
-	// ErrHostBusy is the cause of a deferral when the host's rate limit
+	// errHostBusy is the cause of a deferral when the host's rate limit
 	// would have made the request wait longer than [Guard.MaxWait].
-	ErrHostBusy = errors.New("robotsmw: host's rate limit would make the request wait too long")
+	errHostBusy = errors.New("robotsmw: host's rate limit would make the request wait too long")
 )
 
 // A DisallowedError reports a request that robots.txt disallows, with the
@@ -81,7 +81,7 @@ type DeferredError struct {
 	// Attempt counts the failed attempts of the request so far; it is 0
 	// when nothing was sent (a deferral costs no retry).
 	Attempt int
-	// Err is the cause: a *[PausedError], [ErrHostBusy], a
+	// Err is the cause: the host's pause, its schedule being further than MaxWait away, a
 	// *policy.FetchError (robots.txt unreachable), a *[StatusError], or the
 	// network error of the failed attempt.
 	Err error
@@ -105,17 +105,10 @@ func (e *DeferredError) Error() string {
 // Unwrap returns ErrDeferred and the cause.
 func (e *DeferredError) Unwrap() []error { return []error{ErrDeferred, e.Err} }
 
-// A PausedError says that a host is paused: it answered 429 or 503 (with
-// or without Retry-After) or failed, and nothing is sent to it before
-// Until.
-type PausedError struct {
-	Host  string
-	Until time.Time
-}
-
-// Error implements error.
-func (e *PausedError) Error() string {
-	return fmt.Sprintf("robotsmw: host %s paused until %s", e.Host, e.Until.UTC().Format(time.RFC3339))
+// pausedError returns the cause of giving up on a request to host,
+// paused until until: further away than the Guard waits for.
+func pausedError(host string, until time.Time) error {
+	return fmt.Errorf("robotsmw: host %s paused until %s", host, until.UTC().Format(time.RFC3339))
 }
 
 // A StatusError is the cause of a retry or of giving up when the response

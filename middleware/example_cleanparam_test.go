@@ -13,7 +13,7 @@ import (
 )
 
 // With CleanParams, URLs that differ only in the parameters a Clean-param
-// line names are fetched once; the others end with a *DuplicateError.
+// line names are fetched once; the others end with ErrDuplicate.
 func ExampleGuard_cleanParams() {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
@@ -28,13 +28,12 @@ func ExampleGuard_cleanParams() {
 	c := colly.NewCollector(g.Attach)
 	c.OnResponse(func(r *colly.Response) { fmt.Println("fetched", r.Request.URL.RequestURI()) })
 	for _, p := range []string{"/shop/item?id=7&ref=mail", "/shop/item?utm_source=ad&id=7", "/shop/item?id=8"} {
-		var dup *robotsmw.DuplicateError
-		if err := c.Visit(site.URL + p); errors.As(err, &dup) {
-			fmt.Println("not sent", p, "same page as", dup.Canonical.RequestURI())
+		if err := c.Visit(site.URL + p); errors.Is(err, robotsmw.ErrDuplicate) {
+			fmt.Println("not sent", p)
 		}
 	}
 	// Output:
 	// fetched /shop/item?id=7&ref=mail
-	// not sent /shop/item?utm_source=ad&id=7 same page as /shop/item?id=7
+	// not sent /shop/item?utm_source=ad&id=7
 	// fetched /shop/item?id=8
 }

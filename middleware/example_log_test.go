@@ -61,7 +61,7 @@ func ExampleGuard_Logger() {
 			return a
 		},
 	})
-	g := &robotsmw.Guard{Rate: rate.Inf, MaxRetries: -1, Logger: slog.New(text)}
+	g := &robotsmw.Guard{Rate: rate.Inf, MaxRetries: -1, MaxRobotsFailures: 1, Logger: slog.New(text)}
 	c := colly.NewCollector(g.Attach)
 	c.Visit(site.URL + "/")
 	c.Visit(site.URL + "/private/page")

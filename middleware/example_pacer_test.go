@@ -2,12 +2,13 @@ package robotsmw_test
 
 import (
 	"fmt"
-	"github.com/robotsmw/robotsmw/pace"
 	"net/http"
 	"net/http/httptest"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/robotsmw/robotsmw/pace"
 
 	"github.com/gocolly/colly/v2"
 

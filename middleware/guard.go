@@ -19,7 +19,8 @@ import (
 	"github.com/robotsmw/robotsmw/sitemap"
 )
 
-// Defaults of the Guard's fields (politeness.md §5.2 J).
+// Defaults of the Guard's fields, as each field documents them (the
+// sources of each are in docs/politeness.md).
 const (
 	// defaultRate is the per-host rate when Guard.Rate is zero.
 	defaultRate = rate.Limit(1)
@@ -31,6 +32,9 @@ const (
 	// defaultMaxRetries is the retry limit when Guard.MaxRetries is zero
 	// (Nutch's db.fetch.retry.max).
 	defaultMaxRetries = 3
+	// defaultMaxRobotsFailures is how often in a row robots.txt may fail
+	// when Guard.MaxRobotsFailures is zero.
+	defaultMaxRobotsFailures = 3
 	// defaultMaxRobotsFetches bounds the concurrent robots.txt fetches of
 	// the Guard's own cache when Guard.MaxRobotsFetches is zero.
 	defaultMaxRobotsFetches = 64
@@ -55,28 +59,29 @@ type Guard struct {
 
 	// Rate is the steady rate of requests to each host (host name without
 	// scheme or port), robots.txt fetches included. A longer Crawl-delay
-	// lowers it. Zero means defaultRate (one request per second);
-	// rate.Inf means no limit but Crawl-delay and back-off.
+	// lowers it. Zero means one request per second; rate.Inf means no
+	// limit but Crawl-delay and back-off. A negative rate is refused
+	// (Attach panics): it would silently turn pacing off.
 	Rate rate.Limit
 
 	// Backoff is the first pause of a host after a 429 or 503 response
 	// without Retry-After; it doubles with each further failure in a row,
 	// and a random fraction of up to a quarter is added. 500, 502, 504 and
-	// network errors start at a sixth of it. Zero means defaultBackoff.
+	// network errors start at a sixth of it. Zero means 60 s
+	// (StormCrawler's default); negative is refused.
 	Backoff time.Duration
 
 	// MaxBackoff caps the pauses of own back-off. A Retry-After is never
 	// shortened (policy.RetryAfter): one beyond 24 hours makes requests to
 	// the host, or to the origin whose robots.txt sent it, give up at once
-	// with an error carrying the time. Zero means defaultMaxBackoff.
+	// with an error naming the time. Zero means an hour; negative is
+	// refused.
 	MaxBackoff time.Duration
 
 	// MaxRetries is how often a request is retried after 429, 5xx,
 	// network errors or a body cut short before it is reported with
-	// ErrGaveUp, and how many times in a row an origin's robots.txt may
-	// fail before its pages are reported with ErrRobotsUnreachable at once.
-	// Zero means defaultMaxRetries; a negative value means never (a
-	// robots.txt is still asked once). A retry is handed back to colly
+	// ErrGaveUp. Zero means 3 (Nutch's db.fetch.retry.max); a negative
+	// value means never. A retry is handed back to colly
 	// once its host's pause is over, after the requests then waiting for
 	// the host inside colly's callbacks: new requests go first, as
 	// Scrapy's retries go after new requests. It yields for at most
@@ -85,21 +90,29 @@ type Guard struct {
 	// LimitRule slot and its host's place like any request.
 	MaxRetries int
 
+	// MaxRobotsFailures is how many times in a row an origin's robots.txt
+	// may fail (429, 5xx, network error; RFC 9309 §2.3.1.4 makes each a
+	// complete disallow for the time being) while its pages wait or are
+	// deferred for its next try; from then on they are reported with
+	// ErrRobotsUnreachable at once, until robots.txt is due again. Zero
+	// means 3; 1 gives up on the first failure; negative is refused.
+	MaxRobotsFailures int
+
 	// MaxWait is the longest a request waits inside a colly callback for
 	// its host (pause, rate, Crawl-delay) or its robots.txt. A request that
 	// would wait longer is deferred: its attempt ends at once with a
 	// *DeferredError, freeing the colly thread, and the Guard sends it again
-	// when it is due. Zero means defaultMaxWait (30 s).
+	// when it is due. Zero means 30 s; negative is refused.
 	MaxWait time.Duration
 
 	// IdleTimeout is how long the state of a host is kept after it went
 	// quiet (nothing waiting or sent, no pause, cut, strike or
-	// Crawl-delay in force). Zero means defaultIdleTimeout (5 min). The
+	// Crawl-delay in force). Zero means 5 min; negative is refused. The
 	// totals in Stats keep the counts of forgotten hosts.
 	IdleTimeout time.Duration
 
-	// ClampCrawlDelay, if set, honours a Crawl-delay above MaxCrawlDelay
-	// as MaxCrawlDelay. By default such a host is not crawled and its
+	// ClampCrawlDelay, if set, honours a Crawl-delay above policy.MaxCrawlDelay
+	// as policy.MaxCrawlDelay. By default such a host is not crawled and its
 	// requests are reported with ErrCrawlDelayTooLong.
 	ClampCrawlDelay bool
 
@@ -107,7 +120,7 @@ type Guard struct {
 	// parameters a Clean-param line of their robots.txt names (Yandex;
 	// policy.Robots.Canonical) once: a request whose canonical form was
 	// requested before under another URL is not sent and ends with a
-	// *DuplicateError (ErrDuplicate). colly's visited check compares
+	// error wrapping ErrDuplicate. colly's visited check compares
 	// whole URLs before the Guard sees a request, so the Guard keeps the
 	// canonical forms itself: 16 bytes for each URL a Clean-param line
 	// applies to, for the Guard's lifetime (like colly's own visited
@@ -144,7 +157,8 @@ type Guard struct {
 	// to its end, failed or timed out): colly's threads, retries and
 	// deferred requests, redirect hops, Guard.Transport, Seed's walker and
 	// robots.txt fetches alike; with a Pacer, across the fleet. Zero means
-	// 1, what Nutch, StormCrawler and Heritrix keep per host. A request
+	// 1, what Nutch, StormCrawler and Heritrix keep per host; negative is
+	// refused. A request
 	// that would wait longer than MaxWait for its host's place is
 	// deferred, without holding a colly thread.
 	InFlight int
@@ -159,7 +173,7 @@ type Guard struct {
 	// Jitter, between 0 and 1, delays each request by a random fraction
 	// of up to Jitter times its host's interval, so that many hosts do not
 	// tick in lockstep. It never makes a request go sooner. Zero means
-	// none.
+	// none; a value outside 0 to 1 is refused.
 	Jitter float64
 
 	// FixedPace turns latency-aware pacing off. By default a host that
@@ -175,7 +189,7 @@ type Guard struct {
 	// MaxRobotsFetches bounds the robots.txt fetches of the Guard's own
 	// cache that run at once; the others wait in line, without a
 	// goroutine each, and the time they wait does not count against the
-	// fetch's timeout. Zero means defaultMaxRobotsFetches (64): the
+	// fetch's timeout. Zero means 64; negative is refused. 64: the
 	// fetches wait on the network, not the CPU, and a broad crawl starts
 	// with a cold origin for nearly every page. A fetch that stalls gives
 	// its place up after a quarter of its 30 s timeout, which bounds its
@@ -199,7 +213,7 @@ type Guard struct {
 	//
 	//	Info   "request blocked"    host url agent group rule line (robots.txt),
 	//	                            or host url origin crawl_delay (Crawl-delay
-	//	                            above MaxCrawlDelay)
+	//	                            above policy.MaxCrawlDelay)
 	//	Debug  "request deferred"   host url until cause (it would wait over MaxWait)
 	//	Info   "request retried"    host url until attempt cause (a failed attempt)
 	//	Warn   "host paused"        host url status|error until pause [retry_after]
@@ -313,6 +327,13 @@ func Attach() colly.CollectorOption {
 // serves them all, and so does one transport: a client that has it
 // already is left alone.
 func (g *Guard) Attach(c *colly.Collector) {
+	if c == nil {
+		panic("robotsmw: Guard.Attach: the collector is nil")
+	}
+	g.mustValidate()
+	if err := collyCheck(); err != nil {
+		panic(err)
+	}
 	c.IgnoreRobotsTxt = true
 	g.install(c)
 	g.cacheFor(c, nil) // bind the own cache to c's transport now
@@ -339,7 +360,7 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	if t == nil {
 		// The Guard's transport was replaced: the client bounds its
 		// requests again.
-		g.timeouts.giveBack(collyClient(c))
+		g.timeouts.giveBack(c)
 	}
 	if !c.IgnoreRobotsTxt && t == nil {
 		// COLLY_IGNORE_ROBOTSTXT is applied after the options of
@@ -481,7 +502,7 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 			// The client's deadline passed while the hop waited.
 			h := g.host(req.URL)
 			g.count(h, cDeferred)
-			err = &DeferredError{URL: req.URL, Until: g.clock(), Err: ErrHostBusy}
+			err = &DeferredError{URL: req.URL, Until: g.clock(), Err: errHostBusy}
 		}
 		var de *DeferredError
 		if errors.As(err, &de) {
@@ -688,7 +709,7 @@ func (g *Guard) rateFloor() time.Duration {
 }
 
 // limitInterval returns the spacing of starts rate r asks for: zero means
-// defaultRate, rate.Inf (or a negative rate) none.
+// defaultRate, rate.Inf none (validate refuses negative rates).
 func limitInterval(r rate.Limit) time.Duration {
 	switch {
 	case r == 0:
@@ -726,6 +747,15 @@ func (g *Guard) maxRetries() int {
 // hostInFlight returns the in-flight places of a host (InFlight).
 func (g *Guard) hostInFlight() int {
 	return max(g.InFlight, 1)
+}
+
+// maxRobotsFailures returns how often in a row robots.txt may fail
+// (MaxRobotsFailures).
+func (g *Guard) maxRobotsFailures() int {
+	if g.MaxRobotsFailures > 0 {
+		return g.MaxRobotsFailures
+	}
+	return defaultMaxRobotsFailures
 }
 
 func (g *Guard) maxWait() time.Duration {

@@ -197,7 +197,7 @@ func TestBackoffGrowsThenRecovers(t *testing.T) {
 		return false
 	}))
 	var rep reports
-	g := withReports(&Guard{Rate: rate.Inf, Backoff: 100 * time.Millisecond, MaxRetries: 5}, &rep)
+	g := withReports(&Guard{Rate: rate.Inf, Backoff: 100 * time.Millisecond, MaxRetries: 5, MaxRobotsFailures: 5}, &rep)
 	c := colly.NewCollector(g.Attach)
 	// Visit returns the first attempt's outcome: deferred, not final; the
 	// Guard sends the retries itself, and Wait waits for them.
@@ -263,7 +263,7 @@ func TestRobotsUnreachableDefersRequests(t *testing.T) {
 	var rep reports
 	// MaxWait below the robots.txt back-off: requests are deferred rather
 	// than waiting in colly's goroutines.
-	g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 20, Backoff: 200 * time.Millisecond, MaxWait: 100 * time.Millisecond}, &rep)
+	g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 20, MaxRobotsFailures: 20, Backoff: 200 * time.Millisecond, MaxWait: 100 * time.Millisecond}, &rep)
 	g.Cache = &policy.Cache{
 		Client:   &http.Client{Transport: &pacedTransport{g: g, next: http.DefaultTransport}},
 		RetryMin: 200 * time.Millisecond, RetryMax: 400 * time.Millisecond,
@@ -308,7 +308,7 @@ func TestRobotsUnreachableGivesUp(t *testing.T) {
 		w.Write([]byte("ok"))
 	})
 	var rep reports
-	g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 2}, &rep)
+	g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 2, MaxRobotsFailures: 2}, &rep)
 	g.Cache = &policy.Cache{RetryMin: 50 * time.Millisecond, RetryMax: 50 * time.Millisecond}
 	c := colly.NewCollector(g.Attach)
 	c.Visit(s.URL + "/page")
@@ -338,7 +338,7 @@ func TestGivesUpAfterRetries(t *testing.T) {
 	}))
 	var rep reports
 	// Retry-After: 0 asks for nothing: the own back-off applies.
-	g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 2, Backoff: 30 * time.Millisecond}, &rep)
+	g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 2, MaxRobotsFailures: 2, Backoff: 30 * time.Millisecond}, &rep)
 	c := colly.NewCollector(g.Attach, colly.AllowURLRevisit())
 	before := s.count("/down")
 	c.Visit(s.URL + "/down")
@@ -364,7 +364,7 @@ func TestParseHTTPErrorResponseGetsTheErrorPage(t *testing.T) {
 		return false
 	}))
 	var rep reports
-	g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 2, Backoff: 30 * time.Millisecond}, &rep)
+	g := withReports(&Guard{Rate: rate.Inf, MaxRetries: 2, MaxRobotsFailures: 2, Backoff: 30 * time.Millisecond}, &rep)
 	c := colly.NewCollector(g.Attach, colly.AllowURLRevisit())
 	c.ParseHTTPErrorResponse = true
 	var pages int
@@ -569,8 +569,8 @@ func TestCrawlDelayTooLong(t *testing.T) {
 	if errs := rep2.get(s.URL + "/a"); len(errs) != 1 || !errors.Is(errs[0], context.DeadlineExceeded) {
 		t.Errorf("with ClampCrawlDelay ErrorHandler(/a) = %v, want the context's error", errs)
 	}
-	if got := hostStats(g2, "127.0.0.1").Interval; got != MaxCrawlDelay {
-		t.Errorf("with ClampCrawlDelay Interval = %v, want %v", got, MaxCrawlDelay)
+	if got := hostStats(g2, "127.0.0.1").Interval; got != policy.MaxCrawlDelay {
+		t.Errorf("with ClampCrawlDelay Interval = %v, want %v", got, policy.MaxCrawlDelay)
 	}
 }
 

@@ -15,11 +15,6 @@ import (
 
 // Pacing constants (politeness.md §5.2 E and J).
 const (
-	// MaxCrawlDelay is the longest Crawl-delay the Guard honours. A longer
-	// one excludes the host with ErrCrawlDelayTooLong unless
-	// Guard.ClampCrawlDelay is set (Heritrix and crawler-commons use 300 s).
-	MaxCrawlDelay = 300 * time.Second
-
 	// maxInterval is the slowest spacing cuts lead to, unless MaxBackoff
 	// is shorter or the floor (Rate or Crawl-delay) is slower still.
 	maxInterval = 60 * time.Second

@@ -3,8 +3,10 @@ package robotsmw
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -128,8 +130,8 @@ func TestWaitBeyondLimitDefers(t *testing.T) {
 	start := c.now()
 	err := g.wait(context.Background(), h, u, limit, false)
 	var de *DeferredError
-	if !errors.As(err, &de) || !errors.Is(err, ErrHostBusy) || !errors.Is(err, ErrDeferred) {
-		t.Fatalf("wait on a busy host = %v, want a DeferredError(ErrHostBusy)", err)
+	if !errors.As(err, &de) || !errors.Is(err, errHostBusy) || !errors.Is(err, ErrDeferred) {
+		t.Fatalf("wait on a busy host = %v, want a DeferredError(errHostBusy)", err)
 	}
 	if want := start.Add(time.Hour); !de.Until.Equal(want) || !de.reserved {
 		t.Errorf("DeferredError.Until = %v (reserved %v), want %v, reserved", de.Until, de.reserved, want)
@@ -144,17 +146,16 @@ func TestWaitBeyondLimitDefers(t *testing.T) {
 	}
 	// The gate spaces sends by the interval even when the schedule is
 	// bypassed, e.g. by requests that bunched up behind a LimitRule slot.
-	if err := g.gateEnded(context.Background(), h, u, limit); !errors.Is(err, ErrHostBusy) {
-		t.Errorf("second gate within the interval = %v, want ErrHostBusy", err)
+	if err := g.gateEnded(context.Background(), h, u, limit); !errors.Is(err, errHostBusy) {
+		t.Errorf("second gate within the interval = %v, want errHostBusy", err)
 	}
 	g.strike(h, c.now(), hard, http.Header{"Retry-After": {"10800"}})
-	var pe *PausedError
-	if err := g.wait(context.Background(), h, u, limit, true); !errors.As(err, &pe) {
-		t.Errorf("wait on a paused host = %v, want a PausedError", err)
+	if err := g.wait(context.Background(), h, u, limit, true); !strings.Contains(fmt.Sprint(err), "paused until") {
+		t.Errorf("wait on a paused host = %v, want the pause as its cause", err)
 	}
 	// The gate of another request takes the next position, an interval
 	// after the pause's end.
-	if err := g.gateEnded(context.Background(), h, u, limit); !errors.As(err, &de) || de.Until.Before(pe.Until) {
+	if err := g.gateEnded(context.Background(), h, u, limit); !errors.As(err, &de) || de.Until.Before(c.now().Add(3*time.Hour)) {
 		t.Errorf("gate on a paused host = %v, want a deferral past the pause's end", err)
 	}
 	if got := h.snapshot().Deferred; got != 5 {
@@ -211,8 +212,7 @@ func TestStrikeWakesWaiters(t *testing.T) {
 	g.strike(h, time.Now(), hard, http.Header{"Retry-After": {"10800"}})
 	select {
 	case err := <-done:
-		var pe *PausedError
-		if !errors.As(err, &pe) {
+		if !strings.Contains(fmt.Sprint(err), "paused until") {
 			t.Errorf("wait after the strike = %v, want a deferral to the pause's end", err)
 		}
 	case <-time.After(10 * time.Second):
@@ -286,8 +286,7 @@ func TestStrike(t *testing.T) {
 	strike(h4, now, hard, 48*time.Hour, true, base, limit)
 	g := fakeGuard(&Guard{}, c, 0)
 	err := g.wait(context.Background(), h4, mustURL(t, "http://d.example/"), time.Minute, false)
-	var pe *PausedError
-	if !errors.Is(err, ErrGaveUp) || !errors.As(err, &pe) || pe.Until.UnixNano() != now.Add(48*time.Hour).UnixNano() {
+	if !errors.Is(err, ErrGaveUp) || !strings.Contains(fmt.Sprint(err), "paused until "+now.Add(48*time.Hour).UTC().Format(time.RFC3339)) {
 		t.Errorf("wait on a host paused for 48h = %v, want ErrGaveUp with the pause's end", err)
 	}
 }
@@ -417,7 +416,7 @@ func TestSetCrawlDelay(t *testing.T) {
 
 // hostStats returns the statistics of the host named name.
 func hostStats(g *Guard, name string) HostStats {
-	s, _ := g.Host(name)
+	s, _ := g.hostStats(name)
 	return s
 }
 

@@ -11,14 +11,15 @@ type HostRule struct {
 	// Host names the hosts: a host name ("shop.example.com", matched
 	// as the Guard's host key: lower case, without port or trailing dot,
 	// punycode) or a pattern of path.Match ("*.example.com" names every
-	// subdomain, "*" every host). A pattern that path.Match rejects names
-	// no host.
+	// subdomain, "*" every host). An empty Host or a pattern that
+	// path.Match rejects is refused (Attach panics).
 	Host string
 	// Rate replaces Guard.Rate for these hosts: rate.Inf for no limit
-	// but Crawl-delay and back-off; zero means Guard.Rate.
+	// but Crawl-delay and back-off; zero means Guard.Rate; negative is
+	// refused.
 	Rate rate.Limit
 	// InFlight replaces Guard.InFlight for these hosts; zero means
-	// Guard.InFlight.
+	// Guard.InFlight; negative is refused.
 	InFlight int
 }
 

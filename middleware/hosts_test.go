@@ -44,7 +44,7 @@ func TestIdleHostsEvicted(t *testing.T) {
 		}
 	})
 	clk := newFakeClock()
-	g := fakeGuard(&Guard{Rate: rate.Inf, IdleTimeout: time.Minute, MaxRetries: -1}, clk, 0)
+	g := fakeGuard(&Guard{Rate: rate.Inf, IdleTimeout: time.Minute, MaxRetries: -1, MaxRobotsFailures: 1}, clk, 0)
 	c := colly.NewCollector(colly.AllowURLRevisit())
 	c.WithTransport(loopbackHosts(t, s))
 	g.Attach(c)
@@ -63,7 +63,7 @@ func TestIdleHostsEvicted(t *testing.T) {
 		t.Errorf("after 2 quiet minutes Stats() Hosts = %d, Evicted = %d; want 2, %d", st.Hosts, st.Evicted, n)
 	}
 	for _, name := range []string{"slow.test", "busy.test"} {
-		if _, ok := g.Host(name); !ok {
+		if _, ok := g.hostStats(name); !ok {
 			t.Errorf("Host(%q) forgotten; want kept (Crawl-delay, pause)", name)
 		}
 	}
@@ -72,7 +72,7 @@ func TestIdleHostsEvicted(t *testing.T) {
 	}
 	// A forgotten host comes back with fresh state.
 	c.Visit("http://h00.test/page")
-	if hs, ok := g.Host("h00.test"); !ok || hs.Sent != 1 {
+	if hs, ok := g.hostStats("h00.test"); !ok || hs.Sent != 1 {
 		t.Errorf("Host(h00.test) after a new visit = %+v, %v; want Sent 1", hs, ok)
 	}
 }

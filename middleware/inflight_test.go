@@ -3,13 +3,14 @@ package robotsmw
 import (
 	"context"
 	"fmt"
-	"github.com/robotsmw/robotsmw/pace"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/robotsmw/robotsmw/pace"
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"

@@ -36,10 +36,6 @@ func (e *NotFollowedError) Unwrap() error { return ErrNotFollowed }
 // Links configures FollowLinks. Its zero value honours nofollow pages and
 // rel="nofollow" links.
 type Links struct {
-	// IgnoreDirectives makes FollowLinks follow every link, nofollow
-	// pages and rel="nofollow" links included (robots.txt still applies
-	// to each request).
-	IgnoreDirectives bool
 	// SkipUGC also leaves out links marked rel="ugc" (user-generated) or
 	// rel="sponsored", which Google treats as hints like nofollow.
 	SkipUGC bool
@@ -91,7 +87,8 @@ func (g *Guard) Directives(r *colly.Response) directives.Page {
 // Each link left out is counted in Stats (NotFollowed) and reported to
 // ErrorHandler with a *NotFollowedError giving the reason, and a
 // *colly.Request that was never sent (no collector; the page request's
-// headers). Links.IgnoreDirectives turns both off. Links that are not
+// headers); to follow every link whatever the page says, use colly's own
+// OnHTML("a[href]") instead (robots.txt still applies). Links that are not
 // http or https URLs (javascript:, mailto:) are skipped silently, and
 // fragments are dropped, so anchors of one page make one request.
 //
@@ -103,17 +100,15 @@ func (g *Guard) FollowLinks(c *colly.Collector) {
 
 func (g *Guard) followLinks(c *colly.Collector, e *colly.HTMLElement) {
 	page := e.Request.URL
+	// The meta tags and the header fields apart, each read once, so that
+	// the reason names the one that said nofollow.
 	var pageReason string
-	if !g.Links.IgnoreDirectives {
-		// The meta tags and the header fields apart, each read once, so
-		// that the reason names the one that said nofollow.
-		agent := g.responseAgent(e.Response)
-		switch {
-		case directives.Parse(agent, nil, e.DOM.ChildrenFiltered("head")).NoFollow:
-			pageReason = "page says nofollow (meta robots)"
-		case directives.Parse(agent, headerOf(e.Response), nil).NoFollow:
-			pageReason = "page says nofollow (X-Robots-Tag)"
-		}
+	agent := g.responseAgent(e.Response)
+	switch {
+	case directives.Parse(agent, nil, e.DOM.ChildrenFiltered("head")).NoFollow:
+		pageReason = "page says nofollow (meta robots)"
+	case directives.Parse(agent, headerOf(e.Response), nil).NoFollow:
+		pageReason = "page says nofollow (X-Robots-Tag)"
 	}
 	e.DOM.Find("a[href], area[href]").Each(func(_ int, a *goquery.Selection) {
 		href, _ := a.Attr("href")
@@ -126,7 +121,7 @@ func (g *Guard) followLinks(c *colly.Collector, e *colly.HTMLElement) {
 		}
 		u.Fragment, u.RawFragment = "", "" // one page, however many anchors
 		reason := pageReason
-		if reason == "" && !g.Links.IgnoreDirectives {
+		if reason == "" {
 			reason = g.relReason(a)
 		}
 		if reason == "" {

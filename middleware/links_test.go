@@ -106,7 +106,6 @@ func TestFollowLinksOptions(t *testing.T) {
 		want  []string
 	}{
 		{Links{SkipUGC: true}, []string{"/", "/a", "/area", "/base/rel", "/header", "/meta", "/noindex", "/other-agent"}},
-		{Links{IgnoreDirectives: true}, []string{"/", "/a", "/area", "/base/rel", "/header", "/meta", "/noindex", "/other-agent", "/ugc", "/x/header", "/x/meta", "/x/rel"}},
 	} {
 		s := linkSite(t)
 		g := &Guard{Rate: rate.Inf, Links: tc.links}

@@ -44,7 +44,7 @@ func (g *Guard) logBlocked(h *host, u *url.URL, agent string, d policy.Decision)
 }
 
 // logCrawlDelay logs a request to u not sent because origin's Crawl-delay d
-// is longer than MaxCrawlDelay.
+// is longer than policy.MaxCrawlDelay.
 func (g *Guard) logCrawlDelay(h *host, u *url.URL, origin string, d time.Duration) {
 	if l := g.logger(slog.LevelInfo); l != nil {
 		l.LogAttrs(context.Background(), slog.LevelInfo, "request blocked",

@@ -134,7 +134,7 @@ func TestLogRecords(t *testing.T) {
 	a, b := misbehaving(t)
 	bURL := strings.Replace(b.URL, "127.0.0.1", "localhost", 1)
 	rec := newRecorder(slog.LevelDebug)
-	g := &Guard{Rate: rate.Inf, Backoff: 60 * time.Millisecond, MaxRetries: 1, MaxWait: 100 * time.Millisecond,
+	g := &Guard{Rate: rate.Inf, Backoff: 60 * time.Millisecond, MaxRetries: 1, MaxRobotsFailures: 1, MaxWait: 100 * time.Millisecond,
 		Logger: slog.New(rec)}
 	c := colly.NewCollector(g.Attach)
 	if _, err := g.Seed(c, a.URL); err != nil {
@@ -198,7 +198,7 @@ func dump(rs []record) string {
 func TestLogLevelOff(t *testing.T) {
 	a, _ := misbehaving(t)
 	rec := newRecorder(slog.LevelError)
-	g := &Guard{Rate: rate.Inf, Backoff: 60 * time.Millisecond, MaxRetries: 1, Logger: slog.New(rec)}
+	g := &Guard{Rate: rate.Inf, Backoff: 60 * time.Millisecond, MaxRetries: 1, MaxRobotsFailures: 1, Logger: slog.New(rec)}
 	c := colly.NewCollector(g.Attach)
 	c.Visit(a.URL + "/private/x")
 	c.Visit(a.URL + "/broken")
@@ -307,7 +307,7 @@ func TestLogUnreachable(t *testing.T) {
 	s := newSite(t, robots("", nil))
 	s.Close() // connections are refused from now on
 	rec := newRecorder(slog.LevelInfo)
-	g := &Guard{Rate: rate.Inf, MaxRetries: -1, Logger: slog.New(rec)}
+	g := &Guard{Rate: rate.Inf, MaxRetries: -1, MaxRobotsFailures: 1, Logger: slog.New(rec)}
 	c := colly.NewCollector(g.Attach)
 	c.Visit(s.URL + "/page")
 	waitOrFail(t, "Wait", c.Wait)

@@ -18,10 +18,6 @@ const (
 	pacerRetryMax = 30 * time.Second
 )
 
-// ErrPacerUnavailable is wrapped by the cause of a deferral while the
-// Guard's Pacer cannot be reached: the request is sent again once it can.
-var ErrPacerUnavailable = fmt.Errorf("robotsmw: pacer unavailable")
-
 // A pacerState is what a Guard keeps about its Pacer.
 type pacerState struct {
 	watchOnce atomic.Bool
@@ -413,7 +409,7 @@ func (b *flightBody) Close() error {
 func (g *Guard) pacerDown(h *host, u *url.URL, err error) error {
 	d := g.pacerRetry()
 	g.count(h, cDeferred)
-	return &DeferredError{URL: u, Until: g.clock().Add(d), Err: fmt.Errorf("%w: %w", ErrPacerUnavailable, err)}
+	return &DeferredError{URL: u, Until: g.clock().Add(d), Err: fmt.Errorf("%w: %w", pace.ErrUnavailable, err)}
 }
 
 // pacerRetry counts a failed Pacer call and returns how long to wait

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/robotsmw/robotsmw/pace"
 	"net/http"
 	"sort"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/robotsmw/robotsmw/pace"
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
@@ -158,8 +159,8 @@ func TestPacerDownDefers(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		err := g.gateEnded(context.Background(), h, u, time.Hour)
 		var de *DeferredError
-		if !errors.As(err, &de) || !errors.Is(err, ErrPacerUnavailable) || !errors.Is(err, errDown) || IsFinal(err) {
-			t.Fatalf("gate with the pace.Pacer down = %v, want a deferral wrapping ErrPacerUnavailable and the cause", err)
+		if !errors.As(err, &de) || !errors.Is(err, pace.ErrUnavailable) || !errors.Is(err, errDown) || IsFinal(err) {
+			t.Fatalf("gate with the pace.Pacer down = %v, want a deferral wrapping pace.ErrUnavailable and the cause", err)
 		}
 		until = append(until, de.Until.Sub(c.now()))
 	}

@@ -31,7 +31,7 @@ func TestRetryKeepsParseHTTPErrorResponse(t *testing.T) {
 		{"new request", false, 1},
 		{"retry of an attempt with it off", true, 0},
 	} {
-		g := &Guard{Rate: rate.Inf, Backoff: 60 * time.Millisecond, MaxRetries: 1}
+		g := &Guard{Rate: rate.Inf, Backoff: 60 * time.Millisecond, MaxRetries: 1, MaxRobotsFailures: 1}
 		c := colly.NewCollector(g.Attach)
 		c.ParseHTTPErrorResponse = true
 		var responses atomic.Int32

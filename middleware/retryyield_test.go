@@ -39,7 +39,7 @@ func TestRetryGoesAfterWaitingRequest(t *testing.T) {
 		arrivals = nil
 		mu.Unlock()
 		var gaveUp []error
-		g := &Guard{Rate: rate.Inf, Backoff: 600 * time.Millisecond, MaxRetries: 1,
+		g := &Guard{Rate: rate.Inf, Backoff: 600 * time.Millisecond, MaxRetries: 1, MaxRobotsFailures: 1,
 			ErrorHandler: func(_ *colly.Request, err error) {
 				mu.Lock()
 				gaveUp = append(gaveUp, err)

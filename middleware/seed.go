@@ -103,6 +103,9 @@ type SeedStats struct {
 // over, so a later Seed of the same site skips the sitemaps that did not
 // change. Seed is safe for concurrent use.
 func (g *Guard) Seed(c *colly.Collector, site string) (SeedStats, error) {
+	if c == nil {
+		return SeedStats{}, errors.New("robotsmw: Seed: the collector is nil")
+	}
 	t := guarded(c)
 	if t == nil || t.g != g {
 		return SeedStats{}, errors.New("robotsmw: Seed: the Guard is not attached to the collector")

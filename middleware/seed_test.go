@@ -405,7 +405,7 @@ func TestSeedSitemapBusy(t *testing.T) {
 	// MaxRetries times after the host's pause and the walker reports the
 	// 503 without retrying on top.
 	s := sitemapSite(t, "Sitemap: /sm.xml\n", map[string]string{"/sm.xml": urlsetXML("/p/1")}, map[string]int{"/sm.xml": 100})
-	g := &Guard{Rate: rate.Inf, MaxRetries: 1}
+	g := &Guard{Rate: rate.Inf, MaxRetries: 1, MaxRobotsFailures: 1}
 	c := colly.NewCollector(g.Attach)
 	_, err := g.Seed(c, s.URL)
 	var fe *sitemap.FetchError

@@ -198,9 +198,10 @@ func (g *Guard) Stats() Stats {
 	return s
 }
 
-// Host returns the statistics of the host named name (as in HostStats.Host:
-// lower case, without scheme or port), if its state is kept.
-func (g *Guard) Host(name string) (HostStats, bool) {
+// hostStats returns the statistics of the host named name (as in
+// HostStats.Host: lower case, without scheme or port), if its state is
+// kept.
+func (g *Guard) hostStats(name string) (HostStats, bool) {
 	h := g.hosts.lookup(name)
 	if h == nil {
 		return HostStats{}, false

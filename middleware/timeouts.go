@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/gocolly/colly/v2"
 )
 
 // A timeoutTable holds the request timeouts the Guard took over from
@@ -21,8 +23,10 @@ type timeoutTable struct {
 	m  map[*http.Client]time.Duration
 }
 
-// take takes hc's Timeout over and returns it; 0 if hc has none.
-func (t *timeoutTable) take(hc *http.Client) time.Duration {
+// take takes the Timeout of hc, c's client, over and returns it; 0 if hc
+// has none. The client is changed only through colly's own
+// SetRequestTimeout.
+func (t *timeoutTable) take(c *colly.Collector, hc *http.Client) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	d := hc.Timeout
@@ -33,13 +37,14 @@ func (t *timeoutTable) take(hc *http.Client) time.Duration {
 		t.m = make(map[*http.Client]time.Duration)
 	}
 	t.m[hc] = d
-	hc.Timeout = 0
+	c.SetRequestTimeout(0)
 	return d
 }
 
-// giveBack gives hc the Timeout taken from it, unless it was given one
-// of its own meanwhile. hc may be nil.
-func (t *timeoutTable) giveBack(hc *http.Client) {
+// giveBack gives c's client the Timeout taken from it, unless it was
+// given one of its own meanwhile.
+func (t *timeoutTable) giveBack(c *colly.Collector) {
+	hc := collyClient(c)
 	if hc == nil {
 		return
 	}
@@ -48,7 +53,7 @@ func (t *timeoutTable) giveBack(hc *http.Client) {
 	if d, ok := t.m[hc]; ok {
 		delete(t.m, hc)
 		if hc.Timeout == 0 {
-			hc.Timeout = d
+			c.SetRequestTimeout(d)
 		}
 	}
 }

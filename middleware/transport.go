@@ -337,7 +337,7 @@ func (g *Guard) strikeFor(h *host, now time.Time, c class, u *url.URL, hdr http.
 // its outcome: a *DeferredError until the host's pause ends, or, after
 // MaxRetries retries, an error wrapping ErrGaveUp and cause. A host that
 // asked for a pause beyond 24 hours is not waited for: the request gives
-// up at once, with a *PausedError carrying the time.
+// up at once, with an error naming the pause's end.
 func (g *Guard) failed(tk *ticket, h *host, cause error) error {
 	err := g.attemptOutcome(tk, h, cause)
 	g.tickets.record(tk, err)
@@ -354,7 +354,7 @@ func (g *Guard) attemptOutcome(tk *ticket, h *host, cause error) error {
 	if excluded {
 		g.attempts.clear(method, tk.orig)
 		return fmt.Errorf("%w: %s %s: %w: %w", ErrGaveUp, method, tk.orig.Redacted(), cause,
-			&PausedError{Host: h.name, Until: time.Unix(0, until)})
+			pausedError(h.name, time.Unix(0, until)))
 	}
 	n := g.attempts.fail(attemptKey(method, tk.orig))
 	if n > g.maxRetries() {
@@ -441,7 +441,7 @@ func (g *Guard) install(c *colly.Collector) {
 	if guarded(c) != nil {
 		return
 	}
-	c.WithTransport(&http2.Transport{Next: &guardTransport{g: g, next: hc.Transport, timeout: g.timeouts.take(hc)}})
+	c.WithTransport(&http2.Transport{Next: &guardTransport{g: g, next: hc.Transport, timeout: g.timeouts.take(c, hc)}})
 }
 
 // guarded returns the guardTransport under c's client, or nil if there is
@@ -462,11 +462,12 @@ func guarded(c *colly.Collector) *guardTransport {
 // transport of the collector (its proxy and TLS settings). Each request,
 // redirect hops included, passes its host's gate first: it waits while the
 // host is paused and keeps the host's spacing, so robots.txt counts against
-// the same per-host rate as every other request (politeness.md §5.2 F). It
-// does not queue in the host's schedule behind the pages, which wait for
-// this very robots.txt: it takes the gate's next slot instead. A robots.txt
-// that answers 429, 5xx or fails strikes the host like a page would
-// (politeness.md §5.2 F).
+// the same per-host rate as every other request (docs/politeness.md). The
+// pages of its origin wait for this very robots.txt before they take
+// places in the host's schedule, so it is never behind them; pages of the
+// host's other origins that hold places already may go first. A
+// robots.txt that answers 429, 5xx or fails strikes the host like a page
+// would (docs/politeness.md).
 //
 // The wait is local, so it is not bounded by the fetch's deadline (the
 // Cache's Timeout), which would record robots.txt as unreachable though

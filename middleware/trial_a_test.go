@@ -584,7 +584,7 @@ func TestTrialAFailingPages(t *testing.T) {
 		}
 	})
 	out := newTrialOutcomes()
-	g := &Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond, MaxRetries: 2, ErrorHandler: out.errorHandler}
+	g := &Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond, MaxRetries: 2, MaxRobotsFailures: 2, ErrorHandler: out.errorHandler}
 	c := colly.NewCollector(s.transport, g.Attach, colly.Async(true))
 	c.SetRequestTimeout(200 * time.Millisecond)
 	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8})
@@ -617,7 +617,7 @@ func TestTrialAFailingPages(t *testing.T) {
 	if st.InFlight != 0 || st.Waiting != 0 {
 		t.Errorf("after Wait Stats InFlight %d, Waiting %d; want 0, 0 (timeouts and resets give their flights back)", st.InFlight, st.Waiting)
 	}
-	if hs, _ := g.Host("fail.test"); hs.Latency <= 0 || hs.Gap < hs.Latency {
+	if hs, _ := g.hostStats("fail.test"); hs.Latency <= 0 || hs.Gap < hs.Latency {
 		t.Errorf("fail.test HostStats Latency %v, Gap %v; want a smoothed latency and a gap at least as long", hs.Latency, hs.Gap)
 	}
 	leaks(s)
@@ -698,9 +698,9 @@ func (o *trialOutcomes) errsOf(u string) []string {
 
 // robots.txt that is slow, 503, 404, 403, redirected to another host,
 // hangs past its timeout, never ends, is huge, or asks for a Crawl-delay
-// above MaxCrawlDelay: one fetch per host, pages wait for it and
+// above policy.MaxCrawlDelay: one fetch per host, pages wait for it and
 // never pass a rule, the unreachable ones end with ErrRobotsUnreachable and
-// send nothing (MaxRetries -1: robots.txt asked once).
+// send nothing (MaxRobotsFailures 1: robots.txt asked once).
 func TestTrialAMisbehavingRobots(t *testing.T) {
 	leaks := trialGoroutines(t)
 	huge := "User-agent: *\nDisallow: /early\n" + strings.Repeat("# padding padding padding padding padding padding padding\n", 12000) + "Disallow: /late\n"
@@ -743,7 +743,7 @@ func TestTrialAMisbehavingRobots(t *testing.T) {
 		}
 	})
 	out := newTrialOutcomes()
-	g := &Guard{Rate: rate.Inf, MaxRetries: -1, ErrorHandler: out.errorHandler, robotsLimit: 200 * time.Millisecond}
+	g := &Guard{Rate: rate.Inf, MaxRetries: -1, MaxRobotsFailures: 1, ErrorHandler: out.errorHandler, robotsLimit: 200 * time.Millisecond}
 	c := colly.NewCollector(s.transport, g.Attach, colly.Async(true))
 	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8})
 	out.attach(c)
@@ -764,7 +764,7 @@ func TestTrialAMisbehavingRobots(t *testing.T) {
 		visit(fmt.Sprintf("http://huge.test/late/%d", i), "ok 200")
 		visit(fmt.Sprintf("http://e403.test/private/%d", i), "ok 200") // 4xx: no rules (RFC 9309 §2.3.1.3)
 		visit(fmt.Sprintf("http://drip.test/private/%d", i), "")       // blocked or unreachable, never sent
-		visit(fmt.Sprintf("http://long.test/a%d", i), "crawl-delay")   // above MaxCrawlDelay
+		visit(fmt.Sprintf("http://long.test/a%d", i), "crawl-delay")   // above policy.MaxCrawlDelay
 	}
 	trialWait(t, "Wait", c.Wait)
 	s.checkPeak(t, func(string) int { return 1 })
@@ -1528,7 +1528,7 @@ func TestTrialARobotsFailedThenPausedHost(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := newTrialOutcomes()
-	g := &Guard{Rate: rate.Inf, MaxRetries: -1, ErrorHandler: out.errorHandler}
+	g := &Guard{Rate: rate.Inf, MaxRetries: -1, MaxRobotsFailures: 1, ErrorHandler: out.errorHandler}
 	c := colly.NewCollector(s.transport, g.Attach, colly.StdlibContext(ctx))
 	out.attach(c)
 	for i := 0; i < 3; i++ {
@@ -1565,7 +1565,7 @@ func TestTrialAErrorStormAndFragileHost(t *testing.T) {
 	})
 	out := newTrialOutcomes()
 	g := &Guard{
-		Rate: rate.Inf, Backoff: 20 * time.Millisecond, MaxRetries: 1, Jitter: 0.5, ErrorHandler: out.errorHandler,
+		Rate: rate.Inf, Backoff: 20 * time.Millisecond, MaxRetries: 1, MaxRobotsFailures: 1, Jitter: 0.5, ErrorHandler: out.errorHandler,
 		Hosts: []HostRule{{Host: "fragile.test", Rate: 10}},
 	}
 	c := colly.NewCollector(s.transport, g.Attach, colly.Async(true))

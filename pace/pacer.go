@@ -2,8 +2,14 @@ package pace
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrUnavailable is wrapped by the cause of a Guard's deferral while its
+// Pacer cannot be reached (a Redis that is down, say): the request is
+// sent again once the Pacer answers.
+var ErrUnavailable = errors.New("pace: pacer unavailable")
 
 // A Pacer is the home of the per-host schedule: where each host's next
 // request may start, how many requests are in flight to it, when its last

@@ -154,6 +154,12 @@ func isRobotsTxt(target string) bool {
 		(len(target) == len(p) || target[len(p)] == '?')
 }
 
+// MaxCrawlDelay is the longest Crawl-delay a polite crawler is expected
+// to honour as written: Heritrix and crawler-commons cap it at 300 s. A
+// robotsmw Guard does not crawl a host asking for more unless told to
+// honour it as MaxCrawlDelay (Guard.ClampCrawlDelay).
+const MaxCrawlDelay = 300 * time.Second
+
 // CrawlDelay returns the Crawl-delay of the group that applies to agent and
 // whether that group sets one. Crawl-delay is not part of RFC 9309 and
 // Google ignores it; Bing reads it, and Yandex defined it as the wait after

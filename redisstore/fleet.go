@@ -29,7 +29,7 @@ type Mode uint8
 const (
 	// Pause stops the fleet's requests until Redis is back: each request
 	// is deferred (a *robotsmw.DeferredError wrapping
-	// robotsmw.ErrPacerUnavailable and Redis's error) and sent again
+	// pace.ErrUnavailable and Redis's error) and sent again
 	// later. The default: politeness never depends on a guess.
 	Pause Mode = iota
 	// Slow lets each member go on alone with the requests it holds,

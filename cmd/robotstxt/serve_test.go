@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/robotsmw/robotsmw/internal/privatetest"
-	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/policy"
 )
 
@@ -245,14 +244,6 @@ func TestServeSummary(t *testing.T) {
 	}
 }
 
-func TestGuardConstants(t *testing.T) {
-	if want := time.Duration(float64(time.Second) / float64(robotsmw.DefaultRate)); guardRateInterval != want {
-		t.Errorf("guardRateInterval = %v, the interval of middleware.DefaultRate is %v", guardRateInterval, want)
-	}
-	if guardMaxCrawlDelay != robotsmw.MaxCrawlDelay {
-		t.Errorf("guardMaxCrawlDelay = %v, middleware.MaxCrawlDelay is %v", guardMaxCrawlDelay, robotsmw.MaxCrawlDelay)
-	}
-}
 
 func TestServeDiff(t *testing.T) {
 	h := testServer(false).handler()

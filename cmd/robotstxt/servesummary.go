@@ -165,13 +165,13 @@ func resolveSitemap(base *url.URL, line string) sitemapSummary {
 	return sm
 }
 
-// The Guard's defaults that guardDelay describes: the interval of
-// middleware.DefaultRate and middleware.MaxCrawlDelay. They are copied, not
-// imported, so that the command does not link colly for two numbers;
-// TestGuardConstants checks that they agree.
+// The Guard's defaults that guardDelay describes: the interval of its
+// default Rate (one request per second, as Guard.Rate documents it; not
+// imported, so that the command does not link colly for a number) and
+// the longest Crawl-delay it honours.
 const (
 	guardRateInterval  = time.Second
-	guardMaxCrawlDelay = 300 * time.Second
+	guardMaxCrawlDelay = policy.MaxCrawlDelay
 )
 
 // guardDelay says what the middleware's Guard, with its defaults, does

@@ -1,0 +1,53 @@
+package robotsmw
+
+import (
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// The colly this module requires has every field the Guard reads.
+func TestCollyLayout(t *testing.T) {
+	if err := collyCheck(); err != nil {
+		t.Fatalf("collyCheck() = %v, want nil for the colly in go.mod", err)
+	}
+}
+
+// A colly whose Collector lacks a field, or has it with another type,
+// is refused with an error naming the version and each missing field.
+func TestCollyLayoutMissing(t *testing.T) {
+	type backend struct{ Client *http.Client }
+	type renamed struct {
+		backend        *backend
+		waitGroup      *sync.WaitGroup // renamed from wg
+		errorCallbacks []colly.ErrorCallback
+	}
+	type retyped struct {
+		backend        *struct{ Client http.RoundTripper }
+		wg             sync.WaitGroup
+		errorCallbacks []colly.ErrorCallback
+	}
+	for _, tc := range []struct {
+		typ  reflect.Type
+		want []string
+	}{
+		{reflect.TypeFor[renamed](), []string{"v9.9.9", "no field robotsmw.renamed.wg (*sync.WaitGroup)"}},
+		{reflect.TypeFor[retyped](), []string{"Client (*http.Client)", "wg (*sync.WaitGroup)"}},
+	} {
+		l := layoutOf(tc.typ, "v9.9.9")
+		if !errors.Is(l.err, errColly) {
+			t.Errorf("layoutOf(%v) error = %v, want errColly", tc.typ, l.err)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(l.err.Error(), w) {
+				t.Errorf("layoutOf(%v) error = %q, want it to name %q", tc.typ, l.err, w)
+			}
+		}
+	}
+}
