@@ -244,7 +244,6 @@ func TestServeSummary(t *testing.T) {
 	}
 }
 
-
 func TestServeDiff(t *testing.T) {
 	h := testServer(false).handler()
 	current := "User-agent: *\nDisallow: /private\n"
