@@ -140,11 +140,13 @@ func BenchmarkLogOff(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				req := &colly.Request{URL: u, Method: "GET"}
+				req := &colly.Request{URL: u, Method: "GET", Headers: &http.Header{}}
 				g.onRequest(c, req)
-				if tk := g.tickets.take(u); tk == nil || !errors.Is(tk.err, ErrDisallowed) {
-					b.Fatalf("ticket %+v", tk)
+				v := g.visits.get(keyOf(*req.Headers))
+				if v == nil || !errors.Is(v.err, ErrDisallowed) {
+					b.Fatalf("visit %+v", v)
 				}
+				g.visits.drop(v)
 			}
 		})
 	}
@@ -190,11 +192,11 @@ func BenchmarkTransport(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := &colly.Request{URL: req.URL, Method: "GET"}
+	r := &colly.Request{URL: req.URL, Method: "GET", Headers: &req.Header}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		tk := &ticket{strong: r, method: r.Method, orig: r.URL, gated: true}
-		g.tickets.put(req.URL, tk)
+		v := &visit{strong: r, method: r.Method, orig: r.URL, gated: true, key: keyOf(req.Header)}
+		g.visits.put(v)
 		resp, err := t.RoundTrip(req)
 		if err != nil {
 			b.Fatal(err)

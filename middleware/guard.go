@@ -2,15 +2,14 @@ package robotsmw
 
 import (
 	"context"
-	"errors"
-	"github.com/robotsmw/robotsmw/pace"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/robotsmw/robotsmw/pace"
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
@@ -251,21 +250,15 @@ type Guard struct {
 	ownOnce sync.Once
 	own     *policy.Cache
 
-	pacer    pacerState   // what the Guard keeps about its pace.Pacer
+	pacer    pacerState   // what the Guard keeps about its Pacer
 	memOnce  sync.Once    // sets mem's clock
-	mem      pace.Memory  // the schedule's home when pace.Pacer is nil
+	mem      pace.Memory  // the schedule's home when Pacer is nil
 	hosts    hostTable    // per-host pacing and back-off
 	totals   totals       // counters over all hosts
-	tickets  ticketBox    // verdicts on their way to the transport
-	handoff  handoffTable // OnRequest's tickets for the gate
-	attempts attemptTable // failed attempts per request
-	later    laterQueue   // deferred requests
-	// retrying maps a request being sent again (retryKey) to the
-	// ParseHTTPErrorResponse of its failed attempt, for onRequest.
-	retrying  sync.Map
-	retryingN atomic.Int64 // entries in retrying: onRequest skips it when 0
-	seeds     seedTable    // Seed's requests in flight
-	timeouts  timeoutTable // colly clients' Timeouts the transport enforces
+	visits   visitIndex   // the record of each colly request in flight (request.go)
+	later    laterQueue   // deferred requests, each with its visit
+	seeds    seedTable    // Seed's requests in flight
+	timeouts timeoutTable // colly clients' Timeouts the transport enforces
 	// unguarded is set once a request of a collector the Guard is
 	// attached to was not under its transport (see onResponseHeaders).
 	unguarded atomic.Bool
@@ -343,304 +336,6 @@ func (g *Guard) Attach(c *colly.Collector) {
 	c.OnError(func(r *colly.Response, err error) { g.onError(c, r, err) })
 	c.OnScraped(func(r *colly.Response) { g.seeds.done(r.Request) })
 	c.SetRedirectHandler(g.redirectHandler(c))
-}
-
-// onRequest runs before colly sends r: robots.txt and the host's
-// schedule, waiting at most MaxWait. It never aborts r: its verdict goes
-// to the transport in a ticket, which fails r with it, so that colly
-// reports the outcome to OnError and to a synchronous Visit.
-func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
-	if r.IsAbort() {
-		return
-	}
-	t := guarded(c)
-	if t == nil || t.g != g {
-		g.unguarded.Store(true)
-	}
-	if t == nil {
-		// The Guard's transport was replaced: the client bounds its
-		// requests again.
-		g.timeouts.giveBack(c)
-	}
-	if !c.IgnoreRobotsTxt && t == nil {
-		// COLLY_IGNORE_ROBOTSTXT is applied after the options of
-		// NewCollector and may have turned colly's own check back on, and
-		// the transport that answers it was replaced (collyrobots.go).
-		// While that transport is installed the flag is left alone: colly
-		// reads it in Visit, which may run concurrently with this callback.
-		c.IgnoreRobotsTxt = true
-	}
-	now := g.clock()
-	ctx := withCrawl(collectorContext(c), c)
-	reserved := g.attempts.reserved(r.Method, r.URL)
-	h := g.host(r.URL)
-	_, at, err := g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), g.maxWait(), reserved, false, now)
-	if err == nil && g.CleanParams {
-		err = g.canonical.check(g.cacheFor(c, nil), r.Method, r.URL)
-	}
-	if t == nil || t.g != g {
-		// No transport of this Guard will see r: decide here.
-		if err != nil {
-			r.Abort()
-			g.outcome(c, r, err)
-		}
-		return
-	}
-	parseErrors, retry := c.ParseHTTPErrorResponse, false
-	if g.retryingN.Load() > 0 {
-		if v, ok := g.retrying.LoadAndDelete(retryKey{r.Ctx, r.URL.String()}); ok {
-			// A retry is handled as its first attempt was: a user who
-			// turns ParseHTTPErrorResponse on meanwhile asked for later
-			// requests.
-			g.retryingN.Add(-1)
-			parseErrors, retry = v.(bool), true
-		}
-	}
-	if retry {
-		keepParse(err, parseErrors)
-	}
-	waited := max(at.Sub(now), 0)
-	if err == nil && waited == 0 && !retry {
-		// Admitted at once: the gate carries this ticket on (ticket.go),
-		// with the host found here; unless colly's cache may answer r,
-		// and then no gate comes.
-		if c.CacheDir == "" {
-			g.handoff.put(r, &ticket{strong: r, method: r.Method, orig: r.URL, h: h})
-		}
-		return
-	}
-	tk := newPreTicket(r, err)
-	tk.h, tk.crawl, tk.parseErrors, tk.waited, tk.retry = h, collectorContext(c), parseErrors, waited, retry
-	g.tickets.put(r.URL, tk)
-	if err != nil && c.CacheDir != "" {
-		// colly's cache must not answer a request the Guard fails.
-		r.Headers.Set("Cache-Control", "no-cache")
-	}
-}
-
-// onRequestHeaders runs right before colly's HTTP client is called (after
-// any LimitRule slot was taken): the host's gate, waiting at most MaxWait.
-// It leaves the request's ticket for the transport: the one OnRequest
-// left, or a new one.
-func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
-	if r.IsAbort() {
-		return
-	}
-	tk := g.tickets.preOf(r)
-	if tk != nil && tk.err != nil {
-		return // the transport fails r with it
-	}
-	fresh := tk == nil
-	if fresh {
-		// A ticket OnRequest handed over, like a pre-ticket, says that
-		// the Guard's transport was in place then.
-		if tk = g.handoff.take(r); tk == nil {
-			if t := guarded(c); t == nil || t.g != g {
-				return // no transport of this Guard will see r (see onRequest)
-			}
-			tk = &ticket{strong: r, method: r.Method, orig: r.URL}
-		}
-		tk.crawl, tk.parseErrors = collectorContext(c), c.ParseHTTPErrorResponse
-	}
-	now := g.clock()
-	h := g.hostFor(tk, r.URL)
-	tk.h = h
-	lease, at, err := g.gate(collectorContext(c), h, r.URL, g.maxWait(), now)
-	tk.lease = lease
-	if err != nil {
-		if tk.retry {
-			keepParse(err, tk.parseErrors)
-		}
-		tk.err = err
-	} else {
-		tk.gated, tk.sent = true, at.UnixNano()
-		g.waits.observe(tk.waited + max(at.Sub(now), 0))
-	}
-	if fresh {
-		g.tickets.put(r.URL, tk)
-	}
-}
-
-// keepParse gives err, the deferral of a retry that has not been sent, the
-// retry's ParseHTTPErrorResponse (its first attempt's), so that it is sent
-// with it when it comes back, however often it is deferred meanwhile.
-func keepParse(err error, parseErrors bool) {
-	var de *DeferredError
-	if errors.As(err, &de) && !de.parse.set {
-		de.parse = parseSnapshot{set: true, value: parseErrors}
-	}
-}
-
-// redirectHandler returns the handler that checks each redirect hop before
-// it is sent, inside colly's client. net/http passes the context of the
-// first request, without the client's deadline, so the handler bounds its
-// waits by the collector's request timeout, counted from when the first
-// request passed its gate, and by MaxWait. A hop that cannot go in time is
-// deferred: the request is sent again at the hop once it may go.
-func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.Request) error {
-	return func(req *http.Request, via []*http.Request) error {
-		// The previous hop's ticket, which its redirect left for this
-		// handler, is taken first, so that none is left behind however
-		// the handler ends; its lease is given back if no transport of
-		// this Guard took it (one that replaced it sent the hop).
-		prev := g.tickets.take(via[len(via)-1].URL)
-		if prev != nil && prev.lease != 0 {
-			g.release(g.host(via[len(via)-1].URL), prev.lease, 0, false, true, time.Time{}, false)
-			prev.lease = 0
-		}
-		if len(via) >= 10 {
-			return http.ErrUseLastResponse // colly's default
-		}
-		if req.URL.Host != via[len(via)-1].URL.Host {
-			req.Header.Del("Authorization") // colly's default
-		}
-		ctx, cancel := g.hopContext(req.Context(), c, prev)
-		defer cancel()
-		ctx = withCrawl(ctx, c)
-		lease, err := g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), g.waitLimit(ctx), false, true)
-		if err != nil && req.Context().Err() == nil && ctx.Err() != nil {
-			// The client's deadline passed while the hop waited.
-			h := g.host(req.URL)
-			g.count(h, cDeferred)
-			err = &DeferredError{URL: req.URL, Until: g.clock(), Err: errHostBusy}
-		}
-		var de *DeferredError
-		if errors.As(err, &de) {
-			de.URL = req.URL
-			de.hop = &hopResume{url: req.URL, method: req.Method, header: req.Header.Clone(), body: req.GetBody != nil}
-		}
-		if err == nil {
-			tk := &ticket{gated: true, lease: lease, hop: true}
-			if prev != nil {
-				tk.r, tk.strong, tk.method, tk.orig = prev.r, prev.strong, prev.method, prev.orig
-				tk.crawl, tk.parseErrors, tk.sent = prev.crawl, prev.parseErrors, prev.sent
-			}
-			g.tickets.put(req.URL, tk)
-		}
-		return err
-	}
-}
-
-// onResponseHeaders sees every response (final URL after redirects) before
-// its body, also one that colly's CacheDir replays without the transport,
-// or one that a transport which replaced the Guard's sent (the last hop of
-// a redirect chain, whose ticket the redirect handler left): the ticket of
-// such a response is dropped, and its lease given back. Any other response
-// came through the transport, which took its ticket.
-func (g *Guard) onResponseHeaders(c *colly.Collector, resp *colly.Response) {
-	if c.CacheDir != "" {
-		g.dropTicket(resp.Request.URL)
-	} else if g.unguarded.Load() {
-		if t := guarded(c); t == nil || t.g != g {
-			g.dropTicket(resp.Request.URL)
-		}
-	}
-}
-
-// dropTicket forgets the ticket of u; the lease of a request that passed
-// its gate but never reached the transport (a later OnRequestHeaders
-// callback aborted it) is given back.
-func (g *Guard) dropTicket(u *url.URL) {
-	if tk := g.tickets.take(u); tk != nil && tk.lease != 0 {
-		g.release(g.host(u), tk.lease, 0, false, true, time.Time{}, false)
-	}
-}
-
-// onError sees every failed attempt before the user's OnError callbacks
-// (Attach registers it first): it defers and sends again what the
-// transport deferred, and reports final outcomes the Guard decided.
-func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
-	r := resp.Request
-	if r == nil || isRefused(err) {
-		return
-	}
-	g.dropTicket(r.URL)
-	if own := g.tickets.takeOutcome(r); own != nil {
-		// What the transport returned, even if net/http replaced it with
-		// its timeout text on the way (the client's Timeout fired while
-		// the transport under the Guard was still returning).
-		err = own
-	}
-	g.outcome(c, r, err)
-}
-
-// outcome acts on the outcome err of an attempt of r.
-func (g *Guard) outcome(c *colly.Collector, r *colly.Request, err error) {
-	var de *DeferredError
-	crawl := collectorContext(c).Err()
-	switch {
-	case errors.As(err, &de) && crawl != nil:
-		// The crawl is over: nothing is sent again. The user's OnError
-		// callbacks, which run after this one, get de; the final outcome
-		// follows from the Guard's queue, as for a deferred request the
-		// crawl's end flushed (refused.go), before colly's Wait returns.
-		g.deferRequest(c, r, de)
-		return
-	case errors.As(err, &de):
-		if hop := de.hop; hop != nil {
-			// Resume at the hop: the requests before it were answered.
-			if hop.method != r.Method || !hop.body {
-				r.Body = nil
-			}
-			h := hop.header
-			r.URL, r.Method, r.Headers = hop.url, hop.method, &h
-		}
-		g.logDeferred(r, de)
-		g.deferRequest(c, r, de)
-		return
-	case errors.Is(err, ErrDisallowed), errors.Is(err, ErrGaveUp),
-		errors.Is(err, ErrRobotsUnreachable), errors.Is(err, ErrCrawlDelayTooLong),
-		errors.Is(err, ErrDuplicate):
-		g.report(r, err)
-	case crawl != nil:
-		// The crawl is over: colly failed the request before the Guard's
-		// transport saw it.
-		g.report(r, g.ended(r.URL, err))
-	default:
-		// Not the Guard's outcome: colly's own (a status ≥ 203, a URL
-		// filter on a redirect, a callback's abort). Final either way.
-		g.attempts.clear(r.Method, r.URL)
-	}
-	g.seeds.done(r) // a final outcome: Seed's request ended
-}
-
-// report counts a final outcome the Guard decided, drops the request's
-// retry count, and passes it to ErrorHandler.
-func (g *Guard) report(r *colly.Request, err error) {
-	g.attempts.clear(r.Method, r.URL)
-	g.seeds.done(r)
-	if finalFailure(err) {
-		g.count(g.host(r.URL), cGaveUp)
-		g.logGaveUp(r, err)
-	}
-	if g.ErrorHandler != nil {
-		g.ErrorHandler(r, err)
-	}
-}
-
-// notSent reports whether err, returned by Request.Retry of a synchronous
-// collector, means that the retry was refused before it was sent, rather
-// than being the outcome of the retried request. An error of colly's HTTP
-// client (a *url.Error) is an outcome, which colly reported to OnError
-// already, even when it matches one of colly's refusals: the Guard's
-// *DisallowedError matches colly.ErrRobotsTxtBlocked, and a redirect hop
-// can be refused as visited already or by a URL filter.
-func notSent(err error) bool {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return false
-	}
-	for _, e := range []error{
-		colly.ErrRetryBodyUnseekable, colly.ErrMaxDepth, colly.ErrMaxRequests,
-		colly.ErrForbiddenDomain, colly.ErrForbiddenURL, colly.ErrNoURLFiltersMatch,
-		colly.ErrRobotsTxtBlocked, colly.ErrMissingURL,
-	} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	var av *colly.AlreadyVisitedError
-	return errors.As(err, &av)
 }
 
 // cacheFor returns the robots.txt cache: Cache, or the Guard's own, which

@@ -10,20 +10,20 @@ import (
 // net/http calls CheckRedirect with the context of the first request of the
 // chain, which does not carry the deadline of http.Client.Timeout. The
 // Guard therefore records when each colly request passes its gate, right
-// before colly calls the client, in its ticket (ticket.sent), carries it to
-// the tickets of the request's redirect hops, and bounds the waits of the
-// hops by the client's timeout measured from then.
+// before colly calls the client, in its visit (visit.sent), which its
+// redirect hops share, and bounds the waits of the hops by the client's
+// timeout measured from then.
 
-// hopContext returns ctx bounded by the deadline of the client call whose
-// previous hop had ticket prev (nil if unknown): the collector's request
-// timeout after the call's first request passed its gate. The deadline is
-// on the Guard's clock. cancel must be called.
-func (g *Guard) hopContext(ctx context.Context, c *colly.Collector, prev *ticket) (context.Context, context.CancelFunc) {
+// hopContext returns ctx bounded by the deadline of the client call of
+// visit v (nil if unknown): the collector's request timeout after the
+// call's first request passed its gate. The deadline is on the Guard's
+// clock. cancel must be called.
+func (g *Guard) hopContext(ctx context.Context, c *colly.Collector, v *visit) (context.Context, context.CancelFunc) {
 	timeout := clientTimeout(c)
-	if timeout <= 0 || prev == nil || prev.sent == 0 {
+	if timeout <= 0 || v == nil || v.sent == 0 {
 		return ctx, func() {}
 	}
-	return context.WithTimeout(ctx, timeout-time.Duration(g.clock().UnixNano()-prev.sent))
+	return context.WithTimeout(ctx, timeout-time.Duration(g.clock().UnixNano()-v.sent))
 }
 
 // clientTimeout returns the request timeout of the http.Client c uses

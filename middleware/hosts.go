@@ -140,13 +140,13 @@ func (t *hostTable) lookup(name string) *host {
 	return t.m[name]
 }
 
-// hostFor returns the state of u's host: the one the request of ticket tk
+// hostFor returns the state of u's host: the one the request of visit v
 // was admitted to, while the table keeps it and u still names it (a
 // callback may have changed the URL), which spares a look-up; otherwise,
-// or if tk is nil, the one the table has.
-func (g *Guard) hostFor(tk *ticket, u *url.URL) *host {
-	if tk != nil {
-		if h := tk.h; h != nil && !h.gone.Load() && (u == tk.orig || h.name == hostKey(u)) {
+// or if v is nil, the one the table has.
+func (g *Guard) hostFor(v *visit, u *url.URL) *host {
+	if v != nil {
+		if h := v.h; h != nil && !h.gone.Load() && (u == v.orig || h.name == hostKey(u)) {
 			return h
 		}
 	}

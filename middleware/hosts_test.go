@@ -112,16 +112,16 @@ func TestStatsAllocationsFlat(t *testing.T) {
 	}
 }
 
-// A ticket's host is used while the table keeps it and the URL still
+// A visit's host is used while the table keeps it and the URL still
 // names it; a forgotten host or a URL a callback changed is looked up.
-func TestHostForTicket(t *testing.T) {
+func TestHostForVisit(t *testing.T) {
 	clk := newFakeClock()
 	g := fakeGuard(&Guard{Rate: rate.Inf, IdleTimeout: time.Minute}, clk, 0)
 	u := mustURL(t, "http://a.test/page")
 	h := g.host(u)
-	tk := &ticket{h: h}
+	tk := &visit{h: h}
 	if got := g.hostFor(tk, u); got != h {
-		t.Errorf("hostFor(a.test) = %p, want the ticket's %p", got, h)
+		t.Errorf("hostFor(a.test) = %p, want the visit's %p", got, h)
 	}
 	if got := g.hostFor(tk, mustURL(t, "http://b.test/page")); got == h || got.name != "b.test" {
 		t.Errorf("hostFor(b.test) = %s, want b.test's own state", got.name)

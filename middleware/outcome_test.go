@@ -109,8 +109,8 @@ func TestBodyCutShortGivesUp(t *testing.T) {
 		if st := g.Stats().Total; st.Retried != 2 || st.GaveUp != 1 || st.Backoffs == 0 {
 			t.Errorf("async=%v: Stats = %+v, want Retried 2, GaveUp 1, Backoffs > 0", async, st)
 		}
-		if n := g.attempts.n.Load(); n != 0 {
-			t.Errorf("async=%v: %d retry counts left", async, n)
+		if n := g.visits.len(); n != 0 {
+			t.Errorf("async=%v: %d visits left", async, n)
 		}
 	}
 }
@@ -159,8 +159,8 @@ func TestNetworkThenMalformedResponse(t *testing.T) {
 		if got := log.get("/odd"); got != tt.want {
 			t.Errorf("MaxRetries %d: outcomes %q, want %q", tt.retries, got, tt.want)
 		}
-		if n := g.attempts.n.Load(); n != 0 {
-			t.Errorf("MaxRetries %d: %d retry counts left", tt.retries, n)
+		if n := g.visits.len(); n != 0 {
+			t.Errorf("MaxRetries %d: %d visits left", tt.retries, n)
 		}
 		if got, want := rep.len(), map[bool]int{true: 1, false: 0}[tt.retries == 1]; got != want {
 			t.Errorf("MaxRetries %d: ErrorHandler called %d times, want %d", tt.retries, got, want)
@@ -229,8 +229,8 @@ func TestSlowTransportTimeoutNotLost(t *testing.T) {
 	if rep.len() != 0 {
 		t.Errorf("ErrorHandler got %v, want nothing", rep.errs)
 	}
-	if n := g.attempts.n.Load(); n != 0 {
-		t.Errorf("%d retry counts left", n)
+	if n := g.visits.len(); n != 0 {
+		t.Errorf("%d visits left", n)
 	}
 	if hs := hostStats(g, "127.0.0.1"); hs.Retried != 1 || hs.GaveUp != 0 {
 		t.Errorf("Stats = %+v, want Retried 1, GaveUp 0", hs)
@@ -526,9 +526,9 @@ func TestRobotsFetchesBounded(t *testing.T) {
 }
 
 // A request that a later OnRequest callback of the user aborts never
-// reaches the transport: its ticket does not keep it alive, and sweeps
-// drop such tickets, so a crawl that filters in OnRequest keeps a bounded
-// ticket box.
+// reaches the transport: its visit does not keep it alive, and sweeps
+// drop such visits, so a crawl that filters in OnRequest keeps a bounded
+// index.
 func TestAbortedRequestsDoNotAccumulate(t *testing.T) {
 	s := newSite(t, robots("", nil))
 	g := &Guard{Rate: rate.Inf}
@@ -541,11 +541,9 @@ func TestAbortedRequestsDoNotAccumulate(t *testing.T) {
 			runtime.GC()
 		}
 	}
-	g.tickets.mu.Lock()
-	left := len(g.tickets.m)
-	g.tickets.mu.Unlock()
-	if left > 2*sweepTickets {
-		t.Errorf("%d tickets kept after %d aborted requests, want ≤ %d", left, n, 2*sweepTickets)
+	left := g.visits.len()
+	if left > 2*sweepVisits {
+		t.Errorf("%d visits kept after %d aborted requests, want ≤ %d", left, n, 2*sweepVisits)
 	}
 	if got := s.count("/p0"); got != 0 {
 		t.Errorf("aborted /p0 sent %d times", got)

@@ -74,20 +74,16 @@ func chainSite(t *testing.T) *site {
 	}))
 }
 
-// ticketCount returns the number of tickets g holds.
-func ticketCount(g *Guard) int {
-	g.tickets.mu.Lock()
-	defer g.tickets.mu.Unlock()
-	return len(g.tickets.m)
-}
+// visitCount returns the number of keys g's index of visits holds.
+func visitCount(g *Guard) int { return g.visits.len() }
 
 // Redirect chains that end without the Guard's transport taking the last
-// hop's ticket leave nothing that outlives the request: a chain cut after
-// 10 hops and returned to OnResponse (ParseHTTPErrorResponse) leaves no
-// ticket, and a hop that colly's URL filter refuses before the Guard's
-// redirect handler runs leaves one that holds the request weakly, so a
-// sweep drops it once the request is gone.
-func TestRedirectTicketsDoNotOutliveRequests(t *testing.T) {
+// hop leave nothing that outlives the request: a chain cut after 10 hops
+// and returned to OnResponse (ParseHTTPErrorResponse) leaves no visit, and
+// neither does a hop that colly's URL filter refuses before the Guard's
+// redirect handler runs (after a sweep, at the latest, once the request
+// is gone).
+func TestRedirectVisitsDoNotOutliveRequests(t *testing.T) {
 	s := chainSite(t)
 	for _, async := range []bool{false, true} {
 		g := &Guard{Rate: rate.Inf, InFlight: 4}
@@ -97,8 +93,8 @@ func TestRedirectTicketsDoNotOutliveRequests(t *testing.T) {
 			c.Visit(fmt.Sprintf("%s/loop/%d000", s.URL, i))
 		}
 		waitOrFail(t, "Wait", c.Wait)
-		if n := ticketCount(g); n != 0 {
-			t.Errorf("async=%v: Visit(/loop/…) ×5 left %d tickets, want 0", async, n)
+		if n := visitCount(g); n != 0 {
+			t.Errorf("async=%v: Visit(/loop/…) ×5 left %d visits, want 0", async, n)
 		}
 		for i := 0; i < 5; i++ {
 			c.Visit(fmt.Sprintf("%s/two/%d", s.URL, i))
@@ -106,11 +102,11 @@ func TestRedirectTicketsDoNotOutliveRequests(t *testing.T) {
 		waitOrFail(t, "Wait", c.Wait)
 		c = nil
 		runtime.GC()
-		g.tickets.mu.Lock()
-		g.tickets.sweep()
-		g.tickets.mu.Unlock()
-		if n := ticketCount(g); n != 0 {
-			t.Errorf("async=%v: Visit(/two/…) ×5 left %d tickets after a sweep, want 0", async, n)
+		g.visits.mu.Lock()
+		g.visits.sweep()
+		g.visits.mu.Unlock()
+		if n := visitCount(g); n != 0 {
+			t.Errorf("async=%v: Visit(/two/…) ×5 left %d visits after a sweep, want 0", async, n)
 		}
 	}
 }
@@ -136,8 +132,8 @@ func TestRedirectLeaseWithoutGuardTransport(t *testing.T) {
 			t.Errorf("Visit(/two/%d) = %v, want nil", i, err)
 		}
 	}
-	if n := ticketCount(g); n != 0 {
-		t.Errorf("%d tickets left, want 0", n)
+	if n := visitCount(g); n != 0 {
+		t.Errorf("%d visits left, want 0", n)
 	}
 	if st := g.Stats().Total; st.Deferred != 0 {
 		t.Errorf("Stats = %+v, want Deferred 0", st)

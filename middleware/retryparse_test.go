@@ -37,11 +37,13 @@ func TestRetryKeepsParseHTTPErrorResponse(t *testing.T) {
 		var responses atomic.Int32
 		c.OnResponse(func(*colly.Response) { responses.Add(1) })
 		ctx := colly.NewContext()
+		hdr := http.Header{}
 		if tc.retry {
-			g.retryingN.Add(1)
-			g.retrying.Store(retryKey{ctx, s.URL + "/500"}, false)
+			// The visit a failed attempt with it off leaves for its retry.
+			g.visits.put(&visit{c: c, method: "GET", orig: mustURL(t, s.URL+"/500"), key: keyOf(hdr),
+				reissuing: true, parse: parseSnapshot{set: true, value: false}})
 		}
-		c.Request("GET", s.URL+"/500", nil, ctx, nil)
+		c.Request("GET", s.URL+"/500", nil, ctx, hdr)
 		waitOrFail(t, "Wait", c.Wait)
 		if got := responses.Load(); got != tc.responses {
 			t.Errorf("%s: Request(/500) reached OnResponse %d times, want %d", tc.name, got, tc.responses)
@@ -68,16 +70,17 @@ func TestRetryDeferredAgainKeepsParse(t *testing.T) {
 		u := mustURL(t, "http://paused.test/page")
 		g.strike(g.host(u), g.clock(), hard, http.Header{"Retry-After": {"3600"}})
 		ctx := colly.NewContext()
+		hdr := http.Header{}
 		if tc.retry {
-			g.retryingN.Add(1)
-			g.retrying.Store(retryKey{ctx, u.String()}, false)
+			g.visits.put(&visit{c: c, method: "GET", orig: u, key: keyOf(hdr),
+				reissuing: true, parse: parseSnapshot{set: true, value: false}})
 		}
-		r := &colly.Request{URL: u, Method: "GET", Ctx: ctx, Headers: &http.Header{}}
+		r := &colly.Request{URL: u, Method: "GET", Ctx: ctx, Headers: &hdr}
 		g.onRequest(c, r)
-		tk := g.tickets.take(u)
+		tk := g.visits.get(keyOf(hdr))
 		var de *DeferredError
 		if tk == nil || !errors.As(tk.err, &de) {
-			t.Fatalf("%s: onRequest(%s) left %+v, want a ticket with a deferral", tc.name, u, tk)
+			t.Fatalf("%s: onRequest(%s) left %+v, want a visit with a deferral", tc.name, u, tk)
 		}
 		if de.parse != tc.want {
 			t.Errorf("%s: onRequest(%s) deferral's ParseHTTPErrorResponse %+v, want %+v", tc.name, u, de.parse, tc.want)

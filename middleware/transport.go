@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"time"
-	"weak"
 
 	"github.com/gocolly/colly/v2"
 
@@ -22,8 +21,9 @@ import (
 //   - answers colly's own robots.txt check with an empty robots.txt
 //     (collyrobots.go);
 //   - fails a request the Guard's callbacks did not admit with their
-//     verdict (ticket.go), so that colly reports it to OnError and Visit;
-//   - admits a request that comes without a ticket itself (robots.txt,
+//     verdict (left in its visit: request.go), so that colly reports it to
+//     OnError and Visit;
+//   - admits a request that comes without a visit itself (robots.txt,
 //     pause, schedule and gate, bounded by MaxWait and the request's
 //     deadline), so a clone the Guard was not attached to fails closed;
 //   - classifies the response: 429 and 503 pause and slow the host, 500,
@@ -58,10 +58,15 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return emptyRobots(req), nil
 	}
 	g := t.g
-	tk := g.tickets.take(req.URL)
+	v := g.visits.get(keyOf(req.Header))
+	if v != nil && !v.colly() {
+		// A redirect hop of a request the Guard does not know, admitted
+		// by its redirect handler: its lease is all it carries.
+		g.visits.drop(v)
+	}
 	var lease uint64
 	switch {
-	case tk == nil:
+	case v == nil:
 		// Not admitted by the Guard's callbacks: admit it here.
 		ctx := req.Context()
 		agent := g.Agent
@@ -74,75 +79,75 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		lease = l
-	case tk.err != nil:
+	case v.err != nil:
 		closeBody(req)
-		return nil, tk.err
-	case !tk.gated:
+		return nil, v.err
+	case !v.gated:
 		ctx := req.Context()
-		l, _, err := g.gate(ctx, g.hostFor(tk, req.URL), req.URL, g.waitLimit(ctx), time.Time{})
+		l, _, err := g.gate(ctx, g.hostFor(v, req.URL), req.URL, g.waitLimit(ctx), time.Time{})
 		if err != nil {
 			closeBody(req)
 			return nil, err
 		}
 		lease = l
 	default:
-		lease = tk.lease
-		if lease != 0 && t.stale(tk) {
+		lease = v.lease
+		if lease != 0 && t.stale(v) {
 			// The request passed its gate so long ago that its lease may
 			// have run out in the shared Pacer (its process stalled
 			// between the gate and here) and another member may have
 			// started a request to the host meanwhile: the lease is given
 			// back unsent, and the request asks for its host again rather
 			// than spend its place late (issue 20, point 6).
-			h := g.hostFor(tk, req.URL)
+			h := g.hostFor(v, req.URL)
 			g.newFlight(h, lease, time.Time{}).unsent()
-			tk.lease = 0
+			v.lease = 0
 			ctx := req.Context()
 			l, at, err := g.gate(ctx, h, req.URL, g.waitLimit(ctx), time.Time{})
 			if err != nil {
 				closeBody(req)
 				return nil, err
 			}
-			lease, tk.sent = l, at.UnixNano()
+			lease, v.sent = l, at.UnixNano()
 		}
 	}
-	if tk != nil {
-		tk.lease = 0 // the flight has it now
+	if v != nil {
+		v.lease = 0 // the flight has it now
 	}
-	return t.send(req, tk, lease)
+	return t.send(req, v, lease)
 }
 
-// stale reports whether the request of tk, which holds a lease of a shared
+// stale reports whether the request of visit v, which holds a lease of a shared
 // Pacer, passed its gate more than half that lease's TTL ago. The Guard's
 // own pace.Memory lives and stalls with it: its leases are never stale.
-func (t *guardTransport) stale(tk *ticket) bool {
+func (t *guardTransport) stale(v *visit) bool {
 	g := t.g
-	if g.Pacer == nil || tk.sent == 0 || tk.hop {
+	if g.Pacer == nil || v.sent == 0 || v.hop {
 		return false
 	}
 	ttl := g.pacer.leaseTTL.Load()
-	return ttl > 0 && g.clock().UnixNano()-tk.sent > ttl/2
+	return ttl > 0 && g.clock().UnixNano()-v.sent > ttl/2
 }
 
-// send sends an admitted request and classifies the outcome. tk is the
-// request's ticket, or nil for a request the transport admitted itself;
+// send sends an admitted request and classifies the outcome. v is the
+// request's visit, or nil for a request the transport admitted itself;
 // only colly requests of the Guard's callbacks have their failures turned
 // into retries.
-func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*http.Response, error) {
+func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.Response, error) {
 	g := t.g
-	ours := tk.colly()
-	req, cancel := t.bound(req, tk, ours)
-	h := g.hostFor(tk, req.URL)
+	ours := v.colly()
+	req, cancel := t.bound(req, v, ours)
+	h := g.hostFor(v, req.URL)
 	var start time.Time
-	if tk != nil && !tk.hop && tk.sent != 0 {
-		start = time.Unix(0, tk.sent) // it passed its gate right before the client sent it
+	if ours && !v.hop && v.sent != 0 {
+		start = time.Unix(0, v.sent) // it passed its gate right before the client sent it
 	}
 	var f *flight
 	var wb *watchedBody
 	if ours {
-		// The body's watcher, in the ticket, carries the flight.
-		wb = &tk.body
-		*wb = watchedBody{g: g, tk: tk, h: h}
+		// The body's watcher, in the visit, carries the flight.
+		wb = &v.body
+		*wb = watchedBody{g: g, v: v, h: h}
 		f = &wb.f
 		g.startFlight(f, h, lease, start)
 		f.page = true
@@ -165,7 +170,7 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 			return nil, err
 		}
 		f.end(true) // an error or a timeout: loaded
-		if tk.crawlOver() {
+		if v.crawlOver() {
 			// Final, and not the host's fault: colly's own outcome.
 			return nil, err
 		}
@@ -177,17 +182,17 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 		}
 		g.strikeFor(h, g.clock(), soft, req.URL, nil, 0, err)
 		if ours {
-			return nil, g.failed(tk, h, err)
+			return nil, g.failed(v, h, err)
 		}
 		return nil, err
 	}
 	cls := g.judge(h, resp)
 	failed := cls == hard || cls == soft
-	if ours && failed && !tk.parseErrors {
+	if ours && failed && !v.parseErrors {
 		resp.Body.Close()
 		f.end(true)
 		cancel()
-		return nil, g.failed(tk, h, &StatusError{StatusCode: resp.StatusCode, Header: resp.Header})
+		return nil, g.failed(v, h, &StatusError{StatusCode: resp.StatusCode, Header: resp.Header})
 	}
 	if isRedirect(resp) {
 		// A redirect is loaded with its headers: the client checks the
@@ -195,22 +200,17 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 		// this body. It is no page.
 		f.page = false
 		f.end(failed)
-		if tk != nil {
-			// The redirect handler carries the ticket on to the next
-			// hop; the request is not complete yet. It holds the request
-			// weakly again: should the client not call the Guard's
-			// handler (colly's URL filters refuse the hop first), a sweep
-			// drops it once the request is gone.
-			if tk.strong != nil {
-				tk.r, tk.strong = weak.Make(tk.strong), nil
-			}
-			g.tickets.put(req.URL, tk)
+		if ours {
+			// The redirect handler carries the visit on to the next hop;
+			// the request is not complete yet. The next hop passes its own
+			// gate.
+			v.gated = false
 		}
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 		return resp, nil
 	}
 	if !ours {
-		// A request without a ticket (a clone the Guard was not attached
+		// A request without a visit (a clone the Guard was not attached
 		// to) is bounded by the client's Timeout the transport took over
 		// (see bound): its body is read under that deadline, which ends
 		// when the body is closed, not before.
@@ -237,10 +237,10 @@ func (t *guardTransport) send(req *http.Request, tk *ticket, lease uint64) (*htt
 // (SetRequestTimeout after Attach), net/http bounds the request, and the
 // transport ends a colly request a little earlier (earlyTimeout), so that
 // the Guard's own outcome is what arrives.
-func (t *guardTransport) bound(req *http.Request, tk *ticket, ours bool) (*http.Request, context.CancelFunc) {
+func (t *guardTransport) bound(req *http.Request, v *visit, ours bool) (*http.Request, context.CancelFunc) {
 	dl, ok := req.Context().Deadline()
 	switch {
-	case ours && ok && !tk.crawlDeadline(dl):
+	case ours && ok && !v.crawlDeadline(dl):
 		margin := min(time.Until(dl)/10, earlyTimeout)
 		ctx, cancel := context.WithDeadline(req.Context(), dl.Add(-margin))
 		req = req.WithContext(ctx)
@@ -254,9 +254,9 @@ func (t *guardTransport) bound(req *http.Request, tk *ticket, ours bool) (*http.
 		return req, cancel
 	case t.timeout > 0:
 		left := t.timeout
-		if tk != nil && tk.hop && tk.sent != 0 {
+		if ours && v.hop && v.sent != 0 {
 			// A redirect hop: the timeout bounds the whole chain.
-			left -= time.Duration(t.g.clock().UnixNano() - tk.sent)
+			left -= time.Duration(t.g.clock().UnixNano() - v.sent)
 		}
 		ctx, cancel := context.WithTimeout(req.Context(), left)
 		return req.WithContext(ctx), cancel
@@ -333,37 +333,37 @@ func (g *Guard) strikeFor(h *host, now time.Time, c class, u *url.URL, hdr http.
 	g.sharedStrike(context.Background(), g.pacerOf(), h, c, pause)
 }
 
-// failed counts a failed attempt of the colly request of tk and returns
-// its outcome: a *DeferredError until the host's pause ends, or, after
-// MaxRetries retries, an error wrapping ErrGaveUp and cause. A host that
-// asked for a pause beyond 24 hours is not waited for: the request gives
-// up at once, with an error naming the pause's end.
-func (g *Guard) failed(tk *ticket, h *host, cause error) error {
-	err := g.attemptOutcome(tk, h, cause)
-	g.tickets.record(tk, err)
+// failed counts a failed attempt of the colly request of visit v and
+// returns its outcome, which it keeps in v for OnError: a *DeferredError
+// until the host's pause ends, or, after MaxRetries retries, an error
+// wrapping ErrGaveUp and cause. A host that asked for a pause beyond 24
+// hours is not waited for: the request gives up at once, with an error
+// naming the pause's end.
+func (g *Guard) failed(v *visit, h *host, cause error) error {
+	err := g.attemptOutcome(v, h, cause)
+	v.outcome = err
 	return err
 }
 
 // attemptOutcome decides what Guard.failed returns.
-func (g *Guard) attemptOutcome(tk *ticket, h *host, cause error) error {
-	method := tk.method
+func (g *Guard) attemptOutcome(v *visit, h *host, cause error) error {
+	method := v.method
 	h.mu.Lock()
 	until := h.pauseUntil
 	excluded := h.t != nil && h.t.excluded
 	h.mu.Unlock()
 	if excluded {
-		g.attempts.clear(method, tk.orig)
-		return fmt.Errorf("%w: %s %s: %w: %w", ErrGaveUp, method, tk.orig.Redacted(), cause,
+		return fmt.Errorf("%w: %s %s: %w: %w", ErrGaveUp, method, v.orig.Redacted(), cause,
 			pausedError(h.name, time.Unix(0, until)))
 	}
-	n := g.attempts.fail(attemptKey(method, tk.orig))
+	v.failures++
+	n := v.failures
 	if n > g.maxRetries() {
-		g.attempts.clear(method, tk.orig)
-		return fmt.Errorf("%w: %s %s after %d retries: %w", ErrGaveUp, method, tk.orig.Redacted(), n-1, cause)
+		return fmt.Errorf("%w: %s %s after %d retries: %w", ErrGaveUp, method, v.orig.Redacted(), n-1, cause)
 	}
 	g.count(h, cRetried)
-	return &DeferredError{URL: tk.orig, Until: time.Unix(0, until), Attempt: n, Err: cause,
-		parse: parseSnapshot{set: true, value: tk.parseErrors}}
+	return &DeferredError{URL: v.orig, Until: time.Unix(0, until), Attempt: n, Err: cause,
+		parse: parseSnapshot{set: true, value: v.parseErrors}}
 }
 
 // A watchedBody is the body of a colly request's response. A read error (a
@@ -375,7 +375,7 @@ func (g *Guard) attemptOutcome(tk *ticket, h *host, cause error) error {
 type watchedBody struct {
 	io.ReadCloser
 	g      *Guard
-	tk     *ticket
+	v      *visit
 	h      *host
 	req    *http.Request
 	cancel context.CancelFunc // ends the request's context once closed
@@ -391,7 +391,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 	if err != nil && err != io.EOF && !b.failed {
 		b.failed = true
 		b.f.end(true)
-		if b.tk.crawlOver() {
+		if b.v.crawlOver() {
 			// Final, and not the host's fault: colly's own outcome.
 			return n, err
 		}
@@ -399,7 +399,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 			return n, fmt.Errorf("%w: %s %s: %w", ErrGaveUp, b.req.Method, b.req.URL.Redacted(), err)
 		}
 		b.g.strikeFor(b.h, b.g.clock(), soft, b.req.URL, nil, 0, err)
-		return n, b.g.failed(b.tk, b.h, err)
+		return n, b.g.failed(b.v, b.h, err)
 	}
 	return n, err
 }
@@ -409,7 +409,7 @@ func (b *watchedBody) Close() error {
 	b.f.end(b.failed) // counts the page, unless it failed or ended before
 	b.cancel()
 	if !b.failed {
-		b.g.attempts.clear(b.tk.method, b.tk.orig)
+		b.g.fetched(b.v)
 	}
 	return err
 }

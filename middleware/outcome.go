@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -10,11 +11,121 @@ import (
 	"github.com/gocolly/colly/v2"
 )
 
+// The last step of a request's way: what its attempt's outcome means.
+// outcome sorts it — a deferral goes to the Guard's queue and comes back
+// as the next attempt; anything else is final — and deliver, the one place
+// a final outcome the Guard decided goes out, counts it, logs it, hands it
+// to ErrorHandler (and to OnError, when colly will not), and drops the
+// request's visit.
+
+// outcome acts on err, the outcome of an attempt of r (visit v; nil if the
+// Guard has none), as the Guard's OnError callback sees it: before the
+// user's, which get the same err from colly.
+func (g *Guard) outcome(c *colly.Collector, r *colly.Request, v *visit, err error) {
+	var de *DeferredError
+	crawl := collectorContext(c).Err()
+	switch {
+	case errors.As(err, &de):
+		if hop := de.hop; hop != nil && crawl == nil {
+			// Resume at the hop: the requests before it were answered.
+			if hop.method != r.Method || !hop.body {
+				r.Body = nil
+			}
+			h := hop.header
+			r.URL, r.Method, r.Headers = hop.url, hop.method, &h
+			if v != nil {
+				// The hop's header map is the retry's: the visit goes
+				// under its key.
+				g.visits.rekey(v, keyOf(h))
+			}
+		}
+		if crawl == nil {
+			g.logDeferred(r, de)
+		}
+		// Once the crawl is over nothing is sent again: the user's
+		// OnError callbacks, which run after this one, get de; the final
+		// outcome follows from the Guard's queue (reissue), before
+		// colly's Wait returns.
+		g.deferRequest(c, r, v, de)
+	case guardFinal(err):
+		g.deliver(c, r, v, err, false)
+	case crawl != nil:
+		// The crawl is over: colly failed the request before the Guard's
+		// transport saw it.
+		g.deliver(c, r, v, g.ended(r.URL, err), false)
+	default:
+		// Not the Guard's outcome: colly's own (a status ≥ 203, a URL
+		// filter on a redirect, a callback's abort). Final either way.
+		if v != nil {
+			g.visits.drop(v)
+		}
+		g.seeds.done(r)
+	}
+}
+
+// guardFinal reports whether err is a final outcome the Guard decided.
+func guardFinal(err error) bool {
+	return errors.Is(err, ErrDisallowed) || errors.Is(err, ErrGaveUp) ||
+		errors.Is(err, ErrRobotsUnreachable) || errors.Is(err, ErrCrawlDelayTooLong) ||
+		errors.Is(err, ErrDuplicate)
+}
+
+// deliver is where every final outcome the Guard decided for a colly
+// request goes out, once: it drops the request's visit v (nil if the
+// Guard kept none), ends Seed's hold on the request, counts a failure in
+// Stats and logs it, and calls ErrorHandler. colly hands err to the
+// collector's OnError callbacks and to a synchronous Visit itself when
+// the attempt that ended is colly's; when it is not (own: a deferred
+// request colly refused to send again, or that the crawl's end left
+// unsent), deliver calls them, with err wrapped so that the Guard's own
+// OnError callback passes it by.
+func (g *Guard) deliver(c *colly.Collector, r *colly.Request, v *visit, err error, own bool) {
+	if v != nil && !g.visits.finish(v) {
+		return // delivered already
+	}
+	g.seeds.done(r)
+	if finalFailure(err) {
+		g.count(g.host(r.URL), cGaveUp)
+		g.logGaveUp(r, err)
+	}
+	if g.ErrorHandler != nil {
+		g.ErrorHandler(r, err)
+	}
+	if own {
+		final := &refusedError{err: err}
+		resp := &colly.Response{Request: r, Ctx: r.Ctx}
+		for _, f := range collyErrorCallbacks(c) {
+			f(resp, final)
+		}
+	}
+}
+
+// fetched ends visit v of a request whose response was read to its end (or
+// as far as colly wanted): its final outcome is the response itself,
+// which colly delivers to OnResponse.
+func (g *Guard) fetched(v *visit) {
+	g.visits.drop(v)
+}
+
+// A refusedError is a final outcome that deliver hands to a collector's
+// OnError callbacks itself. The Guard's own OnError callback ignores it.
+type refusedError struct{ err error }
+
+func (e *refusedError) Error() string { return e.err.Error() }
+func (e *refusedError) Unwrap() error { return e.err }
+
+// isRefused reports whether err is a refusedError.
+func isRefused(err error) bool {
+	var re *refusedError
+	return errors.As(err, &re)
+}
+
 // Deferred requests wait in the Guard's own queue, not in a colly callback:
 // a request that would have to wait longer than MaxWait, or whose attempt
 // failed, leaves its colly thread at once (its attempt ends with a
 // *DeferredError), and the Guard sends it again with Request.Retry when it
-// is due. One goroutine serves the queue while it holds anything and exits
+// is due; its visit goes with it, so the retry's OnRequest finds it by its
+// key. One goroutine serves the queue while it holds anything and exits
 // when it is empty; a due request of a synchronous collector (whose Retry
 // runs the whole request) gets a goroutine of its own, at most
 // maxReissuing at a time.
@@ -43,17 +154,17 @@ type laterItem struct {
 	// callbacks are taken to have returned (minReissue after the Guard's
 	// callback). It is read on the real clock, not the Guard's: it orders
 	// callbacks running on other goroutines, it does not pace a host.
-	settled  time.Time
-	r        *colly.Request
-	c        *colly.Collector
-	wg       interface{ Done() } // the collector's WaitGroup, held for r; may be nil
-	reserved bool                // r holds a slot of its host's schedule
-	parse    parseSnapshot       // the failed attempt's ParseHTTPErrorResponse, if it had a response
+	settled time.Time
+	r       *colly.Request
+	v       *visit // r's visit; nil if the Guard kept none
+	c       *colly.Collector
+	wg      interface{ Done() } // the collector's WaitGroup, held for r; may be nil
 	// retry says an attempt of r failed: r yields to the requests waiting
 	// for its host when it comes due (see mayGo). yieldEnd is when it stops
 	// yielding, on the real clock (zero until its first look); calm says
 	// its last look found none waiting.
 	retry    bool
+	reserved bool // r holds a position in its host's schedule
 	calm     bool
 	yieldEnd time.Time
 	index    int
@@ -81,11 +192,13 @@ func (q *laterQueue) len() int {
 	return len(q.items) + len(q.yielding)
 }
 
-// deferRequest queues r, deferred with de, on collector c. It runs in r's
-// OnError, before colly's fetch of the failed attempt returns. If c's
-// crawl has ended, r is due at once, as the end's flush makes it: it gets
-// its final outcome (see reissue).
-func (g *Guard) deferRequest(c *colly.Collector, r *colly.Request, de *DeferredError) {
+// deferRequest queues r (visit v), deferred with de, on collector c. It
+// runs in r's OnError, before colly's fetch of the failed attempt returns.
+// The visit keeps what the next attempt needs: the position it holds, the
+// failed attempt's ParseHTTPErrorResponse, and the redirect hop it
+// resumes at. If c's crawl has ended, r is due at once, as the end's
+// flush makes it: it gets its final outcome (see reissue).
+func (g *Guard) deferRequest(c *colly.Collector, r *colly.Request, v *visit, de *DeferredError) {
 	q := &g.later
 	wg := collyWaitGroup(c)
 	if wg != nil {
@@ -96,7 +209,13 @@ func (g *Guard) deferRequest(c *colly.Collector, r *colly.Request, de *DeferredE
 	if crawl.Err() == nil {
 		due = max(de.Until.UnixNano(), g.clock().Add(minReissue).UnixNano())
 	}
-	it := &laterItem{due: due, settled: time.Now().Add(minReissue), r: r, c: c, reserved: de.reserved, parse: de.parse, retry: de.Attempt > 0}
+	if v != nil {
+		v.reserved = de.reserved
+		if de.parse.set && !v.parse.set {
+			v.parse = de.parse
+		}
+	}
+	it := &laterItem{due: due, settled: time.Now().Add(minReissue), r: r, v: v, c: c, reserved: de.reserved, retry: de.Attempt > 0}
 	if wg != nil {
 		it.wg = wg
 	}
@@ -280,34 +399,27 @@ func (g *Guard) mayGo(it *laterItem) bool {
 	return false
 }
 
-// reissue sends a deferred request again, and reports it as given up if
-// colly refuses the retry.
+// reissue sends a deferred request again (at the redirect hop outcome set
+// it to resume at, if any), and delivers its final outcome if colly refuses the retry or
+// the crawl is over.
 func (g *Guard) reissue(it *laterItem) {
-	r := it.r
+	r, v := it.r, it.v
 	if it.wg != nil {
 		defer it.wg.Done()
 	}
 	if crawl := collectorContext(it.c).Err(); crawl != nil {
 		// The crawl is over: nothing is sent again.
-		g.refused(it.c, r, g.ended(r.URL, crawl))
+		g.deliver(it.c, r, v, g.ended(r.URL, crawl), true)
 		return
 	}
-	if it.reserved {
-		g.attempts.reserve(attemptKey(r.Method, r.URL))
-	}
-	key := retryKey{r.Ctx, r.URL.String()}
-	if it.parse.set {
-		g.retryingN.Add(1)
-		g.retrying.Store(key, it.parse.value)
+	if v != nil {
+		v.reissuing = true
 	}
 	if err := r.Retry(); err != nil && (it.c.Async || notSent(err)) {
-		if _, ok := g.retrying.LoadAndDelete(key); ok {
-			g.retryingN.Add(-1)
+		if v != nil {
+			v.reissuing = false
 		}
-		if it.reserved {
-			g.attempts.reserved(r.Method, r.URL)
-		}
-		g.refused(it.c, r, fmt.Errorf("%w: %s %s could not be sent again: %w", ErrGaveUp, r.Method, r.URL.Redacted(), err))
+		g.deliver(it.c, r, v, fmt.Errorf("%w: %s %s could not be sent again: %w", ErrGaveUp, r.Method, r.URL.Redacted(), err), true)
 	}
 }
 
@@ -336,10 +448,3 @@ func (h *laterHeap) Pop() any {
 // A parseSnapshot is a collector's ParseHTTPErrorResponse when a request's
 // attempt failed; set is false for a deferral without a failed attempt.
 type parseSnapshot struct{ set, value bool }
-
-// retryKey names a request that the Guard is sending again: colly's
-// Retry keeps the request's Context and URL.
-type retryKey struct {
-	ctx *colly.Context
-	url string
-}

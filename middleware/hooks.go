@@ -1,0 +1,296 @@
+package robotsmw
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+	"weak"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// The Guard's colly callbacks, in the order colly calls them for one
+// request: OnRequest (admit: robots.txt, the host's schedule), its gate in
+// OnRequestHeaders (the host's in-flight place), the redirect handler for
+// each hop, OnResponseHeaders, and OnError. Each finds the request's
+// visit by its key; the transport (transport.go) sends what they
+// admitted and fails the rest with their verdict, so that colly reports
+// it. docs/design.md draws the way.
+
+// onRequest runs before colly sends r: robots.txt and the host's
+// schedule, waiting at most MaxWait. It never aborts r: its verdict goes
+// to the transport in r's visit, which fails r with it, so that colly
+// reports the outcome to OnError and to a synchronous Visit.
+func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
+	if r.IsAbort() {
+		return
+	}
+	t := guarded(c)
+	if t == nil || t.g != g {
+		g.unguarded.Store(true)
+	}
+	if t == nil {
+		// The Guard's transport was replaced: the client bounds its
+		// requests again.
+		g.timeouts.giveBack(c)
+	}
+	if !c.IgnoreRobotsTxt && t == nil {
+		// COLLY_IGNORE_ROBOTSTXT is applied after the options of
+		// NewCollector and may have turned colly's own check back on, and
+		// the transport that answers it was replaced (collyrobots.go).
+		// While that transport is installed the flag is left alone: colly
+		// reads it in Visit, which may run concurrently with this callback.
+		c.IgnoreRobotsTxt = true
+	}
+	v := g.visitOf(c, r)
+	now := g.clock()
+	ctx := withCrawl(collectorContext(c), c)
+	reserved := v.reserved
+	v.reserved = false
+	h := g.host(r.URL)
+	_, at, err := g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), g.maxWait(), reserved, false, now)
+	if err == nil && g.CleanParams {
+		err = g.canonical.check(g.cacheFor(c, nil), r.Method, r.URL)
+	}
+	if t == nil || t.g != g {
+		// No transport of this Guard will see r: decide here. An admitted
+		// request keeps its visit for the leases of its redirect hops,
+		// which the Guard's redirect handler still admits, until its
+		// response's headers (untaken) or its error arrive.
+		if err != nil {
+			r.Abort()
+			g.deliver(c, r, v, err, false)
+		}
+		return
+	}
+	if v.parse.set {
+		// A retry is handled as its first attempt was: a user who turns
+		// ParseHTTPErrorResponse on meanwhile asked for later requests.
+		v.parseErrors = v.parse.value
+		keepParse(err, v.parse)
+	}
+	v.err, v.h, v.waited = err, h, max(at.Sub(now), 0)
+	if err != nil && c.CacheDir != "" {
+		// colly's cache must not answer a request the Guard fails.
+		r.Headers.Set("Cache-Control", "no-cache")
+	}
+}
+
+// visitOf returns the visit of r: the one its retry or redirect left under
+// its key, or a new one, indexed. A retry the Guard sends (reissuing)
+// carries its visit on; a live visit of another request under the same
+// key (a user's c.Request with one http.Header for two requests) gives r a
+// copy of its header map, and so a key of its own.
+func (g *Guard) visitOf(c *colly.Collector, r *colly.Request) *visit {
+	k := keyOf(*r.Headers)
+	if v := g.visits.get(k); v != nil {
+		if v.reissuing && v.c == c {
+			v.reissuing = false
+			v.r, v.strong = weak.Make(r), nil
+			v.resetAttempt(c)
+			return v
+		}
+		if v.request() != r {
+			*r.Headers = r.Headers.Clone()
+			k = keyOf(*r.Headers)
+		} else {
+			// OnRequest again for the same request (a user's callback
+			// made colly run it twice): start over.
+			v.resetAttempt(c)
+			return v
+		}
+	}
+	v := &visit{c: c, method: r.Method, orig: r.URL, key: k, r: weak.Make(r)}
+	v.resetAttempt(c)
+	g.visits.put(v)
+	return v
+}
+
+// resetAttempt clears what v's last attempt left, for its next one on c.
+func (v *visit) resetAttempt(c *colly.Collector) {
+	v.err, v.gated, v.lease, v.hop, v.sent, v.waited, v.outcome = nil, false, 0, false, 0, 0, nil
+	v.crawl, v.parseErrors = collectorContext(c), c.ParseHTTPErrorResponse
+}
+
+// onRequestHeaders runs right before colly's HTTP client is called (after
+// any LimitRule slot was taken): the host's gate, waiting at most MaxWait.
+func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
+	if r.IsAbort() {
+		return
+	}
+	if t := guarded(c); t == nil || t.g != g {
+		return // no transport of this Guard will send r: nothing to gate
+	}
+	v := g.visits.get(keyOf(*r.Headers))
+	if v == nil {
+		v = g.visitOf(c, r)
+	}
+	if v.err != nil {
+		return // the transport fails r with it
+	}
+	v.strong = r // no callback of the user can abort r any more
+	now := g.clock()
+	h := g.hostFor(v, r.URL)
+	v.h = h
+	lease, at, err := g.gate(collectorContext(c), h, r.URL, g.maxWait(), now)
+	v.lease = lease
+	if err != nil {
+		keepParse(err, v.parse)
+		v.err = err
+		return
+	}
+	v.gated, v.sent = true, at.UnixNano()
+	g.waits.observe(v.waited + max(at.Sub(now), 0))
+}
+
+// keepParse gives err, the deferral of a retry that has not been sent, the
+// retry's ParseHTTPErrorResponse (its first attempt's), so that it is sent
+// with it when it comes back, however often it is deferred meanwhile.
+func keepParse(err error, parse parseSnapshot) {
+	var de *DeferredError
+	if parse.set && errors.As(err, &de) && !de.parse.set {
+		de.parse = parse
+	}
+}
+
+// redirectHandler returns the handler that checks each redirect hop before
+// it is sent, inside colly's client. net/http passes the context of the
+// first request, without the client's deadline, so the handler bounds its
+// waits by the collector's request timeout, counted from when the first
+// request passed its gate, and by MaxWait. A hop that cannot go in time is
+// deferred: the request is sent again at the hop once it may go.
+func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		// The request's visit, under its previous hop's key (its own, for
+		// the first hop). The previous hop's lease is given back if no
+		// transport of this Guard took it (one that replaced it sent the
+		// hop).
+		v := g.visits.get(keyOf(via[len(via)-1].Header))
+		if v != nil && v.lease != 0 {
+			g.release(g.host(via[len(via)-1].URL), v.lease, 0, false, true, time.Time{}, false)
+			v.lease = 0
+		}
+		if v != nil && !v.colly() {
+			g.visits.drop(v) // a hop of a request the Guard does not know
+			v = nil
+		}
+		if len(via) >= 10 {
+			// colly's default: the last response is the request's.
+			if v != nil {
+				g.fetched(v)
+			}
+			return http.ErrUseLastResponse
+		}
+		if req.URL.Host != via[len(via)-1].URL.Host {
+			req.Header.Del("Authorization") // colly's default
+		}
+		ctx, cancel := g.hopContext(req.Context(), c, v)
+		defer cancel()
+		ctx = withCrawl(ctx, c)
+		lease, err := g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), g.waitLimit(ctx), false, true)
+		if err != nil && req.Context().Err() == nil && ctx.Err() != nil {
+			// The client's deadline passed while the hop waited.
+			h := g.host(req.URL)
+			g.count(h, cDeferred)
+			err = &DeferredError{URL: req.URL, Until: g.clock(), Err: errHostBusy}
+		}
+		var de *DeferredError
+		if errors.As(err, &de) {
+			de.URL = req.URL
+			de.hop = &hopResume{url: req.URL, method: req.Method, header: req.Header.Clone(), body: req.GetBody != nil}
+		}
+		if err == nil && v != nil {
+			v.gated, v.lease, v.hop = true, lease, true
+			v.h = nil
+			g.visits.putHop(v, keyOf(req.Header))
+		} else if err == nil {
+			// A hop of a request the Guard does not know: its lease goes
+			// with the hop's own key alone.
+			hv := &visit{key: keyOf(req.Header), gated: true, lease: lease, hop: true}
+			g.visits.put(hv)
+		}
+		return err
+	}
+}
+
+// onResponseHeaders sees every response (final URL after redirects) before
+// its body, also one that colly's CacheDir replays without the transport,
+// or one that a transport which replaced the Guard's sent (the last hop of
+// a redirect chain, which the redirect handler admitted): the visit's
+// lease, which no transport of the Guard took, is given back. Any other
+// response came through the transport, which took the lease.
+func (g *Guard) onResponseHeaders(c *colly.Collector, resp *colly.Response) {
+	if c.CacheDir != "" {
+		g.untaken(resp.Request)
+	} else if g.unguarded.Load() {
+		if t := guarded(c); t == nil || t.g != g {
+			g.untaken(resp.Request)
+		}
+	}
+}
+
+// untaken gives back the lease of r's visit that no transport of the
+// Guard took (a later OnRequestHeaders callback aborted the request, or
+// another transport sent it), and drops the visit: nothing of the Guard
+// sees r again.
+func (g *Guard) untaken(r *colly.Request) {
+	v := g.visits.get(keyOf(*r.Headers))
+	if v == nil {
+		return
+	}
+	if v.lease != 0 {
+		g.release(g.hostFor(v, r.URL), v.lease, 0, false, true, time.Time{}, false)
+		v.lease = 0
+	}
+	g.visits.drop(v)
+}
+
+// onError sees every failed attempt before the user's OnError callbacks
+// (Attach registers it first), and hands it to the outcome step.
+func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
+	r := resp.Request
+	if r == nil || isRefused(err) {
+		return
+	}
+	v := g.visits.get(keyOf(*r.Headers))
+	if v != nil {
+		if v.lease != 0 {
+			// Passed its gate, never reached the transport.
+			g.release(g.hostFor(v, r.URL), v.lease, 0, false, true, time.Time{}, false)
+			v.lease = 0
+		}
+		if v.outcome != nil {
+			// What the transport returned, even if net/http replaced it
+			// with its timeout text on the way (the client's Timeout
+			// fired while the transport under the Guard was returning).
+			err = v.outcome
+		}
+	}
+	g.outcome(c, r, v, err)
+}
+
+// notSent reports whether err, returned by Request.Retry of a synchronous
+// collector, means that the retry was refused before it was sent, rather
+// than being the outcome of the retried request. An error of colly's HTTP
+// client (a *url.Error) is an outcome, which colly reported to OnError
+// already, even when it matches one of colly's refusals: the Guard's
+// *DisallowedError matches colly.ErrRobotsTxtBlocked, and a redirect hop
+// can be refused as visited already or by a URL filter.
+func notSent(err error) bool {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return false
+	}
+	for _, e := range []error{
+		colly.ErrRetryBodyUnseekable, colly.ErrMaxDepth, colly.ErrMaxRequests,
+		colly.ErrForbiddenDomain, colly.ErrForbiddenURL, colly.ErrNoURLFiltersMatch,
+		colly.ErrRobotsTxtBlocked, colly.ErrMissingURL,
+	} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var av *colly.AlreadyVisitedError
+	return errors.As(err, &av)
+}

@@ -1,0 +1,244 @@
+package robotsmw
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+	"unsafe"
+	"weak"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// A visit is the Guard's one record of one colly request, from the moment
+// colly calls OnRequest for it until its final outcome: everything the
+// Guard knows about the request lives here, and nowhere else. It is found
+// again by one key (see keyOf) at every later stage — its gate
+// (OnRequestHeaders), the transport, each redirect hop, OnError, the
+// deferral queue and the retry's own OnRequest — and dropped exactly once,
+// by deliver (a final outcome) or at the end of a response read to its end
+// (fetched). docs/design.md draws the way.
+//
+// A visit is used by one stage at a time, in the order of the request's
+// life; the index hands it from one to the next. Its fields are written
+// by the stage that holds it and read by the next, after the index's
+// mutex (or colly's own hand-over between its callbacks and its client)
+// ordered the two.
+type visit struct {
+	c      *colly.Collector // the collector the Guard is attached to
+	method string
+	// orig is the URL the request was admitted under, before redirects:
+	// it names the request in errors.
+	orig *url.URL
+	key  reqKey   // the key the index holds the visit under
+	hops []reqKey // the keys of its redirect hops in the index
+
+	// r is the colly request of the current attempt: held weakly until it
+	// passes its gate (a user's later OnRequest callback may abort it, and
+	// then no stage of the Guard sees it again), strongly from then on.
+	r      weak.Pointer[colly.Request]
+	strong *colly.Request
+	seq    uint32 // when the visit was indexed, in visits indexed before it
+
+	// The current attempt, as the callbacks leave it for the transport.
+	err    error // nil: admitted; else the outcome the transport returns
+	gated  bool  // the attempt (or its current hop) passed its host's gate
+	lease  uint64
+	hop    bool          // the current hop is a redirect's
+	sent   int64         // when the attempt passed its gate, Unix ns on the Guard's clock
+	waited time.Duration // how long OnRequest waited, for Stats.Waits
+	h      *host         // the host the attempt was admitted to
+	// crawl is the collector's context (colly's Context) when the
+	// attempt started: its end is final and nobody's fault.
+	crawl       context.Context
+	parseErrors bool // the collector's ParseHTTPErrorResponse for the attempt
+	body        watchedBody
+
+	// outcome is what the transport returned for the attempt, kept for
+	// OnError: net/http replaces a transport's error with a string when
+	// the client's Timeout fired meanwhile.
+	outcome error
+
+	// Across attempts.
+	failures int  // failed attempts so far
+	reserved bool // the next attempt holds a position in its host's schedule
+	// parse is the first failed attempt's ParseHTTPErrorResponse, which
+	// every retry keeps (set once an attempt failed).
+	parse parseSnapshot
+	// reissuing says the Guard is sending the request again (Retry): the
+	// next OnRequest under the key is its next attempt.
+	reissuing bool
+	// finished says deliver has delivered the final outcome; guarded by
+	// the index's mutex.
+	finished bool
+}
+
+// colly reports whether v is the visit of a colly request of the Guard's
+// callbacks, whose failures the transport turns into retries.
+func (v *visit) colly() bool { return v != nil && v.method != "" }
+
+// request returns v's colly request, or nil if it is gone.
+func (v *visit) request() *colly.Request {
+	if v.strong != nil {
+		return v.strong
+	}
+	return v.r.Value()
+}
+
+// crawlDeadline reports whether dl, the deadline of a request's context,
+// is the deadline of v's crawl: not the client's Timeout.
+func (v *visit) crawlDeadline(dl time.Time) bool {
+	if v == nil || v.crawl == nil {
+		return false
+	}
+	cd, ok := v.crawl.Deadline()
+	return ok && !cd.After(dl)
+}
+
+// crawlOver reports whether the crawl of v has ended. The end of a crawl's
+// context (colly's Context, set by StdlibContext) is final and never the
+// host's fault: a request it cut strikes no host, is not retried, and
+// reaches OnError with colly's own error.
+func (v *visit) crawlOver() bool {
+	return v != nil && v.crawl != nil && v.crawl.Err() != nil
+}
+
+// A reqKey names a request in the index: the identity of the header map
+// it is sent with. colly builds each request's http.Request around the
+// header map its colly.Request points to (Request.Headers is
+// &httpRequest.Header), hands that same map to every copy net/http makes
+// of the request, and passes it on to Request.Retry's new attempt; a
+// redirect hop gets a map of its own from net/http, which the redirect
+// handler indexes too. So one key finds the visit from OnRequest, the
+// gate, the transport, OnError and the retry alike, with no side table
+// per stage. Two live requests that share one header map (a user's
+// c.Request with the same http.Header twice) are told apart in OnRequest,
+// which gives the second a copy of the map.
+type reqKey unsafe.Pointer
+
+// keyOf returns the key of a request sent with header h.
+func keyOf(h http.Header) reqKey {
+	return reqKey(*(*unsafe.Pointer)(unsafe.Pointer(&h)))
+}
+
+// Sweeps of the index: visits of requests that no stage will see again (a
+// user's OnRequest or OnRequestHeaders callback aborted them after the
+// Guard's) are dropped once their request is collected, or once maxVisitAge
+// visits were indexed after them. A sweep runs whenever the index has
+// doubled since the last one, so it costs O(1) per visit.
+const (
+	maxVisitAge = 1 << 20
+	sweepVisits = 1 << 12 // the smallest index that is swept
+)
+
+// A visitIndex holds the visits of the requests in flight, by key.
+type visitIndex struct {
+	// mu guards every field.
+	mu        sync.Mutex
+	m         map[reqKey]*visit
+	issued    uint64
+	nextSweep int // len(m) at which put sweeps
+}
+
+// get returns the visit under k, or nil.
+func (x *visitIndex) get(k reqKey) *visit {
+	x.mu.Lock()
+	v := x.m[k]
+	x.mu.Unlock()
+	return v
+}
+
+// put indexes v under its key.
+func (x *visitIndex) put(v *visit) {
+	x.mu.Lock()
+	if x.m == nil {
+		x.m = make(map[reqKey]*visit)
+	}
+	x.issued++
+	v.seq = uint32(x.issued)
+	x.m[v.key] = v
+	if len(x.m) >= max(x.nextSweep, sweepVisits) {
+		x.sweep()
+	}
+	x.mu.Unlock()
+}
+
+// putHop indexes v under k too, the key of one of its redirect hops.
+func (x *visitIndex) putHop(v *visit, k reqKey) {
+	x.mu.Lock()
+	if x.m == nil {
+		x.m = make(map[reqKey]*visit)
+	}
+	x.m[k] = v
+	v.hops = append(v.hops, k)
+	x.mu.Unlock()
+}
+
+// rekey moves v to key k (its request was given a header map of its own).
+func (x *visitIndex) rekey(v *visit, k reqKey) {
+	x.mu.Lock()
+	if x.m[v.key] == v {
+		delete(x.m, v.key)
+	}
+	v.key = k
+	x.m[k] = v
+	x.mu.Unlock()
+}
+
+// drop removes v, and its hops' keys, from the index; it reports whether
+// v was still there, so that exactly one caller acts on its end.
+func (x *visitIndex) drop(v *visit) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.dropLocked(v)
+}
+
+// dropLocked is drop with x.mu held.
+func (x *visitIndex) dropLocked(v *visit) bool {
+	for _, k := range v.hops {
+		if x.m[k] == v {
+			delete(x.m, k)
+		}
+	}
+	v.hops = v.hops[:0]
+	if x.m[v.key] != v {
+		return false
+	}
+	delete(x.m, v.key)
+	return true
+}
+
+// finish drops v and reports whether this is the first finish of v: its
+// final outcome is delivered once, whoever else dropped it before.
+func (x *visitIndex) finish(v *visit) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.dropLocked(v)
+	first := !v.finished
+	v.finished = true
+	return first
+}
+
+// len returns the number of keys indexed.
+func (x *visitIndex) len() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return len(x.m)
+}
+
+// sweep drops the visits of collected requests and of old ones; x.mu is
+// held.
+func (x *visitIndex) sweep() {
+	now := uint32(x.issued)
+	for k, v := range x.m {
+		if k != v.key {
+			continue // a hop's key: dropped with its visit
+		}
+		if now-v.seq > maxVisitAge || (!v.reissuing && v.request() == nil) {
+			x.dropLocked(v)
+		}
+	}
+	x.nextSweep = 2 * len(x.m)
+}
