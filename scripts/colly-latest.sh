@@ -6,10 +6,12 @@
 # a user finds it. It works in a copy of the module outside the checkout
 # (the tracked and untracked, not ignored, files), which it removes; the
 # checkout's go.mod and go.sum are not touched. Any failure, including a go
-# get that cannot reach the proxy, exits non-zero.
+# get that cannot reach the proxy, exits non-zero. A version as argument
+# (v2.2.0, say) tests that one instead of @latest.
 #
-#	scripts/colly-latest.sh
+#	scripts/colly-latest.sh [version]
 set -euo pipefail
+want=${1:-latest}
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 
@@ -23,10 +25,10 @@ cd "$copy"
 export GOWORK=off
 
 required=$(go list -m -f '{{.Version}}' github.com/gocolly/colly/v2)
-go get github.com/gocolly/colly/v2@latest
+go get "github.com/gocolly/colly/v2@$want"
 go mod tidy
 tested=$(go list -m -f '{{.Version}}' github.com/gocolly/colly/v2)
-echo "== colly $tested (the newest v2 release; go.mod requires $required)"
+echo "== colly $tested (@$want; go.mod requires $required)"
 
 go vet ./middleware/... ./internal/collysuite/
 # The suite's test runs colly's tests itself, with -race, on the colly the
