@@ -1,6 +1,7 @@
 package robotsmw
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -265,9 +266,10 @@ func TestCollyRobotsWrapperReplaced(t *testing.T) {
 	noPrivateHits(t, "replaced", s)
 }
 
-// Only colly's check is answered locally: other GET requests for
-// /robots.txt and requests for other paths reach next unchanged, a page
-// after the Guard fetched its robots.txt (through next too) to admit it.
+// Only colly's check is answered locally: a GET of /robots.txt that
+// colly's scrape built (its context carries colly.CheckRevisitKey), any
+// other method and other paths reach next unchanged, a page after the
+// Guard fetched its robots.txt (through next too) to admit it.
 func TestCollyRobotsTransportPassesOthers(t *testing.T) {
 	var seen []string
 	next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
@@ -276,50 +278,66 @@ func TestCollyRobotsTransportPassesOthers(t *testing.T) {
 	})
 	g := &Guard{Rate: rate.Inf, Cache: &policy.Cache{Client: &http.Client{Transport: next}}}
 	rt := &guardTransport{g: g, next: next}
-	for _, tt := range []struct{ method, url string }{
-		{"GET", "http://example.test/robots.txt"},
-		{"HEAD", "http://example.test/robots.txt"},
-		{"GET", "http://example.test/page"},
+	scraped := context.WithValue(context.Background(), colly.CheckRevisitKey, true)
+	for _, tt := range []struct {
+		name        string
+		ctx         context.Context
+		method, url string
+	}{
+		{"colly's check", context.Background(), "GET", "http://example.test/robots.txt"},
+		{"Visit", scraped, "GET", "http://example.test/robots.txt"},
+		{"Head", scraped, "HEAD", "http://example.test/robots.txt"},
+		{"HEAD without the key", context.Background(), "HEAD", "http://example.test/robots.txt"},
+		{"Visit", scraped, "GET", "http://example.test/page"},
 	} {
-		req, err := http.NewRequest(tt.method, tt.url, nil)
+		req, err := http.NewRequestWithContext(tt.ctx, tt.method, tt.url, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp, err := rt.RoundTrip(req)
 		if err != nil {
-			t.Errorf("RoundTrip(%s %s) = %v", tt.method, tt.url, err)
+			t.Errorf("RoundTrip(%s %s, %s) = %v", tt.method, tt.url, tt.name, err)
 			continue
 		}
 		resp.Body.Close() // the end of the response frees the host
 	}
-	want := []string{"GET /robots.txt", "HEAD /robots.txt", "GET /robots.txt", "GET /page"}
+	want := []string{"GET /robots.txt", "HEAD /robots.txt", "HEAD /robots.txt", "GET /robots.txt", "GET /page"}
 	if fmt.Sprint(seen) != fmt.Sprint(want) {
-		t.Errorf("next saw %v, want %v", seen, want)
+		t.Errorf("next saw %v, want %v (colly's check answered locally, the Guard's robots.txt fetch before /page)", seen, want)
 	}
 }
 
 // BenchmarkCollyRobotsTransport measures what the Guard's transport adds to
 // a request that comes without a ticket: the Guard's own admission (a warm
-// robots.txt cache) for pages, a stack walk for a GET of /robots.txt.
+// robots.txt cache) for pages and for a GET of /robots.txt that colly's
+// scrape built, and the local answer to colly's own check.
 func BenchmarkCollyRobotsTransport(b *testing.B) {
-	resp := &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}
 	next := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		if r.URL.Path == "/robots.txt" {
-			return emptyRobots(r), nil
-		}
-		return resp, nil
+		return emptyRobots(r), nil // a page, robots.txt alike
 	})
 	g := &Guard{Rate: rate.Inf, Cache: &policy.Cache{Client: &http.Client{Transport: next}}}
 	rt := &guardTransport{g: g, next: next}
-	for _, path := range []string{"/page", "/robots.txt"} {
-		req, err := http.NewRequest(http.MethodGet, "http://example.test"+path, nil)
+	scraped := context.WithValue(context.Background(), colly.CheckRevisitKey, true)
+	for _, tt := range []struct {
+		name, path string
+		ctx        context.Context
+	}{
+		{"page", "/page", scraped},
+		{"robots.txt", "/robots.txt", scraped},
+		{"colly-check", "/robots.txt", context.Background()},
+	} {
+		req, err := http.NewRequestWithContext(tt.ctx, http.MethodGet, "http://example.test"+tt.path, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(path, func(b *testing.B) {
+		b.Run(tt.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				rt.RoundTrip(req)
+				resp, err := rt.RoundTrip(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				resp.Body.Close() // the end of the response frees the host
 			}
 		})
 	}

@@ -2,7 +2,8 @@ package robotsmw
 
 import (
 	"net/http"
-	"runtime"
+
+	"github.com/gocolly/colly/v2"
 )
 
 // colly's own robots.txt check (Collector.checkRobots) runs in Visit before
@@ -17,39 +18,25 @@ import (
 // own robots.txt requests locally with an empty robots.txt. colly reads
 // that as "allow all" (RFC 9309 §2.2.2: no rules, no restrictions), so its
 // check never blocks and sends nothing; the Guard alone decides.
-
-// collyCheckRobots is the function name of colly's robots.txt check, as
-// runtime.Frame reports it.
-const collyCheckRobots = "github.com/gocolly/colly/v2.(*Collector).checkRobots"
-
-// maxCheckDepth is how many callers of RoundTrip are searched for
-// collyCheckRobots. net/http calls RoundTrip four frames below it
-// (Client.Do, Client.do, Client.send, send); the rest is room for
-// wrappers.
-const maxCheckDepth = 32
+//
+// colly's check is told apart by what its request carries, not by who
+// calls: every request colly's scrape builds (Visit, Request, Post, Head,
+// a queue's, a retry's, and their redirect hops, which keep the request's
+// context) carries colly.CheckRevisitKey in its context, which colly's own
+// redirect policy reads; the check's request is built with
+// http.NewRequest, on context.Background, without it. See scrape and
+// checkRobots in
+// https://github.com/gocolly/colly/blob/v2.3.0/colly.go. The Guard's own
+// robots.txt fetches never pass this transport (they go through
+// pacedTransport to the transport below it). Should a colly release
+// change either side, TestCollyCheckCriterion names which.
 
 // isCollyCheck reports whether req is a robots.txt request of colly's own
-// check. The path test comes first, so other requests never walk the
-// stack.
+// check: a GET of /robots.txt that colly's scrape did not build. The path
+// test comes first, so other requests cost one string comparison.
 func isCollyCheck(req *http.Request) bool {
-	return req.URL.Path == "/robots.txt" && req.Method == http.MethodGet && calledByCollyCheck()
-}
-
-// calledByCollyCheck reports whether colly's robots.txt check is among the
-// callers.
-func calledByCollyCheck() bool {
-	var pcs [maxCheckDepth]uintptr
-	// Skip runtime.Callers and calledByCollyCheck.
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
-	for {
-		f, more := frames.Next()
-		if f.Function == collyCheckRobots {
-			return true
-		}
-		if !more {
-			return false
-		}
-	}
+	return req.URL.Path == "/robots.txt" && req.Method == http.MethodGet &&
+		req.Context().Value(colly.CheckRevisitKey) == nil
 }
 
 // emptyRobots returns a 200 response to req with an empty text/plain

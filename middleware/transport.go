@@ -11,7 +11,6 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
-	"github.com/robotsmw/robotsmw/internal/http2"
 	"github.com/robotsmw/robotsmw/netguard"
 	"github.com/robotsmw/robotsmw/policy"
 )
@@ -244,12 +243,12 @@ func (t *guardTransport) bound(req *http.Request, v *visit, ours bool) (*http.Re
 		margin := min(time.Until(dl)/10, earlyTimeout)
 		ctx, cancel := context.WithDeadline(req.Context(), dl.Add(-margin))
 		req = req.WithContext(ctx)
-		// Should the client not know this transport (internal/http2),
-		// it gives the request a Cancel channel that only its Timeout
-		// closes (colly sets none of its own), and http.Transport
-		// watches such a channel with a goroutine per request. The
-		// deadline above ends the request first, so the copy goes on
-		// without it.
+		// net/http's client does not know this transport: with a
+		// Timeout, it gives the request a Cancel channel that only its
+		// Timeout closes (colly sets none of its own), and
+		// http.Transport watches such a channel with a goroutine per
+		// request. The deadline above ends the request first, so the
+		// copy goes on without it.
 		req.Cancel = nil
 		return req, cancel
 	case t.timeout > 0:
@@ -428,11 +427,6 @@ func closeBody(req *http.Request) {
 // all, and attaching to a clone while the collector crawls writes nothing.
 // If the client cannot be read, nothing is installed; the callbacks then
 // abort what they do not admit (see Guard.onRequest).
-//
-// The client holds it in an http2.Transport, a name net/http's client
-// knows: it then bounds each request by its Timeout on the request's
-// context alone, instead of a timer, a Cancel channel and two goroutines
-// per request (see package internal/http2).
 func (g *Guard) install(c *colly.Collector) {
 	hc := collyClient(c)
 	if hc == nil {
@@ -441,7 +435,7 @@ func (g *Guard) install(c *colly.Collector) {
 	if guarded(c) != nil {
 		return
 	}
-	c.WithTransport(&http2.Transport{Next: &guardTransport{g: g, next: hc.Transport, timeout: g.timeouts.take(c, hc)}})
+	c.WithTransport(&guardTransport{g: g, next: hc.Transport, timeout: g.timeouts.take(c, hc)})
 }
 
 // guarded returns the guardTransport under c's client, or nil if there is
@@ -451,11 +445,8 @@ func guarded(c *colly.Collector) *guardTransport {
 	if hc == nil {
 		return nil
 	}
-	if w, ok := hc.Transport.(*http2.Transport); ok {
-		t, _ := w.Next.(*guardTransport)
-		return t
-	}
-	return nil
+	t, _ := hc.Transport.(*guardTransport)
+	return t
 }
 
 // A pacedTransport sends the Guard's own robots.txt requests, through the

@@ -23,6 +23,10 @@ var skipped = []string{
 	"TestIgnoreRobotsWhenDisallowed",
 }
 
+// renamed is colly's robots.txt check and the name the copy gives it, so
+// that the suite shows the Guard never finds colly's functions by name.
+var renamed = [2]string{"checkRobots(", "checkRobotsRenamedByCollysuite("}
+
 // hook replaces colly's NewCollector and Clone in the copy.
 const hook = `package colly
 
@@ -76,6 +80,59 @@ func init() {
 }
 `
 
+// envCheck runs in the copy, against a colly whose robots.txt check goes
+// by another name (see renamed): with colly's check turned back on after
+// the Guard was attached (as COLLY_IGNORE_ROBOTSTXT=false does to a Guard
+// attached as an option of NewCollector), the Guard answers that check
+// without sending it, and alone decides. It shows that the Guard does not
+// find colly's check by the name of a function.
+const envCheck = `package colly_test
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/gocolly/colly/v2"
+
+	robotsmw "github.com/robotsmw/robotsmw/middleware"
+)
+
+func TestRobotsmwAnswersCollyCheck(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: *\nDisallow: /private\n"))
+			return
+		}
+		w.Write([]byte("<p>ok</p>"))
+	}))
+	defer s.Close()
+	c := colly.NewCollector()
+	// The hook attached a Guard, which turned colly's check off; on
+	// again, as COLLY_IGNORE_ROBOTSTXT=false would.
+	c.IgnoreRobotsTxt = false
+	err := c.Visit(s.URL + "/private/a")
+	if !errors.Is(err, robotsmw.ErrDisallowed) {
+		t.Errorf("Visit(/private/a) = %v, want the Guard's ErrDisallowed", err)
+	}
+	if err := c.Visit(s.URL + "/ok"); err != nil {
+		t.Errorf("Visit(/ok) = %v, want nil", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits["/robots.txt"] != 1 || hits["/private/a"] != 0 || hits["/ok"] != 1 {
+		t.Errorf("server saw %v, want one robots.txt (the Guard's: colly's check answered without sending), /ok once, no /private", hits)
+	}
+}
+`
+
 func TestCollySuiteWithGuard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs colly's test suite: not in -short mode")
@@ -87,11 +144,15 @@ func TestCollySuiteWithGuard(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command to run colly's tests with")
 	}
-	colly := moduleDir(t, goBin, "github.com/gocolly/colly/v2")
-	repo := moduleDir(t, goBin, "github.com/robotsmw/robotsmw")
+	// The colly this module requires: v2.3.0 in go.mod, another after a
+	// go get (scripts/colly-latest.sh).
+	colly := module(t, goBin, "github.com/gocolly/colly/v2")
+	t.Logf("colly %s, from %s", colly.Version, colly.Dir)
+	repo := module(t, goBin, "github.com/robotsmw/robotsmw").Dir
+	xtime := module(t, goBin, "golang.org/x/time").Version
 	touchSources(t, repo)
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(colly)); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(colly.Dir)); err != nil {
 		t.Fatalf("copy colly: %v", err)
 	}
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -110,10 +171,16 @@ func TestCollySuiteWithGuard(t *testing.T) {
 		}
 		src = strings.Replace(src, r[0], r[1], 1)
 	}
+	if strings.Contains(src, renamed[0]) {
+		src = strings.ReplaceAll(src, renamed[0], renamed[1])
+	} else {
+		t.Logf("colly.go has no %q: its robots.txt check goes by another name already", renamed[0])
+	}
 	write(t, filepath.Join(dir, "colly.go"), src)
+	write(t, filepath.Join(dir, "zz_robotsmw_check_test.go"), envCheck)
 	write(t, filepath.Join(dir, "zz_attachhook.go"), hook)
 	write(t, filepath.Join(dir, "zz_attach_test.go"), attach)
-	mod := read(t, filepath.Join(dir, "go.mod")) + "\nrequire github.com/robotsmw/robotsmw v0.0.0\nrequire golang.org/x/time v0.14.0\nreplace github.com/robotsmw/robotsmw => " + repo + "\n"
+	mod := read(t, filepath.Join(dir, "go.mod")) + "\nrequire github.com/robotsmw/robotsmw v0.0.0\nrequire golang.org/x/time " + xtime + "\nreplace github.com/robotsmw/robotsmw => " + repo + "\n"
 	write(t, filepath.Join(dir, "go.mod"), mod)
 	write(t, filepath.Join(dir, "go.sum"), read(t, filepath.Join(dir, "go.sum"))+read(t, filepath.Join(repo, "go.sum")))
 
@@ -122,22 +189,26 @@ func TestCollySuiteWithGuard(t *testing.T) {
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("colly's tests with the Guard attached failed: %v\n%s", err, out)
+		t.Fatalf("colly %s's tests with the Guard attached failed: %v\n%s", colly.Version, err, out)
 	}
 	t.Logf("%s", out)
 }
 
-func moduleDir(t *testing.T, goBin, path string) string {
+// A mod is a module of the build list, as go list -m reports it.
+type mod struct{ Version, Dir string }
+
+// module returns the module path of this module's build list.
+func module(t *testing.T, goBin, path string) mod {
 	t.Helper()
 	out, err := exec.Command(goBin, "list", "-m", "-json", path).Output()
 	if err != nil {
 		t.Fatalf("go list -m %s: %v", path, err)
 	}
-	var m struct{ Dir string }
+	var m mod
 	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
 		t.Fatalf("go list -m %s: no directory in %s", path, bytes.TrimSpace(out))
 	}
-	return m.Dir
+	return m
 }
 
 func read(t *testing.T, p string) string {
