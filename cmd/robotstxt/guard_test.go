@@ -75,3 +75,35 @@ func TestSitemapsRefusesOtherPortsOfTheSite(t *testing.T) {
 		}
 	}
 }
+
+// robotstxt serve on loopback allows the site its user typed, on that
+// site's port only: a draft's Sitemap line naming another port of the
+// site's address is refused, as the command line's sites are.
+func TestServeSitemapsRefusesOtherPortsOfTheSite(t *testing.T) {
+	other := privatetest.New(t, http.NotFoundHandler())
+	site := privatetest.New(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/own.txt" {
+			fmt.Fprintf(w, "http://%s/page\n", r.Host)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	s := testServer(false)
+	s.listenHost = mustAddr(t, "127.0.0.1")
+	draft := "Sitemap: " + other.URL + "/other.xml\nSitemap: /own.txt\n"
+	var resp sitemapsResponse
+	if code := postAPI(t, s.handler(), "/api/sitemaps", sitemapsRequest{Robots: draft, Base: site.URL}, &resp); code != http.StatusOK {
+		t.Fatalf("POST /api/sitemaps = %d", code)
+	}
+	if resp.Sitemaps != 1 || resp.URLs != 1 || resp.Failed != 1 {
+		t.Errorf("POST /api/sitemaps = %+v, want own.txt read and other.xml failed", resp)
+	}
+	for _, r := range resp.Reports {
+		if strings.Contains(r.URL, "other.xml") && !strings.Contains(r.Error, "loopback address") {
+			t.Errorf("POST /api/sitemaps: %s: %q, want it refused", r.URL, r.Error)
+		}
+	}
+	if n := other.Conns(); n != 0 {
+		t.Errorf("the other port of the site's address accepted %d connections, want 0", n)
+	}
+}

@@ -46,10 +46,12 @@ TEXT is a JSON string, so UTF-8: bytes that are not UTF-8 arrive as U+FFFD
 answered 400 with {"error": MESSAGE}.
 
 Live fetches reach public addresses only, and the addresses of the site you
-type when the server listens on loopback only (a site on this machine or
-your network, as the other commands allow the sites they are given); its
-redirects and sitemaps reach no other private address. -allow-private lifts
-the guard.
+type, on its port, when the server listens on loopback only (a site on this
+machine or your network, as the other commands allow the sites they are
+given); its redirects and sitemaps reach no other private address or port.
+-allow-private lifts the guard. Fetches go through the proxies of
+HTTP_PROXY, HTTPS_PROXY and NO_PROXY; a URL's host is checked before its
+request goes to a proxy.
 By default the server listens on loopback only. A client gets 10s to
 send a request's headers, a minute to send its body and a minute to read
 an answer once it starts; a kept-alive connection idle for a minute is
