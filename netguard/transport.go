@@ -29,13 +29,13 @@ import (
 // The connection to the proxy itself is not checked: its address (the
 // host and port of HTTP_PROXY or HTTPS_PROXY) is one the operator chose,
 // and is often on a private network. A request whose own host and port are
-// the proxy's, sent direct because NO_PROXY names it, is checked as a
-// proxied one is.
+// the proxy's, sent direct (NO_PROXY names it, or it is a loopback
+// address), is checked as a proxied one is.
 //
 // Set proxies through d.Proxy, not the returned transport's Proxy field:
 // a Proxy function set there (colly's SetProxyFunc sets it) replaces the
-// check of the request's host, and the dial to a proxy on a non-public
-// address is then refused.
+// check of the request's host, and the dial to a proxy d.Proxy does not
+// name is checked as any other, so refused on a non-public address.
 func Transport(d *Dialer) *http.Transport {
 	if d == nil {
 		d = new(Dialer)
