@@ -3,36 +3,81 @@ package netguard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
-	"net/http"
 	"net/netip"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/net/http/httpproxy"
 )
 
 // ErrForbidden is the condition of a refused dial: the address is not
-// public and no Allow prefix holds it. Match it with errors.Is; the error is
-// an *AddressError (errors.As) inside net/http's and colly's wrapping.
+// public and no Allow prefix or AllowAddrPorts entry holds it. Match it
+// with errors.Is; the error is an *AddressError (errors.As) inside
+// net/http's and colly's wrapping.
 var ErrForbidden = errors.New("netguard: address not public")
 
-// AddressError reports a connection Dialer refused.
+// AddressError reports a connection Dialer refused, or a request
+// Transport refused to send to a proxy.
 type AddressError struct {
 	Network string     // "tcp", "tcp4", "tcp6"
-	Host    string     // the host:port that was dialled, as given
-	Addr    netip.Addr // the address it resolved to
-	Reason  string     // why Addr is not public, as Reason says
+	Host    string     // the host:port that was dialled or requested, as given
+	Addr    netip.Addr // the address it resolved to; invalid if it did not resolve
+	Reason  string     // why Addr is not public, as Reason says; "" when Err is set
+	// Proxy is the host:port of the proxy the request was to go through,
+	// "" for a direct dial: with a proxy, the request's own host is
+	// checked before anything is sent to the proxy.
+	Proxy string
+	// Err is why Host could not be checked: the look-up of a request's
+	// host that was to go through Proxy failed. The request is refused,
+	// as its address is not known to be public.
+	Err error
+
+	ports []uint16 // the ports of Addr that are allowed, if any
 }
 
 func (e *AddressError) Error() string {
-	msg := "netguard: refused to connect to " + e.Host
-	if e.Addr.IsValid() {
-		msg += " (" + e.Addr.String() + ")"
+	var b strings.Builder
+	if e.Proxy != "" {
+		b.WriteString("netguard: refused to send a request for " + e.Host)
+	} else {
+		b.WriteString("netguard: refused to connect to " + e.Host)
 	}
-	return msg + ": " + e.Reason + " address"
+	if e.Addr.IsValid() {
+		b.WriteString(" (" + e.Addr.String() + ")")
+	}
+	if e.Proxy != "" {
+		b.WriteString(" to proxy " + e.Proxy)
+	}
+	if e.Err != nil {
+		b.WriteString(": its address could not be checked: " + e.Err.Error())
+		return b.String()
+	}
+	b.WriteString(": " + e.Reason + " address")
+	if len(e.ports) > 0 {
+		ports := make([]string, len(e.ports))
+		for i, p := range e.ports {
+			ports[i] = fmt.Sprint(p)
+		}
+		if len(ports) == 1 {
+			b.WriteString(", of which only port " + ports[0] + " is allowed")
+		} else {
+			b.WriteString(", of which only ports " + strings.Join(ports, ", ") + " are allowed")
+		}
+	}
+	return b.String()
 }
 
-// Unwrap returns ErrForbidden.
-func (e *AddressError) Unwrap() error { return ErrForbidden }
+// Unwrap returns ErrForbidden, and Err if it is set.
+func (e *AddressError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrForbidden, e.Err}
+	}
+	return []error{ErrForbidden}
+}
 
 // Dialer makes TCP connections to public addresses only. The address is
 // checked at connect time, after name resolution and for every address a
@@ -45,13 +90,28 @@ func (e *AddressError) Unwrap() error { return ErrForbidden }
 type Dialer struct {
 	// Dialer is the dialer to connect with; nil means one with the
 	// timeouts of http.DefaultTransport (30 s connect, 30 s keep-alive).
-	// Its own Control or ControlContext, if any, runs after the check.
+	// Its own Control or ControlContext, if any, runs after the check, and
+	// its Resolver, if any, resolves the hosts of requests Transport sends
+	// through a proxy.
 	Dialer *net.Dialer
 
-	// Allow lists prefixes let through although they are not public: a
-	// crawl of an intranet site, or a test server on 127.0.0.1
+	// Allow lists prefixes let through although they are not public, on
+	// every port: a crawl of an intranet, or tests on 127.0.0.0/8
 	// (netip.MustParsePrefix("127.0.0.0/8")).
 	Allow []netip.Prefix
+
+	// AllowAddrPorts lists non-public addresses let through on one port
+	// each: the site a crawl was asked for, which runs on this machine or
+	// an intranet (AllowSite), and not the other services on its address
+	// (Redis on 127.0.0.1:6379 beside a site on 127.0.0.1:8080).
+	AllowAddrPorts []netip.AddrPort
+
+	// Proxy is the proxy configuration of Transport; nil means the
+	// environment's (HTTP_PROXY, HTTPS_PROXY, NO_PROXY and their lower-case
+	// forms, read when Transport is called), as http.ProxyFromEnvironment
+	// reads it. &httpproxy.Config{} sends every request direct. Dialer's
+	// own DialContext does not use it.
+	Proxy *httpproxy.Config
 }
 
 // DialContext connects to address on the named network, as net.Dialer's
@@ -59,12 +119,7 @@ type Dialer struct {
 // then it returns an error that wraps an *AddressError (and so matches
 // ErrForbidden) and sends nothing.
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	var base net.Dialer
-	if d.Dialer != nil {
-		base = *d.Dialer
-	} else {
-		base = net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	}
+	base := d.base()
 	next := base.ControlContext
 	if next == nil && base.Control != nil {
 		control := base.Control
@@ -85,6 +140,14 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 	return base.DialContext(ctx, network, address)
 }
 
+// base returns a copy of the dialer to connect with.
+func (d *Dialer) base() net.Dialer {
+	if d.Dialer != nil {
+		return *d.Dialer
+	}
+	return net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+}
+
 // check judges the resolved ip:port a dial of host is about to connect to.
 func (d *Dialer) check(network, host, resolved string) error {
 	ap, err := netip.ParseAddrPort(resolved)
@@ -92,7 +155,13 @@ func (d *Dialer) check(network, host, resolved string) error {
 		// Not an IP socket address (a Unix socket): nothing public about it.
 		return &AddressError{Network: network, Host: host, Reason: "non-IP"}
 	}
-	a := ap.Addr().WithZone("")
+	return d.judge(network, host, ap.Addr(), ap.Port())
+}
+
+// judge returns nil if a connection to a on port may be made, else an
+// *AddressError for host that says why not.
+func (d *Dialer) judge(network, host string, a netip.Addr, port uint16) error {
+	a = a.WithZone("")
 	reason := Reason(a)
 	if reason == "" {
 		return nil
@@ -102,19 +171,17 @@ func (d *Dialer) check(network, host, resolved string) error {
 			return nil
 		}
 	}
-	return &AddressError{Network: network, Host: host, Addr: a, Reason: reason}
-}
-
-// Transport returns a clone of http.DefaultTransport that dials through d
-// (nil d: the zero Dialer) and uses no proxy — through a proxy the
-// connection goes to the proxy, and the check would say nothing about where
-// the request ends up.
-func Transport(d *Dialer) *http.Transport {
-	if d == nil {
-		d = new(Dialer)
+	var ports []uint16
+	for _, ap := range d.AllowAddrPorts {
+		if ap.Addr().WithZone("").Unmap() != a.Unmap() {
+			continue
+		}
+		if ap.Port() == port {
+			return nil
+		}
+		if !slices.Contains(ports, ap.Port()) {
+			ports = append(ports, ap.Port())
+		}
 	}
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.Proxy = nil
-	t.DialContext = d.DialContext
-	return t
+	return &AddressError{Network: network, Host: host, Addr: a, Reason: reason, ports: ports}
 }

@@ -98,10 +98,3 @@ func TestDialerKeepsBaseControl(t *testing.T) {
 		t.Errorf("refused DialContext(%s) called the base Control %d times, want 0", ln.Addr(), called)
 	}
 }
-
-func TestTransportHasNoProxy(t *testing.T) {
-	t.Setenv("HTTP_PROXY", "http://203.0.113.1:3128")
-	if tr := Transport(nil); tr.Proxy != nil {
-		t.Errorf("Transport(nil).Proxy is set; a proxy would bypass the check")
-	}
-}

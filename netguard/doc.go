@@ -21,6 +21,18 @@
 //
 //	client := &http.Client{Transport: g.Transport(netguard.Transport(nil))}
 //
-// Transport sets no proxy: through a proxy the dial goes to the proxy, and
-// the check would say nothing about where the request ends up.
+// For a crawl of one site on this machine or an intranet, SiteTransport
+// (AllowSite) allows that site's own address on its own port, and nothing
+// else that is not public: a Sitemap line or a redirect to another port of
+// the same address (http://127.0.0.1:6379/) is refused as any other
+// private address is.
+//
+// Transport honours the environment's proxy settings (HTTP_PROXY,
+// HTTPS_PROXY, NO_PROXY), as curl and Go's default transport do. Through a
+// proxy the connection goes to the proxy, which connects to the request's
+// host on the crawler's behalf, so the dial check cannot see where the
+// request ends up: the request's host is checked instead, resolved here,
+// before anything is sent to the proxy, and the proxy itself is dialled
+// unchecked, as the operator chose it. A request that should go through a
+// proxy never goes direct.
 package netguard

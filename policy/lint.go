@@ -56,7 +56,7 @@ func (s Severity) String() string {
 //	  rule-bad-start          rule path starts with neither '/' nor '*'
 //	  rule-too-long           rule path longer than 1024 characters (Yandex)
 //	  too-many-rules          more than 2048 rules in the file (Yandex)
-//	  invalid-sitemap         Sitemap value is not an absolute http(s) URL
+//	  invalid-sitemap         Sitemap value is not an absolute http(s) URL, or not UTF-8
 //	  invalid-clean-param     Clean-param line Yandex ignores: no name, over 500
 //	                          characters, more than two fields, a bad path prefix
 //	  invalid-crawl-delay     Crawl-delay is not a non-negative number
@@ -627,6 +627,13 @@ func (l *linter) sitemap(ln lineInfo, value []byte) {
 	if hasPrefixFold(value, "sitemap:") || hasPrefixFold(value, "site-map:") {
 		l.add(ln.num, SeverityError, codeSitemap,
 			"sitemap value %s repeats the key; write \"sitemap: <url>\" once", quote(value))
+		return
+	}
+	if !utf8.Valid(value) {
+		// The line-level invalid-utf8 warning says where; this says what
+		// becomes of the line (sitemap.FromRobots skips it).
+		l.add(ln.num, SeverityError, codeSitemap,
+			"sitemap url %s is not utf-8: it is skipped (sitemap.FromRobots and Scrapy skip it) or fetched percent-encoded as another url; write it in utf-8, with any other byte percent-encoded (%%FF)", quote(value))
 		return
 	}
 	u, err := url.Parse(string(value))

@@ -101,6 +101,8 @@ func TestLint(t *testing.T) {
 		{"sitemap without scheme", "Sitemap: www.example.com/sitemap.xml\n", []string{lintAt(1, codeSitemap)}},
 		{"ftp sitemap", "Sitemap: ftp://x.test/s.xml\n", []string{lintAt(1, codeSitemap)}},
 		{"sitemap without host", "Sitemap: https:///s.xml\n", []string{lintAt(1, codeSitemap)}},
+		{"sitemap that is not utf-8", "Sitemap: http://example.com/\xff.xml\n", []string{lintAt(1, codeUTF8), lintAt(1, codeSitemap)}},
+		{"sitemap with a utf-8 byte in a comment", "Sitemap: http://example.com/s.xml # \xff\n", nil},
 		{"sitemap that does not parse", "Sitemap: http://[::1/s.xml\n", []string{lintAt(1, codeSitemap)}},
 		{"empty sitemap", "Sitemap:\n", []string{lintAt(1, codeSitemap)}},
 		{"sitemap ending in slash", "Sitemap: https://x.test/sitemap/\nSitemap: https://x.test\n",

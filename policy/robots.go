@@ -179,8 +179,9 @@ func (r *Robots) CrawlDelay(agent string) (time.Duration, bool) {
 // Sitemaps returns the values of the file's Sitemap lines in file order, as
 // written. Sitemap lines belong to no group (RFC 9309 §2.2.4; sitemaps.org,
 // https://www.sitemaps.org/protocol.html#submit_robots);
-// the values are not checked or resolved. The caller must not modify the
-// returned slice.
+// the values are not checked or resolved, and may hold bytes that are not
+// UTF-8 (sitemap.FromRobots leaves those out, and Lint reports them). The
+// caller must not modify the returned slice.
 func (r *Robots) Sitemaps() []string {
 	if r == nil {
 		return nil

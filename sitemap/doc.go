@@ -2,7 +2,9 @@
 // seed a crawl.
 //
 // [FromRobots] turns the Sitemap lines of a robots.txt file into sitemap
-// URLs. A [Reader] reads the entries of one sitemap file as a stream, in
+// URLs; a line that is not an http or https URL, or not UTF-8, is skipped
+// (policy.Lint reports it), as Scrapy skips it, rather than fetched as
+// another URL. A [Reader] reads the entries of one sitemap file as a stream, in
 // any of the formats sitemaps.org and Google accept:
 //
 //   - an XML <urlset> or <sitemapindex>, in the sitemaps.org namespace, a

@@ -199,7 +199,7 @@ func peakHeap() (stop func() heapPeak) {
 // netguard, and returns what it did.
 func walkHostile(tb testing.TB, h *hostileSite) (Stats, error, *recordingDialer, heapPeak) {
 	rd := &recordingDialer{made: make(map[netip.Addr]int)}
-	rd.d.Allow, _ = netguard.AllowHost(context.Background(), "127.0.0.1")
+	rd.d.AllowAddrPorts, _ = netguard.AllowSite(context.Background(), h.srv.URL)
 	tr := netguard.Transport(nil)
 	tr.DialContext = rd.DialContext
 	defer tr.CloseIdleConnections()

@@ -25,6 +25,8 @@ func TestFromRobots(t *testing.T) {
 		{"non-ASCII kept, percent-encoded", []string{"https://ja.example.org/テスト-サイトマップ.xml"},
 			[]string{"https://ja.example.org/%E3%83%86%E3%82%B9%E3%83%88-%E3%82%B5%E3%82%A4%E3%83%88%E3%83%9E%E3%83%83%E3%83%97.xml"}},
 		{"unparsable dropped", []string{"https://exa mple.com/%zz"}, nil},
+		{"not utf-8 dropped, as Scrapy does", []string{"http://example.com/\xff.xml", "/caf\xe9.xml", "https://example.com/ok.xml"},
+			[]string{"https://example.com/ok.xml"}},
 	}
 	for _, tt := range tests {
 		if got := FromRobots(base, tt.lines); !slices.Equal(got, tt.want) {

@@ -229,6 +229,31 @@ Disallow:
 	}
 }
 
+// A Sitemap line that is not UTF-8 is skipped, as Scrapy skips it: it is
+// not fetched percent-encoded (/%FF.xml), nor reported as a failed sitemap.
+func TestWalkRobotsLineNotUTF8(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: {{host}}/\xff.xml\nSitemap: /caf\xe9.xml\nSitemap: /ok.xml\n"},
+		"/ok.xml":     {body: urlsetOf("{{host}}/p1")},
+		"/%FF.xml":    {body: urlsetOf("{{host}}/wrong")},
+	})
+	got, st, err := walkSite(t, &Walker{Options: Options{NoFallback: true}}, s)
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	if want := []string{"H/p1"}; !slices.Equal(got, want) {
+		t.Errorf("Walk pages = %q, want %q", got, want)
+	}
+	if st.Sitemaps != 1 || st.Failed != 0 {
+		t.Errorf("Walk stats = %+v, want 1 sitemap, none failed", st)
+	}
+	for _, p := range []string{"/%FF.xml", "/caf%E9.xml"} {
+		if n := s.hit(p); n != 0 {
+			t.Errorf("%s fetched %d times, want 0", p, n)
+		}
+	}
+}
+
 func TestWalkLoops(t *testing.T) {
 	// An index that lists itself, a cycle a → b → a, and a child that
 	// redirects to an ancestor (docs/sitemaps.md, cases #72, #73).

@@ -13,16 +13,18 @@ import (
 
 // A robots.txt names sitemaps anywhere, and a redirect may point anywhere:
 // the commands that fetch connect to public addresses and to those of the
-// sites named on the command line only (netguard), so that the tool cannot
-// be turned into a probe of the machine it runs on or its network.
-// -allow-private lifts the guard.
+// sites named on the command line only, each on its own port (netguard), so
+// that the tool cannot be turned into a probe of the machine it runs on or
+// its network. Proxies are the environment's (HTTP_PROXY, HTTPS_PROXY,
+// NO_PROXY): a request through a proxy has its host checked before it is
+// sent there. -allow-private lifts the guard.
 
 // allowPrivateFlag is the flag that lifts the guard.
 const allowPrivateFlag = "allow-private"
 
 // A guard is what the fetches of one command may connect to.
 type guard struct {
-	allow []netip.Prefix // the non-public addresses of the sites named
+	allow []netip.AddrPort // the non-public addresses and ports of the sites named
 	once  sync.Once
 	t     *http.Transport
 }
@@ -44,7 +46,7 @@ func guardFor(ctx context.Context, fs *flag.FlagSet, args []string) *guard {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 			continue
 		}
-		allow, _ := netguard.AllowHost(ctx, u.Hostname())
+		allow, _ := netguard.AllowSite(ctx, u.String())
 		g.allow = append(g.allow, allow...)
 	}
 	return g
@@ -53,6 +55,6 @@ func guardFor(ctx context.Context, fs *flag.FlagSet, args []string) *guard {
 // transport returns the guarded transport, one for the whole command so
 // that its connections are reused.
 func (g *guard) transport() *http.Transport {
-	g.once.Do(func() { g.t = netguard.Transport(&netguard.Dialer{Allow: g.allow}) })
+	g.once.Do(func() { g.t = netguard.Transport(&netguard.Dialer{AllowAddrPorts: g.allow}) })
 	return g.t
 }

@@ -62,6 +62,13 @@
 // Every fetch (robots.txt, each sitemap file) gives up after -timeout
 // (default 30s); Ctrl-C ends the command at once.
 //
+// Fetches reach public addresses, and the addresses of the sites named on
+// the command line on those sites' own ports; -allow-private lifts that.
+// They go through the proxies of HTTP_PROXY, HTTPS_PROXY and NO_PROXY, as
+// curl's do; through a proxy, a URL's host is resolved and checked here
+// before the request is sent to the proxy (a host that does not resolve
+// here is refused), and the proxy itself may be on a private address.
+//
 // Exit status: 0 success (every URL allowed, no lint error); 1 a URL is
 // disallowed, lint found an error (with -strict, a warning), or a sitemap
 // of a walk failed; 2 bad usage, or a robots.txt could not be read; 130

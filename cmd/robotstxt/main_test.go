@@ -342,11 +342,12 @@ func TestLintOutput(t *testing.T) {
 }
 
 func TestSitemaps(t *testing.T) {
-	file := writeFile(t, "robots.txt", robots+"Sitemap: sitemap-2.xml\nSitemap: ftp://example.com/s.xml\n")
+	file := writeFile(t, "robots.txt", robots+"Sitemap: sitemap-2.xml\nSitemap: ftp://example.com/s.xml\nSitemap: https://example.com/\xff.xml\n")
 	for _, tt := range []runCase{
 		{args: []string{"sitemaps", file}, code: 0, contains: []string{"https://example.com/sitemap.xml\n"},
-			stderr: []string{`relative Sitemap line "/relative.xml" left out; give -base URL`, `"ftp://example.com/s.xml" left out: not an http or https URL`},
-			absent: []string{"relative.xml\n"}},
+			stderr: []string{`relative Sitemap line "/relative.xml" left out; give -base URL`, `"ftp://example.com/s.xml" left out: not an http or https URL`,
+				`Sitemap line "https://example.com/\xff.xml" left out: not UTF-8`},
+			absent: []string{"relative.xml\n", "%FF"}},
 		{args: []string{"sitemaps", "-base", "https://www.example.com/robots.txt", file}, code: 0,
 			contains: []string{"https://example.com/sitemap.xml\nhttps://www.example.com/relative.xml\nhttps://www.example.com/sitemap-2.xml\n"}},
 		{args: []string{"sitemaps", "-", "-base", "https://www.example.com"}, stdin: robots, code: 0,

@@ -46,11 +46,18 @@ TEXT is a JSON string, so UTF-8: bytes that are not UTF-8 arrive as U+FFFD
 answered 400 with {"error": MESSAGE}.
 
 Live fetches reach public addresses only, and the addresses of the site you
-type when the server listens on loopback only (a site on this machine or
-your network, as the other commands allow the sites they are given); its
-redirects and sitemaps reach no other private address. -allow-private lifts
-the guard.
-By default the server listens on loopback only. Ctrl-C stops it (exit
+type, on its port, when the server listens on loopback only (a site on this
+machine or your network, as the other commands allow the sites they are
+given); its redirects and sitemaps reach no other private address or port.
+-allow-private lifts the guard. Fetches go through the proxies of
+HTTP_PROXY, HTTPS_PROXY and NO_PROXY; a URL's host is checked before its
+request goes to a proxy.
+By default the server listens on loopback only. A client gets 10s to
+send a request's headers, a minute to send its body and a minute to read
+an answer once it starts; a kept-alive connection idle for a minute is
+closed, and at most 128 connections are served at once (more wait to be
+accepted), so that slow or idle clients cannot take the page from others.
+A fetch itself is bounded by -timeout, not by these. Ctrl-C stops it (exit
 status 130, as for every command interrupted).
 
 examples:
@@ -83,17 +90,19 @@ func (e *env) serve(ctx context.Context, addr string, allowPrivate bool, timeout
 	if err != nil {
 		return exitUsage, err
 	}
+	return e.serveOn(ctx, ln, allowPrivate, timeout, defaultServeLimits())
+}
+
+// serveOn serves the page on ln, within limits, until ctx ends.
+func (e *env) serveOn(ctx context.Context, ln net.Listener, allowPrivate bool, timeout time.Duration, limits serveLimits) (int, error) {
 	s := &server{
 		client:       e.fetchClient(allowPrivate),
 		allowPrivate: allowPrivate,
 		timeout:      timeout,
 		listenHost:   listenHost(ln.Addr()),
 	}
-	srv := &http.Server{
-		Handler:           s.handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
+	srv := limits.server(s.handler())
+	srv.BaseContext = func(net.Listener) context.Context { return ctx }
 	shown := ln.Addr().String()
 	if !s.listenHost.IsValid() {
 		// Every interface: the machine's own name is one of them.
@@ -108,7 +117,7 @@ func (e *env) serve(ctx context.Context, addr string, allowPrivate bool, timeout
 		fmt.Fprintf(e.stderr, "robotstxt: serve: %s is not a loopback address: anyone who can reach it can use the page and its fetches\n", ln.Addr())
 	}
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() { done <- srv.Serve(limits.listener(ln)) }()
 	select {
 	case err := <-done:
 		return exitUsage, err

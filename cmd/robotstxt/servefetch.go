@@ -120,9 +120,9 @@ func (s *server) newFetcher(client *http.Client) *fetcher {
 // siteClient returns the client for fetches of the site the page's user
 // typed. A server on loopback only serves the person at this machine, who
 // named the site as the command line names one: its own addresses are
-// allowed, private or not, as the other commands allow the sites they are
-// given (netguard.SiteTransport); its robots.txt redirects and sitemaps
-// still reach no other non-public address. A server others can reach
+// allowed on its port, private or not, as the other commands allow the
+// sites they are given (netguard.SiteTransport); its robots.txt redirects
+// and sitemaps still reach no other non-public address or port. A server others can reach
 // allows none, unless -allow-private.
 // The caller calls release when the request is done.
 func (s *server) siteClient(ctx context.Context, site *url.URL) (c *http.Client, release func()) {

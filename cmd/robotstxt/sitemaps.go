@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
 	"github.com/robotsmw/robotsmw/policy"
@@ -156,6 +157,10 @@ func (e *env) sitemaps(ctx context.Context, arg string, o sitemapsOptions) (int,
 func (e *env) printSitemaps(name string, base *url.URL, lines []string) {
 	for _, line := range lines {
 		if len(sitemap.FromRobots(base, []string{line})) > 0 {
+			continue
+		}
+		if !utf8.ValidString(line) {
+			fmt.Fprintf(e.stderr, "robotstxt: sitemaps: %s: Sitemap line %q left out: not UTF-8 (robots.txt is UTF-8; percent-encode other bytes)\n", name, line)
 			continue
 		}
 		ref, err := url.Parse(strings.TrimSpace(line))

@@ -148,7 +148,7 @@ func (e *env) usageError(cmd string, err error) int {
 // and -allow-private (see guard.go).
 func timeoutVar(fs *flag.FlagSet, d *time.Duration) {
 	fs.DurationVar(d, "timeout", 30*time.Second, "give up each fetch `D` after it is sent (a wait for a host's Crawl-delay or rate does not count), such as 10s or 1m")
-	fs.Bool(allowPrivateFlag, false, "let fetches reach loopback, private and link-local addresses other than those of the sites named (refused by default)")
+	fs.Bool(allowPrivateFlag, false, "let fetches reach loopback, private and link-local addresses other than those of the sites named, each on its own port (refused by default)")
 }
 
 func checkTimeout(d time.Duration) error {

@@ -85,7 +85,7 @@ still needed: redis-server --port 6379 --save "" --daemonize yes).`)
 	clear := flags.Bool("clear", false, "remove the shared state of an earlier crawl under the prefix first")
 	verbose := flags.Bool("v", false, "print every page fetched, and the Guard's and the fleet's log (log/slog) on stderr")
 	metrics := flags.String("metrics", "", "serve this member's Guard Stats for Prometheus on `ADDR`/metrics (e.g. 127.0.0.1:9100)")
-	allowPrivate := flags.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
+	allowPrivate := flags.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own address and port (refused by default: netguard)")
 	members := flags.Int("members", 3, "members of the demo crawl, without START_URL")
 	if code := flags.Parse(args, 1, stdout, stderr); code >= 0 {
 		return code
@@ -218,7 +218,7 @@ still needed: redis-server --port 6379 --save "" --daemonize yes).`)
 	}
 
 	// A site's robots.txt, sitemaps, redirects and links may name any
-	// address: the crawl reaches the site's own and public ones only.
+	// address: the crawl reaches the site's own (on its port) and public ones only.
 	var dial colly.CollectorOption = func(*colly.Collector) {}
 	if !*allowPrivate {
 		tr, err := netguard.SiteTransport(ctx, start.String())

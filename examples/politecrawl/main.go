@@ -89,7 +89,7 @@ happened to every URL and why.`)
 	fs.BoolVar(&o.sitemaps, "sitemaps", true, "seed the crawl from the site's sitemaps")
 	fs.Var(&o.verbose, "v", "print the Guard's log on stderr (-v=debug: with deferrals) instead of the progress line")
 	fs.StringVar(&o.metrics, "metrics", "", "serve the Guard's Stats for Prometheus on `ADDR`/metrics (e.g. 127.0.0.1:9100) while crawling")
-	fs.BoolVar(&o.private, "allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
+	fs.BoolVar(&o.private, "allow-private", false, "reach loopback, private and link-local addresses other than the site's own address and port (refused by default: netguard)")
 	return fs
 }
 
@@ -155,7 +155,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, tty bool)
 	opts := []colly.CollectorOption{colly.UserAgent(o.agent), g.Attach, colly.Async(), colly.StdlibContext(ctx)}
 	if !o.private {
 		// A site's robots.txt, sitemaps, redirects and links may name any
-		// address: the crawl reaches the site's own and public ones only.
+		// address: the crawl reaches the site's own (on its port) and public ones only.
 		// The transport goes in before the Guard, which wraps it.
 		tr, err := netguard.SiteTransport(ctx, site)
 		if err != nil {

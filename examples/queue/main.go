@@ -31,6 +31,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/signal"
@@ -62,7 +63,7 @@ it, all made polite by one robotsmw Guard, and prints every final outcome
 and the Guard's statistics.`)
 	siteFlag := cmd.String("url", "", "crawl this site instead of the demo site")
 	verbose := cmd.Bool("v", false, "print the Guard's log (log/slog) on stderr")
-	allowPrivate := cmd.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
+	allowPrivate := cmd.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own address and port (refused by default: netguard)")
 	if code := cmd.Parse(args, 0, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -94,6 +95,7 @@ and the Guard's statistics.`)
 	}
 	limit := 0 // pages of the site queued; 0 means no limit
 	var start *url.URL
+	var sites []string // the sites the crawl was asked for
 	if *siteFlag != "" {
 		u, err := cmdline.SiteURL("url", *siteFlag)
 		if err != nil {
@@ -110,19 +112,23 @@ and the Guard's statistics.`)
 		start, _ = url.Parse(shop.URL + "/")
 		out.names[start.Host] = "shop"
 		out.names[strings.TrimPrefix(partner.URL, "http://")] = "partner"
+		// The demo's two hosts are both sites it was asked to crawl.
+		sites = append(sites, partner.URL)
 		g.Rate = rate.Limit(20) // 50 ms between requests to each host
 	}
+	sites = append(sites, start.String())
 
 	// c crawls the site: the queue's threads run its requests.
 	// A site's robots.txt, sitemaps, redirects and links may name any
-	// address: the crawl reaches the site's own and public ones only.
+	// address: the crawl reaches the site's own (on its port) and public ones only.
 	var dial colly.CollectorOption = func(*colly.Collector) {}
 	if !*allowPrivate {
-		tr, err := netguard.SiteTransport(ctx, start.String())
-		if err != nil {
-			fmt.Fprintf(stderr, "queue: %v\n", err)
-			return 2
+		var allow []netip.AddrPort
+		for _, site := range sites {
+			a, _ := netguard.AllowSite(ctx, site) // a host that does not resolve fails its fetches anyway
+			allow = append(allow, a...)
 		}
+		tr := netguard.Transport(&netguard.Dialer{AllowAddrPorts: allow})
 		dial = func(c *colly.Collector) { c.WithTransport(tr) }
 	}
 	c := colly.NewCollector(

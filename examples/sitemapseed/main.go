@@ -57,7 +57,7 @@ from those of the site of -url, with robotsmw's Guard.Seed, and prints what
 the walk found, what it dropped and why, and the pages fetched.`)
 	siteFlag := cmd.String("url", "", "seed from this site's sitemaps instead of the demo site")
 	verbose := cmd.Bool("v", false, "print the Guard's log (log/slog) on stderr")
-	allowPrivate := cmd.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
+	allowPrivate := cmd.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own address and port (refused by default: netguard)")
 	if code := cmd.Parse(args, 0, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -98,7 +98,7 @@ the walk found, what it dropped and why, and the pages fetched.`)
 		fetched []string
 	)
 	// A site's robots.txt, sitemaps, redirects and links may name any
-	// address: the crawl reaches the site's own and public ones only.
+	// address: the crawl reaches the site's own (on its port) and public ones only.
 	var dial colly.CollectorOption = func(*colly.Collector) {}
 	if !*allowPrivate {
 		tr, err := netguard.SiteTransport(ctx, site)

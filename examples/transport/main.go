@@ -59,7 +59,7 @@ the page of -url, with a plain net/http client that robotsmw's
 Guard.Transport makes polite, and prints the outcome of every link.`)
 	pageFlag := cmd.String("url", "", "check the links of this page instead of the demo site's")
 	verbose := cmd.Bool("v", false, "print the Guard's log (log/slog) on stderr")
-	allowPrivate := cmd.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own (refused by default: netguard)")
+	allowPrivate := cmd.Bool("allow-private", false, "reach loopback, private and link-local addresses other than the site's own address and port (refused by default: netguard)")
 	if code := cmd.Parse(args, 0, stdout, stderr); code >= 0 {
 		return code
 	}

@@ -1,0 +1,166 @@
+package netguard
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+
+	"golang.org/x/net/http/httpproxy"
+)
+
+// Transport returns a clone of http.DefaultTransport that dials through d
+// (nil d: the zero Dialer) and sends requests through the proxies of
+// d.Proxy, the environment's by default (HTTP_PROXY, HTTPS_PROXY,
+// NO_PROXY), as curl, wget and Go's default transport do.
+//
+// A request that goes through a proxy never goes direct, and its own host
+// is checked before anything is sent to the proxy, which connects to it on
+// the crawler's behalf: a host that is an IP address is judged as a dial
+// would judge it (Reason, Allow, AllowAddrPorts), and a host name is
+// resolved here (with d.Dialer's Resolver, if any) and refused if any of
+// its addresses is refused, or if it does not resolve — the proxy might
+// reach it where this machine cannot look. The proxy resolves the name
+// anew, so this check cannot see DNS rebinding between the two look-ups;
+// a proxy should refuse internal destinations itself.
+//
+// The connection to the proxy itself is not checked: its address (the
+// host and port of HTTP_PROXY or HTTPS_PROXY) is one the operator chose,
+// and is often on a private network. A request whose own host and port are
+// the proxy's, sent direct (NO_PROXY names it, or it is a loopback
+// address), is checked as a proxied one is.
+//
+// Set proxies through d.Proxy, not the returned transport's Proxy field:
+// a Proxy function set there (colly's SetProxyFunc sets it) replaces the
+// check of the request's host, and the dial to a proxy d.Proxy does not
+// name is checked as any other, so refused on a non-public address.
+func Transport(d *Dialer) *http.Transport {
+	if d == nil {
+		d = new(Dialer)
+	}
+	cfg := d.Proxy
+	if cfg == nil {
+		cfg = httpproxy.FromEnvironment()
+	}
+	p := &proxies{d: d, choose: cfg.ProxyFunc(), addrs: map[string]bool{}}
+	for _, s := range []string{cfg.HTTPProxy, cfg.HTTPSProxy} {
+		if u := parseProxy(s); u != nil {
+			p.addrs[canonicalAddr(u)] = true
+		}
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = p.proxy
+	t.DialContext = p.dialContext
+	return t
+}
+
+// proxies is the proxy side of a Transport: which proxy a request goes
+// through, the check of its host before it is sent there, and the dials
+// of the proxies themselves. Its fields are set before use and never
+// change, so it is safe for concurrent use.
+type proxies struct {
+	d      *Dialer
+	choose func(*url.URL) (*url.URL, error)
+	addrs  map[string]bool // host:port of the configured proxies, dialled unchecked
+}
+
+// proxy is the transport's Proxy function.
+func (p *proxies) proxy(req *http.Request) (*url.URL, error) {
+	pu, err := p.choose(req.URL)
+	if err != nil {
+		return nil, err
+	}
+	if pu != nil {
+		return pu, p.checkTarget(req.Context(), req.URL, canonicalAddr(pu))
+	}
+	if target := canonicalAddr(req.URL); p.addrs[target] {
+		// Direct, to the proxy's own address: the dial will not check it.
+		return nil, p.checkTarget(req.Context(), req.URL, "")
+	}
+	return nil, nil
+}
+
+// dialContext dials the configured proxies as they are, and every other
+// address through the Dialer's check.
+func (p *proxies) dialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	if p.addrs[address] {
+		base := p.d.base()
+		return base.DialContext(ctx, network, address)
+	}
+	return p.d.DialContext(ctx, network, address)
+}
+
+// checkTarget judges the address of u's host before a request for it goes
+// to proxy ("" for a direct request the dial does not check).
+func (p *proxies) checkTarget(ctx context.Context, u *url.URL, proxy string) error {
+	host := canonicalAddr(u)
+	_, ps, _ := net.SplitHostPort(host)
+	port, _ := strconv.ParseUint(ps, 10, 16)
+	fail := func(err error) error {
+		if ae, ok := err.(*AddressError); ok {
+			ae.Proxy = proxy
+		}
+		return err
+	}
+	if a, err := netip.ParseAddr(u.Hostname()); err == nil {
+		return fail(p.d.judge("tcp", host, a, uint16(port)))
+	}
+	resolver := net.DefaultResolver
+	if p.d.Dialer != nil && p.d.Dialer.Resolver != nil {
+		resolver = p.d.Dialer.Resolver
+	}
+	addrs, err := resolver.LookupNetIP(ctx, "ip", u.Hostname())
+	if err != nil {
+		return &AddressError{Network: "tcp", Host: host, Proxy: proxy, Err: err}
+	}
+	for _, a := range addrs {
+		if err := p.d.judge("tcp", host, a, uint16(port)); err != nil {
+			return fail(err)
+		}
+	}
+	return nil
+}
+
+// defaultPort returns the port of a URL of scheme that names none, as
+// net/http dials it, or "" for a scheme it does not know.
+func defaultPort(scheme string) string {
+	switch scheme {
+	case "http":
+		return "80"
+	case "https":
+		return "443"
+	case "socks5", "socks5h":
+		return "1080"
+	}
+	return ""
+}
+
+// canonicalAddr returns the host:port net/http dials for u.
+func canonicalAddr(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = defaultPort(u.Scheme)
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// parseProxy reads a proxy setting as httpproxy does: a URL, or a
+// host:port taken as an http:// URL. It returns nil for "" or a setting
+// that does not parse (whose requests then fail in httpproxy).
+func parseProxy(s string) *url.URL {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		if v, err2 := url.Parse("http://" + s); err2 == nil {
+			return v
+		}
+	}
+	if err != nil {
+		return nil
+	}
+	return u
+}
