@@ -120,6 +120,8 @@ func (wk *walk) read(res *result, resp *http.Response) {
 	res.read = true
 	sc := wk.scopeOf(j, final)
 	rd := NewReader(resp.Body)
+	rd.MaxSize, rd.MaxCompressedSize = wk.w.maxSize(), wk.w.maxSize()
+	defer func() { res.size = rd.Size() }()
 	leaf := true
 	for {
 		e, err := rd.Next()
@@ -144,6 +146,12 @@ func (wk *walk) read(res *result, resp *http.Response) {
 		if !normalize(u) {
 			drop(res, e.Index).Invalid++
 			continue
+		}
+		if wk.w.Filter != nil {
+			var keep bool
+			if e, u, keep = wk.filter(res, final, e, u); !keep {
+				continue
+			}
 		}
 		if e.Index {
 			leaf = false
@@ -171,6 +179,35 @@ func (wk *walk) read(res *result, resp *http.Response) {
 	} else {
 		wk.w.validators().forget(j.url)
 	}
+}
+
+// filter passes e, read at u, to Options.Filter, and returns the entry
+// it kept and its URL, resolved against final; false, counted, when it
+// dropped it or its new Loc is no URL to fetch.
+func (wk *walk) filter(res *result, final *url.URL, e Entry, u *url.URL) (Entry, *url.URL, bool) {
+	index := e.Index
+	e.Loc, e.Tag, e.AlternateOf = u.String(), "", ""
+	loc := e.Loc
+	e, keep := wk.w.Filter(e)
+	if !keep {
+		drop(res, index).Filter++
+		return e, nil, false
+	}
+	e.Index, e.Tag, e.AlternateOf = index, "", ""
+	if e.Loc == loc {
+		return e, u, true
+	}
+	ref, err := url.Parse(strings.TrimSpace(e.Loc))
+	if err != nil {
+		drop(res, index).Invalid++
+		return e, nil, false
+	}
+	u = final.ResolveReference(ref)
+	if !normalize(u) {
+		drop(res, index).Invalid++
+		return e, nil, false
+	}
+	return e, u, true
 }
 
 // page passes the page e, at u, on if it is in scope, kept by the

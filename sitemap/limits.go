@@ -33,7 +33,8 @@ const (
 // (sitemap.md §4.1: never truncate silently).
 type limitReader struct {
 	r   io.Reader
-	n   int64
+	n   int64 // bytes left
+	max int64 // n at the start, if set (Reader.Size)
 	err error
 }
 
