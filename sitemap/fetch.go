@@ -171,6 +171,9 @@ func (wk *walk) read(res *result, resp *http.Response) {
 			// Each alternate on its own merits, whether the page passed or not.
 			wk.alternates(res, sc, final, u.String(), e)
 		}
+		if len(res.pages) >= streamBatch {
+			wk.stream(res)
+		}
 	}
 	res.index = !leaf
 	if leaf {
@@ -236,7 +239,20 @@ func (wk *walk) page(res *result, sc *scope, u *url.URL, e Entry) bool {
 		res.pages = wk.pageBuffer()
 	}
 	res.pages = append(res.pages, e)
+	res.kept++
 	return true
+}
+
+// streamBatch is the number of pages of a sitemap passed on at a time
+// while it is read.
+const streamBatch = 1000
+
+// stream hands the pages of res read so far to the walk, which passes them
+// on while the rest of the file is read; it waits while the walk has
+// Concurrency results or batches to take.
+func (wk *walk) stream(res *result) {
+	wk.results <- result{job: res.job, partial: true, pages: res.pages}
+	res.pages = nil
 }
 
 // alternates passes on the hreflang alternates of the page parent, at

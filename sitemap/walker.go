@@ -191,9 +191,11 @@ type Options struct {
 	// Guard.Transport of the middleware package does (Guard.Seed sets it).
 	Retries int
 	// OnSitemap, if set, is told about each sitemap the walk fetched,
-	// found unchanged, failed on or left out for robots.txt, after it
-	// was read and before its pages are passed on; from the goroutine
-	// that calls the walk's callback. For progress displays and logs.
+	// found unchanged, failed on or left out for robots.txt, once it was
+	// read (the pages of a large file are passed on while it is read,
+	// streamBatch at a time: the last of them after OnSitemap); from the
+	// goroutine that calls the walk's callback. For progress displays
+	// and logs.
 	OnSitemap func(SitemapReport)
 }
 
@@ -265,10 +267,11 @@ type Walker struct {
 // Walk walks the sitemaps of site, an http or https URL of the site (any
 // path; a URL without a scheme is read as https), and calls fn with each
 // page entry, its Loc made absolute. fn is called from one goroutine at a
-// time, in no particular order across sitemaps; a slow fn slows the walk
-// down (back-pressure) without holding any connection open: each sitemap
-// is read in full before its entries are passed on, so a walk holds the
-// entries of at most Concurrency+1 sitemap files, never the whole site.
+// time, in no particular order across sitemaps, and in file order within
+// one. A sitemap's pages are passed on as it is read, in batches of 1,000
+// (so an interrupted walk of a large file has passed on what it read), and
+// a slow fn slows the walk down (back-pressure): a walk holds at most a
+// few batches of entries per sitemap in flight, never the whole site.
 //
 // The walk starts from robots.txt (fetched once through Robots): its
 // Sitemap lines resolved against the robots.txt URL after its redirects,
@@ -474,6 +477,8 @@ type result struct {
 	index       bool        // it listed sitemaps
 	notModified bool
 	size        int64    // bytes read, after decompression
+	partial     bool     // a batch of pages of a sitemap still being read
+	kept        int      // pages kept from the file, batches passed on before included
 	pages       []Entry  // in scope and filtered; Loc absolute
 	children    []string // index children in scope, absolute
 	dropped     Drops
@@ -495,6 +500,10 @@ type walk struct {
 	errs    []*FetchError
 	pages   *fingerprints // the page URLs passed on
 	fetched int           // sitemap fetches started
+	// cut holds the sitemaps being read of which a batch was not passed
+	// on in full (MaxURLs, the callback's error): their validators are
+	// not kept.
+	cut map[string]bool
 
 	queues  map[string][]job // pending sitemaps by host
 	ready   []string         // hosts with pending sitemaps and none in flight
@@ -683,6 +692,17 @@ func (wk *walk) run() error {
 			break
 		}
 		res := <-wk.results
+		if res.partial {
+			// A batch of a sitemap still being read.
+			if fnErr == nil && wk.ctx.Err() == nil {
+				if fnErr = wk.batch(res); fnErr != nil {
+					wk.cancelRest()
+				}
+			} else {
+				wk.recycle(res.pages)
+			}
+			continue
+		}
 		wk.running--
 		delete(wk.busy, res.job.host)
 		if len(wk.queues[res.job.host]) > 0 {
@@ -732,7 +752,7 @@ func (wk *walk) take(res result) error {
 	st.Skipped.add(res.skipped)
 	if f, l := wk.w.OnSitemap, wk.w.Logger; (f != nil || l != nil) && (res.read || res.notModified || res.err != nil || res.skipped.Robots > 0) {
 		r := SitemapReport{URL: res.job.url, Depth: res.job.depth, Index: res.index,
-			Pages: len(res.pages), Children: len(res.children), NotModified: res.notModified,
+			Pages: res.kept, Children: len(res.children), NotModified: res.notModified,
 			Disallowed: !res.read && res.skipped.Robots > 0, Size: res.size, Large: large}
 		if res.err != nil {
 			r.Err = res.err
@@ -757,33 +777,17 @@ func (wk *walk) take(res result) error {
 		chain := append(res.job.chain[:len(res.job.chain):len(res.job.chain)], c)
 		wk.offer(job{url: c, host: host, depth: res.job.depth + 1, owners: res.job.owners, chain: chain}, &st.Skipped)
 	}
-	passed := true // every page of the sitemap was passed on
-	defer wk.recycle(res.pages)
-	defer func() {
-		if res.validators != nil && passed {
-			wk.w.validators().put(res.job.url, res.validators)
-		}
-	}()
-	for i, e := range res.pages {
-		if wk.full() {
-			st.Dropped.Limit += len(res.pages) - i
-			st.Cut |= CutURLs
-			passed = false
-			break
-		}
-		if !wk.pages.add(e.Loc) {
-			st.Dropped.Duplicate++
-			continue
-		}
-		if err := wk.fn(e); err != nil {
-			passed = false
-			return err
-		}
-		st.URLs++
-		if err := wk.ctx.Err(); err != nil {
-			passed = false
-			return err
-		}
+	passed, err := wk.pass(res.pages)
+	wk.recycle(res.pages)
+	if wk.cut[res.job.url] {
+		passed = false
+		delete(wk.cut, res.job.url)
+	}
+	if err != nil {
+		return err
+	}
+	if res.validators != nil && passed {
+		wk.w.validators().put(res.job.url, res.validators)
 	}
 	if wk.full() {
 		// No further sitemap is fetched: what is queued is skipped.
@@ -800,6 +804,45 @@ func (wk *walk) take(res result) error {
 func (wk *walk) large(size int64) bool {
 	ws := wk.w.warnSize()
 	return ws > 0 && size > ws
+}
+
+// batch passes on a batch of pages of a sitemap still being read.
+func (wk *walk) batch(res result) error {
+	passed, err := wk.pass(res.pages)
+	wk.recycle(res.pages)
+	if !passed {
+		if wk.cut == nil {
+			wk.cut = make(map[string]bool)
+		}
+		wk.cut[res.job.url] = true
+	}
+	return err
+}
+
+// pass passes pages on, up to MaxURLs and without duplicates; it reports
+// whether each was (or was a duplicate), and returns the callback's error
+// or the end of the walk's context.
+func (wk *walk) pass(pages []Entry) (bool, error) {
+	st := &wk.stats
+	for i, e := range pages {
+		if wk.full() {
+			st.Dropped.Limit += len(pages) - i
+			st.Cut |= CutURLs
+			return false, nil
+		}
+		if !wk.pages.add(e.Loc) {
+			st.Dropped.Duplicate++
+			continue
+		}
+		if err := wk.fn(e); err != nil {
+			return false, err
+		}
+		st.URLs++
+		if err := wk.ctx.Err(); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // logSitemap logs r to l, if l is set and enabled at the record's level;
