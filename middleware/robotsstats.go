@@ -28,7 +28,7 @@ type RobotsStats struct {
 	Status429, Status5xx, Timeout, Network int64
 	// Unreachable is the number of origins whose last robots.txt fetch
 	// found it unreachable, now; an origin leaves it when a fetch gives a
-	// verdict again. At most maxRobotsDown (10,000) origins are tracked.
+	// verdict again. At most 10,000 origins are tracked.
 	Unreachable int
 }
 
