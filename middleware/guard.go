@@ -269,6 +269,8 @@ type Guard struct {
 	flying atomic.Int64               // Stats.InFlight
 
 	seedValidators sitemap.Validators // Seed's sitemaps' ETag and Last-Modified
+
+	robotsCounts robotsCounts // Stats.Robots: the own cache's fetches
 }
 
 // Attach is shorthand for new(Guard).Attach:
@@ -370,6 +372,7 @@ func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cac
 			Store:      g.RobotsStore,
 			Now:        g.clock,
 			Logger:     g.Logger,
+			OnFetch:    g.robotsFetched,
 		}
 	})
 	return g.own

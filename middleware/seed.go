@@ -19,10 +19,14 @@ import (
 // every page once, fed to the collector as fast as it takes them.
 type Seeding struct {
 	// Options are the walk's start (the sitemaps of robots.txt, or given
-	// Sitemaps), scope, filters (lastmod since, include and exclude
-	// patterns, URLs per site), index children to Follow, Rules that tag
-	// pages (the tag goes to the request's Ctx under SitemapTagKey),
-	// hreflang Alternates, fallback and depth; see sitemap.Options.
+	// Sitemaps, which may name a robots.txt), scope, filters (a per-entry
+	// Filter that sees pages and index children and may drop or rewrite
+	// them, lastmod since, include and exclude patterns, URLs per site),
+	// index children to Follow, Rules that tag pages (the tag goes to the
+	// request's Ctx under SitemapTagKey), hreflang Alternates, fallback,
+	// depth, and the size limit (MaxSize) and warning size (WarnSize:
+	// logged to Guard.Logger, counted in SeedStats.Large) of each sitemap
+	// file; see sitemap.Options.
 	sitemap.Options
 
 	// Queue, if set, receives the pages (Queue.AddURL) instead of the

@@ -86,6 +86,9 @@ type Stats struct {
 	Waits WaitStats
 	// Busiest lists up to 10 of the kept hosts, most Sent first.
 	Busiest []HostStats
+	// Robots counts the robots.txt fetches of the Guard's own cache by
+	// result, and the origins whose robots.txt is unreachable now.
+	Robots RobotsStats
 }
 
 // A counter names one of the per-host counters.
@@ -160,6 +163,7 @@ func (g *Guard) Stats() Stats {
 		Waiting:  g.later.len(),
 		InFlight: g.inFlight(),
 		Waits:    g.waits.snapshot(),
+		Robots:   g.robotsCounts.snapshot(),
 	}
 	// The busiest hosts: one pass, keeping the top few, no copy of the
 	// table.

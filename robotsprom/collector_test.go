@@ -85,13 +85,23 @@ robotsmw_hosts_evicted_total 0
 # HELP robotsmw_hosts_paused Hosts paused now after 429, 5xx or network errors.
 # TYPE robotsmw_hosts_paused gauge
 robotsmw_hosts_paused 0
-# HELP robotsmw_outcomes_total Requests by what the Guard did: blocked (robots.txt, Crawl-delay), deferred (waited past MaxWait), retried (failed attempts sent again), gave_up (final failures), not_followed (nofollow links).
-# TYPE robotsmw_outcomes_total counter
-robotsmw_outcomes_total{outcome="blocked"} 1
-robotsmw_outcomes_total{outcome="deferred"} 0
-robotsmw_outcomes_total{outcome="gave_up"} 1
-robotsmw_outcomes_total{outcome="not_followed"} 0
-robotsmw_outcomes_total{outcome="retried"} 2
+# HELP robotsmw_final_outcomes_total Requests by final outcome, each counted once: fetched (its final response read; equals robotsmw_pages_fetched_total), blocked (robots.txt, Crawl-delay), gave_up (final failures).
+# TYPE robotsmw_final_outcomes_total counter
+robotsmw_final_outcomes_total{outcome="blocked"} 1
+robotsmw_final_outcomes_total{outcome="fetched"} 3
+robotsmw_final_outcomes_total{outcome="gave_up"} 1
+# HELP robotsmw_attempt_outcomes_total Attempts that were not the end of their request: deferred (put off past MaxWait, not sent), retried (sent, failed, to be sent again).
+# TYPE robotsmw_attempt_outcomes_total counter
+robotsmw_attempt_outcomes_total{outcome="deferred"} 0
+robotsmw_attempt_outcomes_total{outcome="retried"} 2
+# HELP robotsmw_robots_fetches_total robots.txt fetches of the Guard's own cache by result: parsed (2xx), allow_all (4xx, too many redirects), unreachable_429, unreachable_5xx, unreachable_timeout, unreachable_network.
+# TYPE robotsmw_robots_fetches_total counter
+robotsmw_robots_fetches_total{result="allow_all"} 0
+robotsmw_robots_fetches_total{result="parsed"} 1
+robotsmw_robots_fetches_total{result="unreachable_429"} 0
+robotsmw_robots_fetches_total{result="unreachable_5xx"} 0
+robotsmw_robots_fetches_total{result="unreachable_network"} 0
+robotsmw_robots_fetches_total{result="unreachable_timeout"} 0
 # HELP robotsmw_pages_fetched_total Pages fetched: colly requests whose final response was read.
 # TYPE robotsmw_pages_fetched_total counter
 robotsmw_pages_fetched_total 3
@@ -106,13 +116,14 @@ robotsmw_requests_sent_total 7
 robotsmw_requests_waiting 0
 `
 	names := []string{"robotsmw_backoffs_total", "robotsmw_hosts", "robotsmw_hosts_evicted_total",
-		"robotsmw_hosts_paused", "robotsmw_outcomes_total", "robotsmw_pages_fetched_total",
+		"robotsmw_hosts_paused", "robotsmw_final_outcomes_total", "robotsmw_attempt_outcomes_total",
+		"robotsmw_robots_fetches_total", "robotsmw_pages_fetched_total",
 		"robotsmw_requests_in_flight", "robotsmw_requests_sent_total", "robotsmw_requests_waiting"}
 	if err := testutil.CollectAndCompare(col, strings.NewReader(want), names...); err != nil {
 		t.Errorf("CollectAndCompare: %v", err)
 	}
-	if n := testutil.CollectAndCount(col); n != 14 {
-		t.Errorf("CollectAndCount = %d series, want 14 (9 families, 5 outcomes)", n)
+	if n := testutil.CollectAndCount(col); n != 22 {
+		t.Errorf("CollectAndCount = %d series, want 22 (11 families of one series, 3 final outcomes, 2 attempt outcomes, 6 robots.txt results)", n)
 	}
 	if problems, err := testutil.CollectAndLint(col); err != nil || len(problems) > 0 {
 		t.Errorf("CollectAndLint = %v, %v", problems, err)

@@ -15,8 +15,19 @@
 //	requests_sent_total        counter    requests sent to hosts: pages, retries,
 //	                                      redirect hops, robots.txt, sitemaps
 //	pages_fetched_total        counter    pages fetched (colly responses read)
-//	outcomes_total{outcome}    counter    blocked, deferred, retried, gave_up,
-//	                                      not_followed
+//	final_outcomes_total{outcome}
+//	                           counter    each request once, at its end: fetched
+//	                                      (= pages_fetched_total), blocked, gave_up
+//	attempt_outcomes_total{outcome}
+//	                           counter    attempts that were not the end: deferred,
+//	                                      retried
+//	links_not_followed_total   counter    nofollow links FollowLinks left out
+//	robots_fetches_total{result}
+//	                           counter    robots.txt fetches of the Guard's own
+//	                                      cache: parsed, allow_all, unreachable_429,
+//	                                      unreachable_5xx, unreachable_timeout,
+//	                                      unreachable_network
+//	robots_unreachable_origins gauge      origins whose robots.txt is down now
 //	backoffs_total             counter    pauses started or lengthened
 //	hosts_evicted_total        counter    host states forgotten when quiet
 //	hosts                      gauge      host states kept
@@ -25,6 +36,11 @@
 //	requests_waiting           gauge      deferred requests waiting in the Guard
 //	wait_seconds               histogram  waits inside colly's callbacks
 //	                                      before sending (1 ms to 1 min)
+//
+// sum(final_outcomes_total) counts the requests that ended (colly's own
+// refusals, such as a URL filter, aside); attempt_outcomes_total counts
+// what happened on the way, so a request retried twice and then fetched
+// adds 2 there and 1 to fetched.
 //
 // There are no per-host series: a broad crawl meets millions of hosts,
 // and a label per host would grow the series without bound. Read

@@ -37,10 +37,10 @@ func ExampleNewCollector() {
 	for _, mf := range mfs {
 		for _, m := range mf.GetMetric() {
 			switch {
-			case mf.GetName() == "robotsmw_outcomes_total" && m.GetLabel()[0].GetValue() == "blocked":
-				fmt.Println("blocked", m.GetCounter().GetValue())
-			case mf.GetName() == "robotsmw_pages_fetched_total":
-				fmt.Println("pages fetched", m.GetCounter().GetValue())
+			case mf.GetName() == "robotsmw_final_outcomes_total":
+				fmt.Println(m.GetLabel()[0].GetValue(), m.GetCounter().GetValue())
+			case mf.GetName() == "robotsmw_robots_fetches_total" && m.GetCounter().GetValue() > 0:
+				fmt.Println("robots.txt", m.GetLabel()[0].GetValue(), m.GetCounter().GetValue())
 			case mf.GetName() == "robotsmw_requests_sent_total":
 				fmt.Println("requests sent", m.GetCounter().GetValue())
 			}
@@ -48,6 +48,8 @@ func ExampleNewCollector() {
 	}
 	// Output:
 	// blocked 1
-	// pages fetched 1
+	// fetched 1
+	// gave_up 0
 	// requests sent 2
+	// robots.txt parsed 1
 }

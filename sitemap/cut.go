@@ -19,8 +19,8 @@ const (
 	// FetchError with ErrTooDeep).
 	CutDepth
 	// CutSize: a sitemap passed the Reader's limits (50,000 entries or
-	// 50 MiB, a gzip bomb); it was read up to the limit (a FetchError
-	// with ErrTooLarge).
+	// Options.MaxSize, 50 MiB by default; a gzip bomb); it was read up to
+	// the limit (a FetchError with ErrTooLarge).
 	CutSize
 	// CutHosts: the walk looked up the robots.txt of as many hosts for
 	// cross-submissions as it may (64 hosts, 4 ports of one host name);

@@ -40,14 +40,16 @@
 // The limits of sitemaps.org (50,000 entries and 50 MiB uncompressed a
 // file) are enforced by default, so that a gzip bomb ends after reading
 // 50 MiB with a few hundred kilobytes of memory; see [Reader] for the
-// settings and [ErrTooLarge].
+// settings and [ErrTooLarge]; a Walker's limit is Options.MaxSize, and
+// it reports the files past Options.WarnSize (32 MiB by default).
 //
 // A [Walker] finds and walks a site's sitemaps over any *http.Client: the
 // Sitemap lines of robots.txt (through a policy.Cache, so robots.txt is
 // fetched once), indexes to a depth limit with loops ended, each sitemap
 // checked against robots.txt before it is fetched, 429 and 503 waited out,
-// pages resolved, scoped (sitemaps.org, cross-submission), filtered and
-// deduplicated, and every drop counted by reason ([Stats]). It holds a few
+// pages resolved, scoped (sitemaps.org, cross-submission), filtered (a
+// per-entry Options.Filter like Scrapy's sitemap_filter, lastmod, path
+// patterns) and deduplicated, and every drop counted by reason ([Stats]). It holds a few
 // sitemap files' entries at a time, never a site's.
 //
 // Reader and FromRobots do no I/O; only a Walker fetches. The package never

@@ -120,6 +120,8 @@ func (wk *walk) read(res *result, resp *http.Response) {
 	res.read = true
 	sc := wk.scopeOf(j, final)
 	rd := NewReader(resp.Body)
+	rd.MaxSize, rd.MaxCompressedSize = wk.w.maxSize(), wk.w.maxSize()
+	defer func() { res.size = rd.Size() }()
 	leaf := true
 	for {
 		e, err := rd.Next()
@@ -145,6 +147,12 @@ func (wk *walk) read(res *result, resp *http.Response) {
 			drop(res, e.Index).Invalid++
 			continue
 		}
+		if wk.w.Filter != nil {
+			var keep bool
+			if e, u, keep = wk.filter(res, final, e, u); !keep {
+				continue
+			}
+		}
 		if e.Index {
 			leaf = false
 			if !sc.inChildScope(u) {
@@ -163,6 +171,9 @@ func (wk *walk) read(res *result, resp *http.Response) {
 			// Each alternate on its own merits, whether the page passed or not.
 			wk.alternates(res, sc, final, u.String(), e)
 		}
+		if len(res.pages) >= streamBatch {
+			wk.stream(res)
+		}
 	}
 	res.index = !leaf
 	if leaf {
@@ -171,6 +182,35 @@ func (wk *walk) read(res *result, resp *http.Response) {
 	} else {
 		wk.w.validators().forget(j.url)
 	}
+}
+
+// filter passes e, read at u, to Options.Filter, and returns the entry
+// it kept and its URL, resolved against final; false, counted, when it
+// dropped it or its new Loc is no URL to fetch.
+func (wk *walk) filter(res *result, final *url.URL, e Entry, u *url.URL) (Entry, *url.URL, bool) {
+	index := e.Index
+	e.Loc, e.Tag, e.AlternateOf = u.String(), "", ""
+	loc := e.Loc
+	e, keep := wk.w.Filter(e)
+	if !keep {
+		drop(res, index).Filter++
+		return e, nil, false
+	}
+	e.Index, e.Tag, e.AlternateOf = index, "", ""
+	if e.Loc == loc {
+		return e, u, true
+	}
+	ref, err := url.Parse(strings.TrimSpace(e.Loc))
+	if err != nil {
+		drop(res, index).Invalid++
+		return e, nil, false
+	}
+	u = final.ResolveReference(ref)
+	if !normalize(u) {
+		drop(res, index).Invalid++
+		return e, nil, false
+	}
+	return e, u, true
 }
 
 // page passes the page e, at u, on if it is in scope, kept by the
@@ -199,7 +239,20 @@ func (wk *walk) page(res *result, sc *scope, u *url.URL, e Entry) bool {
 		res.pages = wk.pageBuffer()
 	}
 	res.pages = append(res.pages, e)
+	res.kept++
 	return true
+}
+
+// streamBatch is the number of pages of a sitemap passed on at a time
+// while it is read.
+const streamBatch = 1000
+
+// stream hands the pages of res read so far to the walk, which passes them
+// on while the rest of the file is read; it waits while the walk has
+// Concurrency results or batches to take.
+func (wk *walk) stream(res *result) {
+	wk.results <- result{job: res.job, partial: true, pages: res.pages}
+	res.pages = nil
 }
 
 // alternates passes on the hreflang alternates of the page parent, at

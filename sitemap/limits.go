@@ -34,7 +34,8 @@ const (
 // (docs/sitemaps.md#limits: never truncate silently).
 type limitReader struct {
 	r   io.Reader
-	n   int64
+	n   int64 // bytes left
+	max int64 // n at the start, if set (Reader.Size)
 	err error
 }
 

@@ -36,8 +36,9 @@ type Reader struct {
 
 	src     io.Reader
 	br      *bufio.Reader
-	off     int64 // bytes of the decompressed file consumed
-	n       int   // entries returned
+	dec     *limitReader // the decompressed file, under MaxSize (see Size)
+	off     int64        // bytes of the decompressed file consumed
+	n       int          // entries returned
 	started bool
 	text    bool   // plain-text sitemap
 	err     error  // sticky: returned by every later call to Next
@@ -127,7 +128,8 @@ func (r *Reader) start() error {
 	if err != nil {
 		return r.fail(err)
 	}
-	r.br = bufio.NewReaderSize(&limitReader{r: src, n: maxSize, err: sizeErr}, bufSize)
+	r.dec = &limitReader{r: src, n: maxSize, max: maxSize, err: sizeErr}
+	r.br = bufio.NewReaderSize(r.dec, bufSize)
 
 	for {
 		buf, err := r.buffered(3)
@@ -162,6 +164,17 @@ func (r *Reader) start() error {
 	}
 	r.text = true
 	return r.sniffText()
+}
+
+// Size returns the number of bytes of the file, after decompression, read
+// so far: at the end of the file (io.EOF) its size; at a limit, MaxSize.
+// The Reader reads ahead a few kilobytes, so before the end Size may be
+// somewhat past the entries returned.
+func (r *Reader) Size() int64 {
+	if r.dec == nil {
+		return 0
+	}
+	return r.dec.max - r.dec.n
 }
 
 // buffered returns the buffered bytes, reading when fewer than min are

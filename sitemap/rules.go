@@ -44,8 +44,10 @@ func (wk *walk) follows(u *url.URL) bool {
 
 // startFrom queues Options.Sitemaps, resolved against base, as the walk's
 // first sitemaps. Each is its own host's: as if that host's robots.txt had
-// listed it (sitemaps.org scope).
-func (wk *walk) startFrom(base *url.URL) {
+// listed it (sitemaps.org scope). A robots.txt URL among them gives its
+// Sitemap lines (startRobots, without the fallback). Only the end of the
+// walk's context is returned.
+func (wk *walk) startFrom(base *url.URL) error {
 	for _, s := range wk.w.Sitemaps {
 		ref, err := url.Parse(strings.TrimSpace(s))
 		if err != nil {
@@ -59,7 +61,20 @@ func (wk *walk) startFrom(base *url.URL) {
 			wk.fail(&FetchError{URL: s, Err: errNotHTTP})
 			continue
 		}
+		if isRobotsURL(u) {
+			if err := wk.startRobots(u, false); err != nil {
+				return err
+			}
+			continue
+		}
 		h := hostKey(u)
 		wk.offer(job{url: u.String(), host: h, owners: []string{h}, chain: []string{u.String()}}, &wk.stats.Skipped)
 	}
+	return nil
+}
+
+// isRobotsURL reports whether u names a robots.txt file: its path is
+// /robots.txt (RFC 9309 §2.3) and it has no query.
+func isRobotsURL(u *url.URL) bool {
+	return u.Path == "/robots.txt" && u.RawQuery == "" && !u.ForceQuery
 }

@@ -38,6 +38,10 @@ const (
 	// check for billions of URLs. The check costs at most 15 bytes a URL:
 	// 15 MB at this bound.
 	DefaultMaxURLs = 1_000_000
+	// DefaultWarnSize is the size of a sitemap file, after decompression,
+	// past which it is reported as large when Options.WarnSize is zero:
+	// 32 MiB, Scrapy's DOWNLOAD_WARNSIZE.
+	DefaultWarnSize = 32 << 20
 )
 
 // Fixed limits of a walk.
@@ -83,6 +87,11 @@ type Options struct {
 	// robots.txt is still read to check each sitemap and page URL. A
 	// given sitemap's scope is its own host, as if that host's robots.txt
 	// listed it.
+	//
+	// A URL whose path is /robots.txt (and that has no query) names a
+	// robots.txt instead, as in Scrapy: the walk starts from its Sitemap
+	// lines, read through Robots like the site's own, with that host's
+	// scope; if it lists none, nothing is walked from it (no fallback).
 	Sitemaps []string
 	// Follow, if set, keeps only the index children (sitemaps listed by a
 	// sitemap index) whose path and query match one of its patterns
@@ -117,6 +126,42 @@ type Options struct {
 	// Since, if set, drops the pages whose lastmod is before it. Pages
 	// without a lastmod are kept.
 	Since time.Time
+	// Filter, if set, sees every entry the walk reads, before any other
+	// filter (Scrapy's sitemap_filter): the pages of a urlset, feed or
+	// text sitemap and the children of a sitemap index (Entry.Index),
+	// with the fields the Reader fills in (LastMod, ChangeFreq, Priority,
+	// Alternates, Images, Videos, News; the Reader keeps no other
+	// element). Loc is absolute, resolved against the sitemap's URL after
+	// its redirects and normalised as the walk passes URLs on; the hrefs
+	// of Alternates are as written. Filter returns the entry to keep,
+	// changed or not, and true; or false to drop it, counted in
+	// Stats.Dropped.Filter (a page) or Stats.Skipped.Filter (an index
+	// child). A dropped page takes its hreflang alternates with it.
+	//
+	// A changed Loc (a relative one resolved against the sitemap's URL)
+	// replaces the one read; the entry then goes through scope, Follow
+	// or Since, Include, Exclude and Rules, robots.txt and the duplicate
+	// check like any other: a Filter cannot take the walk off the site.
+	// Changed Alternates are the ones passed on (Options.Alternates).
+	// Index, Tag and AlternateOf are the Walker's: changes to them are
+	// ignored.
+	//
+	// Filter is called from the walk's fetch goroutines, up to
+	// Concurrency at once: it must be safe for concurrent use. Nil keeps
+	// every entry.
+	Filter func(Entry) (Entry, bool)
+	// MaxSize bounds the bytes of one sitemap file, read from the
+	// network and after decompression (Reader.MaxSize and
+	// MaxCompressedSize); zero means DefaultMaxSize (50 MiB,
+	// sitemaps.org). A file past it is read up to it, then fails with
+	// ErrTooLarge, and Stats.Cut has CutSize.
+	MaxSize int64
+	// WarnSize is the size, after decompression, past which a sitemap
+	// file is reported as large (Scrapy's DOWNLOAD_WARNSIZE): counted in
+	// Stats.Large, flagged in its SitemapReport (Large, Size) and logged
+	// at Warn ("sitemap large"), though read as usual. Zero means
+	// DefaultWarnSize (32 MiB); a negative value turns it off.
+	WarnSize int64
 	// Include, if set, keeps only the pages whose path and query match
 	// one of its patterns; Exclude drops those that match one of its.
 	// Patterns are written as robots.txt paths (RFC 9309 §2.2.3): a
@@ -146,9 +191,11 @@ type Options struct {
 	// Guard.Transport of the middleware package does (Guard.Seed sets it).
 	Retries int
 	// OnSitemap, if set, is told about each sitemap the walk fetched,
-	// found unchanged, failed on or left out for robots.txt, after it
-	// was read and before its pages are passed on; from the goroutine
-	// that calls the walk's callback. For progress displays and logs.
+	// found unchanged, failed on or left out for robots.txt, once it was
+	// read (the pages of a large file are passed on while it is read,
+	// streamBatch at a time: the last of them after OnSitemap); from the
+	// goroutine that calls the walk's callback. For progress displays
+	// and logs.
 	OnSitemap func(SitemapReport)
 }
 
@@ -161,6 +208,8 @@ type SitemapReport struct {
 	Children    int    // sitemaps it listed, in scope
 	NotModified bool   // a conditional refetch found it unchanged
 	Disallowed  bool   // robots.txt disallows it: not fetched
+	Size        int64  // bytes read of it, after decompression
+	Large       bool   // Size is past Options.WarnSize
 	Err         error  // a *FetchError if it failed or was read only in part
 }
 
@@ -218,16 +267,18 @@ type Walker struct {
 // Walk walks the sitemaps of site, an http or https URL of the site (any
 // path; a URL without a scheme is read as https), and calls fn with each
 // page entry, its Loc made absolute. fn is called from one goroutine at a
-// time, in no particular order across sitemaps; a slow fn slows the walk
-// down (back-pressure) without holding any connection open: each sitemap
-// is read in full before its entries are passed on, so a walk holds the
-// entries of at most Concurrency+1 sitemap files, never the whole site.
+// time, in no particular order across sitemaps, and in file order within
+// one. A sitemap's pages are passed on as it is read, in batches of 1,000
+// (so an interrupted walk of a large file has passed on what it read), and
+// a slow fn slows the walk down (back-pressure): a walk holds at most a
+// few batches of entries per sitemap in flight, never the whole site.
 //
 // The walk starts from robots.txt (fetched once through Robots): its
 // Sitemap lines resolved against the robots.txt URL after its redirects,
 // duplicates and junk removed (FromRobots), or /sitemap.xml if there are
 // none; or, with Options.Sitemaps, from those sitemaps only (resolved
-// against site). An index's children are walked up to MaxDepth (those
+// against site; a robots.txt among them gives its Sitemap lines).
+// Options.Filter sees each entry read first. An index's children are walked up to MaxDepth (those
 // Options.Follow lets through); each sitemap URL,
 // and each URL a redirect went through, is fetched at most once a walk, so
 // self-listing indexes and cycles end.
@@ -380,6 +431,7 @@ func (w *Walker) retries() int {
 }
 
 func (w *Walker) maxDepth() int          { return orDefault(w.MaxDepth, DefaultMaxDepth) }
+func (w *Walker) maxSize() int64         { return orDefault(w.MaxSize, DefaultMaxSize) }
 func (w *Walker) maxSitemaps() int       { return orDefault(w.MaxSitemaps, DefaultMaxSitemaps) }
 func (w *Walker) concurrency() int       { return orDefault(w.Concurrency, DefaultConcurrency) }
 func (w *Walker) timeout() time.Duration { return orDefault(w.Timeout, DefaultTimeout) }
@@ -392,7 +444,15 @@ func (w *Walker) maxURLs() int {
 	return orDefault(w.MaxURLs, DefaultMaxURLs)
 }
 
-func orDefault[T int | time.Duration](v, def T) T {
+// warnSize returns the size past which a sitemap is large; 0 for none.
+func (w *Walker) warnSize() int64 {
+	if w.WarnSize < 0 {
+		return 0
+	}
+	return orDefault(w.WarnSize, DefaultWarnSize)
+}
+
+func orDefault[T int | int64 | time.Duration](v, def T) T {
 	if v > 0 {
 		return v
 	}
@@ -416,6 +476,9 @@ type result struct {
 	validators  http.Header // a urlset read in full: its response header
 	index       bool        // it listed sitemaps
 	notModified bool
+	size        int64    // bytes read, after decompression
+	partial     bool     // a batch of pages of a sitemap still being read
+	kept        int      // pages kept from the file, batches passed on before included
 	pages       []Entry  // in scope and filtered; Loc absolute
 	children    []string // index children in scope, absolute
 	dropped     Drops
@@ -437,6 +500,10 @@ type walk struct {
 	errs    []*FetchError
 	pages   *fingerprints // the page URLs passed on
 	fetched int           // sitemap fetches started
+	// cut holds the sitemaps being read of which a batch was not passed
+	// on in full (MaxURLs, the callback's error): their validators are
+	// not kept.
+	cut map[string]bool
 
 	queues  map[string][]job // pending sitemaps by host
 	ready   []string         // hosts with pending sitemaps and none in flight
@@ -492,9 +559,16 @@ func (wk *walk) recycle(b []Entry) {
 // Sitemap lines of robots.txt.
 func (wk *walk) start(base *url.URL) error {
 	if len(wk.w.Sitemaps) > 0 {
-		wk.startFrom(base)
-		return nil
+		return wk.startFrom(base)
 	}
+	return wk.startRobots(base, !wk.w.NoFallback)
+}
+
+// startRobots queues the sitemaps the robots.txt of base's origin lists,
+// read through the walk's cache, or, with fallback, /sitemap.xml if it
+// lists none. Only the end of the walk's context is returned; a robots.txt
+// that cannot be read is counted as a failed sitemap.
+func (wk *walk) startRobots(base *url.URL, fallback bool) error {
 	robotsURL := &url.URL{Scheme: base.Scheme, Host: base.Host, Path: "/robots.txt"}
 	e, err := wk.robots.Get(wk.ctx, robotsURL)
 	if err != nil {
@@ -520,7 +594,7 @@ func (wk *walk) start(base *url.URL) error {
 		owners = append(owners, fk)
 		wk.remember(fk, lines)
 	}
-	if len(lines) == 0 && !wk.w.NoFallback {
+	if len(lines) == 0 && fallback {
 		u := base.Scheme + "://" + base.Host + "/sitemap.xml"
 		wk.offer(job{url: u, host: owner, owners: owners, chain: []string{u}, fallback: true}, &wk.stats.Skipped)
 	}
@@ -618,6 +692,17 @@ func (wk *walk) run() error {
 			break
 		}
 		res := <-wk.results
+		if res.partial {
+			// A batch of a sitemap still being read.
+			if fnErr == nil && wk.ctx.Err() == nil {
+				if fnErr = wk.batch(res); fnErr != nil {
+					wk.cancelRest()
+				}
+			} else {
+				wk.recycle(res.pages)
+			}
+			continue
+		}
 		wk.running--
 		delete(wk.busy, res.job.host)
 		if len(wk.queues[res.job.host]) > 0 {
@@ -656,6 +741,10 @@ func (wk *walk) take(res result) error {
 	if res.notModified {
 		st.NotModified++
 	}
+	large := wk.large(res.size)
+	if large {
+		st.Large++
+	}
 	if res.err != nil {
 		wk.fail(res.err)
 	}
@@ -663,12 +752,12 @@ func (wk *walk) take(res result) error {
 	st.Skipped.add(res.skipped)
 	if f, l := wk.w.OnSitemap, wk.w.Logger; (f != nil || l != nil) && (res.read || res.notModified || res.err != nil || res.skipped.Robots > 0) {
 		r := SitemapReport{URL: res.job.url, Depth: res.job.depth, Index: res.index,
-			Pages: len(res.pages), Children: len(res.children), NotModified: res.notModified,
-			Disallowed: !res.read && res.skipped.Robots > 0}
+			Pages: res.kept, Children: len(res.children), NotModified: res.notModified,
+			Disallowed: !res.read && res.skipped.Robots > 0, Size: res.size, Large: large}
 		if res.err != nil {
 			r.Err = res.err
 		}
-		logSitemap(l, r)
+		logSitemap(l, r, wk.w.warnSize())
 		if f != nil {
 			f(r)
 		}
@@ -688,33 +777,17 @@ func (wk *walk) take(res result) error {
 		chain := append(res.job.chain[:len(res.job.chain):len(res.job.chain)], c)
 		wk.offer(job{url: c, host: host, depth: res.job.depth + 1, owners: res.job.owners, chain: chain}, &st.Skipped)
 	}
-	passed := true // every page of the sitemap was passed on
-	defer wk.recycle(res.pages)
-	defer func() {
-		if res.validators != nil && passed {
-			wk.w.validators().put(res.job.url, res.validators)
-		}
-	}()
-	for i, e := range res.pages {
-		if wk.full() {
-			st.Dropped.Limit += len(res.pages) - i
-			st.Cut |= CutURLs
-			passed = false
-			break
-		}
-		if !wk.pages.add(e.Loc) {
-			st.Dropped.Duplicate++
-			continue
-		}
-		if err := wk.fn(e); err != nil {
-			passed = false
-			return err
-		}
-		st.URLs++
-		if err := wk.ctx.Err(); err != nil {
-			passed = false
-			return err
-		}
+	passed, err := wk.pass(res.pages)
+	wk.recycle(res.pages)
+	if wk.cut[res.job.url] {
+		passed = false
+		delete(wk.cut, res.job.url)
+	}
+	if err != nil {
+		return err
+	}
+	if res.validators != nil && passed {
+		wk.w.validators().put(res.job.url, res.validators)
 	}
 	if wk.full() {
 		// No further sitemap is fetched: what is queued is skipped.
@@ -727,14 +800,62 @@ func (wk *walk) take(res result) error {
 	return nil
 }
 
-// logSitemap logs r to l, if l is set and enabled at the record's level.
-func logSitemap(l *slog.Logger, r SitemapReport) {
+// large reports whether a sitemap of size bytes is past WarnSize.
+func (wk *walk) large(size int64) bool {
+	ws := wk.w.warnSize()
+	return ws > 0 && size > ws
+}
+
+// batch passes on a batch of pages of a sitemap still being read.
+func (wk *walk) batch(res result) error {
+	passed, err := wk.pass(res.pages)
+	wk.recycle(res.pages)
+	if !passed {
+		if wk.cut == nil {
+			wk.cut = make(map[string]bool)
+		}
+		wk.cut[res.job.url] = true
+	}
+	return err
+}
+
+// pass passes pages on, up to MaxURLs and without duplicates; it reports
+// whether each was (or was a duplicate), and returns the callback's error
+// or the end of the walk's context.
+func (wk *walk) pass(pages []Entry) (bool, error) {
+	st := &wk.stats
+	for i, e := range pages {
+		if wk.full() {
+			st.Dropped.Limit += len(pages) - i
+			st.Cut |= CutURLs
+			return false, nil
+		}
+		if !wk.pages.add(e.Loc) {
+			st.Dropped.Duplicate++
+			continue
+		}
+		if err := wk.fn(e); err != nil {
+			return false, err
+		}
+		st.URLs++
+		if err := wk.ctx.Err(); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// logSitemap logs r to l, if l is set and enabled at the record's level;
+// warnSize is the walk's WarnSize.
+func logSitemap(l *slog.Logger, r SitemapReport, warnSize int64) {
 	level, msg := slog.LevelInfo, "sitemap read"
 	switch {
 	case r.Err != nil:
 		level, msg = slog.LevelWarn, "sitemap failed"
 	case r.Disallowed:
 		level, msg = slog.LevelDebug, "sitemap disallowed"
+	case r.Large:
+		level, msg = slog.LevelWarn, "sitemap large"
 	}
 	if l == nil || !l.Enabled(context.Background(), level) {
 		return
@@ -747,6 +868,9 @@ func logSitemap(l *slog.Logger, r SitemapReport) {
 		attrs = append(attrs, slog.Int("children", r.Children))
 	case !r.Disallowed:
 		attrs = append(attrs, slog.Int("pages", r.Pages))
+	}
+	if r.Large {
+		attrs = append(attrs, slog.Int64("size", r.Size), slog.Int64("warn_size", warnSize))
 	}
 	if r.Err != nil {
 		attrs = append(attrs, slog.String("error", r.Err.Error()))

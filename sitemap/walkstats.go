@@ -12,6 +12,7 @@ type Stats struct {
 	NotModified int // sitemaps a conditional refetch found unchanged (304): not read again
 	Failed      int // sitemap files that could not be read, or only in part: see the WalkError
 	URLs        int // page URLs passed to the callback
+	Large       int // sitemap files past Options.WarnSize (read as usual)
 
 	// Dropped counts the page entries that were not passed on, by reason.
 	Dropped Drops
@@ -31,7 +32,7 @@ type Stats struct {
 // Drops counts entries left out, by reason.
 type Drops struct {
 	Scope     int // outside the sitemap's scope (host, or path in Strict mode; sitemaps.org)
-	Filter    int // Since, Include or Exclude left it out
+	Filter    int // Filter, Follow, Since, Include, Exclude or Rules left it out
 	Robots    int // robots.txt disallows it for the Walker's agent
 	Duplicate int // seen before in this walk
 	Limit     int // past MaxURLs (pages), MaxDepth or MaxSitemaps (sitemaps)

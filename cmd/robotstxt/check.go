@@ -26,7 +26,13 @@ empty; or it could not be fetched, which disallows everything: RFC 9309
 of the URL, the line ends with the URL's canonical form, without them.
 
 Without a ROBOTS, each URL's own robots.txt is fetched. A first argument
-that is "-" or an existing file is the ROBOTS, as is -robots.
+that is "-" or an existing file is the ROBOTS, as is -robots. So is a single
+argument that names a site's root (https://example.com, https://example.com/
+or https://example.com/robots.txt) while standard input is not a terminal
+and holds a line: "echo URL | robotstxt check https://example.com/" checks
+the URLs of standard input against that site's robots.txt. With nothing on
+standard input (a terminal, /dev/null, an empty pipe), that argument is the
+URL checked, as always.
 URLs are absolute http or https URLs with a host: https://example.com/a.
 Without URL arguments, the URLs are read from standard input, one a line
 (blank lines and lines starting with '#' are skipped), and each verdict is
@@ -42,6 +48,10 @@ CheckResult in the source).
 When a robots.txt cannot be fetched (a network error, a timeout, 429 or a
 5xx answer), its URLs are reported DISALLOWED, as RFC 9309 says a crawler
 must treat them, and the exit status is 2: the verdict is not the site's.
+A robots.txt larger than 500 KiB is read up to 500 KiB only (RFC 9309
+§2.5), as crawlers do: check says so on standard error, once a file, and
+sets "cut" with -json. -agent must not be empty (an empty token would
+silently mean the "*" group).
 
 examples:
   robotstxt check -agent Googlebot robots.txt https://example.com/private/x
@@ -65,6 +75,9 @@ func checkFlags(fs *flag.FlagSet) action {
 		if err := checkTimeout(*timeout); err != nil {
 			return 0, err
 		}
+		if err := checkAgent(*agent); err != nil {
+			return 0, err
+		}
 		return e.check(ctx, checkRun{agent: *agent, robots: *robots, timeout: *timeout, json: *asJSON}, args)
 	}
 }
@@ -78,8 +91,12 @@ type checkRun struct {
 
 func (e *env) check(ctx context.Context, cr checkRun, args []string) (int, error) {
 	robotsArg := cr.robots
-	if robotsArg == "" && len(args) > 0 && isFile(args[0]) {
+	switch {
+	case robotsArg == "" && len(args) > 0 && isFile(args[0]):
 		robotsArg, args = args[0], args[1:]
+	case robotsArg == "" && len(args) == 1 && isSiteRoot(args[0]) && e.stdinHasLine():
+		// echo URL | robotstxt check https://example.com/
+		robotsArg, args = args[0], nil
 	}
 	fromStdin := len(args) == 0
 	if fromStdin {
@@ -125,6 +142,7 @@ func (e *env) check(ctx context.Context, cr checkRun, args []string) (int, error
 	}
 	status := exitOK
 	unreachable := map[string]bool{} // robots.txt files that could not be read
+	cut := map[string]bool{}         // robots.txt files read in part, reported
 	defer func() {
 		files := fmt.Sprintf("%d robots.txt files", len(unreachable))
 		switch len(unreachable) {
@@ -144,6 +162,10 @@ func (e *env) check(ctx context.Context, cr checkRun, args []string) (int, error
 			}
 		}
 		res := rt.result(token, raw, u, cr.timeout)
+		if res.Cut && !cut[res.Robots] {
+			cut[res.Robots] = true
+			fmt.Fprintf(e.stderr, "robotstxt: check: %s\n", rt.cutText())
+		}
 		switch {
 		case rt.err != nil:
 			status = exitUsage // the verdict is RFC 9309's, not the site's
@@ -266,4 +288,24 @@ func crawlURL(raw string, haveRobots bool) (*url.URL, error) {
 		msg += fmt.Sprintf(" (did you mean %q?)", "https://"+raw)
 	}
 	return nil, usageErr{msg}
+}
+
+// checkAgent refuses an empty -agent, which policy.ProductToken turns
+// into no token at all: it would match the "*" group without a word.
+func checkAgent(agent string) error {
+	if strings.TrimSpace(agent) == "" {
+		return usagef("-agent is empty; give the crawler's product token or User-Agent, such as -agent Googlebot (the default is robotstxt)")
+	}
+	return nil
+}
+
+// isSiteRoot reports whether arg is an http or https URL of a site's
+// root or of its robots.txt, without a query: the URL check reads as a
+// ROBOTS when standard input holds the URLs.
+func isSiteRoot(arg string) bool {
+	u, err := url.Parse(arg)
+	if err != nil || isLocal(arg) || u.Hostname() == "" || u.RawQuery != "" || u.ForceQuery {
+		return false
+	}
+	return u.Path == "" || u.Path == "/" || u.Path == "/robots.txt"
 }

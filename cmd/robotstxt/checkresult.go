@@ -38,6 +38,10 @@ type CheckResult struct {
 	Canonical string `json:"canonical"`
 	Reason    string `json:"reason"`          // the text check prints after the URL
 	Error     string `json:"error,omitempty"` // why robots.txt is unreachable
+	// Cut is set when robots.txt is larger than policy.MaxSize (500
+	// KiB): only its first 500 KiB were read (RFC 9309 §2.5), and the
+	// rules past them do not apply.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // result returns rt's verdict on u for agent, given as raw.
@@ -57,6 +61,7 @@ func (rt *robotsTxt) result(agent, raw string, u *url.URL, timeout time.Duration
 		res.State = "unavailable"
 	default:
 		res.Canonical = rt.robots.Canonical(u).String()
+		res.Cut = rt.cut()
 	}
 	if d != nil {
 		res.Group = d.Agent
@@ -110,6 +115,35 @@ func eachLine(ctx context.Context, r io.Reader, fn func(num int, line string) er
 		return errInterrupted // the Ctrl-C that ended the input
 	}
 	return nil
+}
+
+// stdinHasLine reports whether standard input holds a line that is not
+// blank: false for a terminal, /dev/null or an input that ends first. It
+// waits for that line or the end of the input, and keeps what it read for
+// the next reads of e.stdin.
+func (e *env) stdinHasLine() bool {
+	if e.stdinIsTerminal() {
+		return false
+	}
+	br, ok := e.stdin.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(e.stdin, maxURLLine)
+		e.stdin = br
+	}
+	for n := 1; ; n++ {
+		b, err := br.Peek(n)
+		if len(b) == n && !isBlank(b[n-1]) {
+			return true
+		}
+		if err != nil || n == br.Size() {
+			return false
+		}
+	}
+}
+
+// isBlank reports whether c is ASCII white space.
+func isBlank(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
 // stdinIsTerminal reports whether standard input is a terminal: then no

@@ -9,7 +9,7 @@
 //
 //	robotstxt check [-agent A] [-json] [-timeout D] [-allow-private] [-robots ROBOTS | ROBOTS] [URL...]
 //	robotstxt lint [-strict] [-json] [-timeout D] [-allow-private] ROBOTS...
-//	robotstxt sitemaps [-base URL] [-walk [-urls] [-follow P]... [-rule P=TAG]... [-alternates]] [-agent A] [-timeout D] [-allow-private] SITE|ROBOTS|SITEMAP
+//	robotstxt sitemaps [-base URL] [-walk [-urls] [-follow P]... [-rule P=TAG]... [-alternates] [-since DATE] [-max-size SIZE] [-warn-size SIZE]] [-agent A] [-timeout D] [-allow-private] SITE|ROBOTS|SITEMAP
 //	robotstxt serve [-addr HOST:PORT] [-allow-private] [-timeout D]
 //	robotstxt help [COMMAND]
 //
@@ -24,9 +24,13 @@
 // matched, or why robots.txt gave no rules (it answered 404, is an HTML page
 // or is empty; it could not be fetched, which disallows everything).
 // Without a ROBOTS, each URL's own robots.txt is fetched. A first argument
-// that is "-" or an existing file is the ROBOTS. URLs must be absolute http
-// or https URLs with a host; without URL arguments they are read from
-// standard input, one a line. A robots.txt that cannot be fetched gives RFC
+// that is "-" or an existing file is the ROBOTS; so is a single argument
+// naming a site's root (or its /robots.txt) while standard input is not a
+// terminal and holds a line: "echo URL | robotstxt check https://site/".
+// URLs must be absolute http or https URLs with a host; without URL
+// arguments they are read from standard input, one a line. A robots.txt
+// past 500 KiB is read up to it, and check says so on standard error. An
+// empty -agent is refused. A robots.txt that cannot be fetched gives RFC
 // 9309's verdict, DISALLOWED, and exit status 2. A URL with parameters a
 // Clean-param line names is shown with its canonical form. -json prints one
 // JSON object a URL (JSON Lines): url, verdict, agent, robots, state,
@@ -49,9 +53,11 @@
 // With -walk it walks the sitemaps (indexes, scope, robots.txt checks of
 // each sitemap and page), or only the SITEMAP given (a URL with a path
 // other than / and /robots.txt), and prints a summary: sitemap files read, page
-// URLs, failed sitemaps, dropped URLs and skipped sitemaps by reason; with
-// -urls it prints every page URL too, and the summary goes to standard
-// error. While walking, a progress line is redrawn on standard error when
+// URLs, failed sitemaps, dropped URLs and skipped sitemaps by reason, large
+// sitemaps (past -warn-size); with -urls it prints every page URL too, as
+// each sitemap is read, and the summary goes to standard error. -since
+// drops pages and skips index children whose lastmod is older; -max-size
+// bounds each sitemap file (50MiB by default). While walking, a progress line is redrawn on standard error when
 // that is a terminal.
 //
 // serve starts a local web page (on 127.0.0.1:8080 by default) to edit a

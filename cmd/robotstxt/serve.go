@@ -43,7 +43,20 @@ API, which scripts can use too:
 
 TEXT is a JSON string, so UTF-8: bytes that are not UTF-8 arrive as U+FFFD
 (lint such a file with robotstxt lint). Answers are JSON; a bad request is
-answered 400 with {"error": MESSAGE}.
+answered 400 with {"error": MESSAGE}, a request with another server's Host
+421 with one too. /api/fetch answers 200 when robots.txt gave a verdict
+(state "parsed" or "unavailable"), 502 when it is unreachable (state
+"unreachable": a network error, a timeout, 429 or 5xx) and 403 when the
+address was refused (a private one, see below), each with the same JSON
+body, so that a script can test the status.
+
+A link to the page can carry a draft, a site, URLs and agents in its
+fragment (the part after #, which browsers never send to the server, so
+it stays out of every server log): "Copy a link to this page" writes one,
+and opening it fills the page in:
+
+  http://127.0.0.1:8080/#site=https%3A%2F%2Fexample.com&draft=...&urls=...&agents=...
+
 
 Live fetches reach public addresses only, and the addresses of the site you
 type, on its port, when the server listens on loopback only (a site on this
@@ -164,7 +177,7 @@ func (s *server) handler() http.Handler {
 	assets, _ := fs.Sub(web, "web")
 	files := http.FileServerFS(assets)
 	mux.Handle("GET /{$}", files)
-	mux.Handle("GET /static/", http.StripPrefix("/static", files))
+	mux.Handle("GET /static/", http.StripPrefix("/static", noListing(files)))
 	mux.HandleFunc("POST /api/check", apiHandler(s.check))
 	mux.HandleFunc("POST /api/lint", apiHandler(s.lint))
 	mux.HandleFunc("POST /api/summary", apiHandler(s.summary))
@@ -191,10 +204,22 @@ func (s *server) handler() http.Handler {
 		if !s.hostAllowed(r.Host) {
 			// A page of another site whose name was made to resolve to
 			// this machine (DNS rebinding) must not reach the API.
-			http.Error(w, "robotstxt serve: unexpected Host "+r.Host, http.StatusMisdirectedRequest)
+			respondJSON(w, http.StatusMisdirectedRequest, map[string]string{"error": "robotstxt serve: unexpected Host " + r.Host})
 			return
 		}
 		mux.ServeHTTP(w, r)
+	})
+}
+
+// noListing serves files but answers 404 to a directory, which
+// http.FileServer would list.
+func noListing(files http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
 	})
 }
 

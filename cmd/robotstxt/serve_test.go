@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -300,18 +301,20 @@ func TestServeFetch(t *testing.T) {
 		status                          int
 		cut                             bool
 		meaning                         string
+		code                            int // of the answer: 0 for 200
 	}{
 		{url: ok + "/any/page", state: "parsed", allows: "rules", robots: "User-agent: *\nDisallow: /private\n", status: 200, meaning: "200 OK: its rules apply"},
 		{url: notFound, state: "unavailable", allows: "everything", status: 404, meaning: "404 Not Found: there is no robots.txt, so everything is allowed"},
-		{url: down, state: "unreachable", allows: "nothing", status: 503, meaning: "answered 503 Service Unavailable"},
+		{url: down, state: "unreachable", allows: "nothing", status: 503, meaning: "answered 503 Service Unavailable", code: http.StatusBadGateway},
 		{url: redirect, state: "parsed", allows: "rules", robots: "User-agent: *\nDisallow: /private\n", status: 200,
 			finalURL: ok + "/robots.txt", meaning: "robots.txt redirected to " + ok + "/robots.txt"},
 		{url: large, state: "parsed", allows: "rules", robots: big[:policy.MaxSize], status: 200, cut: true, meaning: "only its first 500 KiB are read"},
 	}
 	for _, tt := range tests {
 		var resp fetchResponse
-		if code := postAPI(t, h, "/api/fetch", fetchRequest{URL: tt.url}, &resp); code != http.StatusOK {
-			t.Fatalf("POST /api/fetch %s = %d", tt.url, code)
+		want := cmp.Or(tt.code, http.StatusOK)
+		if code := postAPI(t, h, "/api/fetch", fetchRequest{URL: tt.url}, &resp); code != want {
+			t.Fatalf("POST /api/fetch %s = %d, want %d", tt.url, code, want)
 		}
 		u, _ := url.Parse(tt.url)
 		final := tt.finalURL
@@ -328,9 +331,9 @@ func TestServeFetch(t *testing.T) {
 	// Without -allow-private the dial guard refuses loopback, and says
 	// how to lift it; nothing reaches the server.
 	var resp fetchResponse
-	postAPI(t, testServer(false).handler(), "/api/fetch", fetchRequest{URL: ok}, &resp)
-	if resp.State != "unreachable" || !strings.Contains(resp.Meaning, "loopback") || !strings.Contains(resp.Meaning, "-allow-private") {
-		t.Errorf("POST /api/fetch of a loopback site without -allow-private = %+v", resp)
+	code := postAPI(t, testServer(false).handler(), "/api/fetch", fetchRequest{URL: ok}, &resp)
+	if code != http.StatusForbidden || resp.State != "unreachable" || !strings.Contains(resp.Meaning, "loopback") || !strings.Contains(resp.Meaning, "-allow-private") {
+		t.Errorf("POST /api/fetch of a loopback site without -allow-private = %d %+v, want 403 with the state", code, resp)
 	}
 	// A server on loopback only serves the person at this machine, who
 	// typed the site: its own address is allowed, as the command line's
@@ -425,9 +428,11 @@ func TestServeRequests(t *testing.T) {
 		{"GET", "/", "", "[::1]:8080", "", 200, "robots.txt analyser"},
 		{"GET", "/static/app.js", "", "", "", 200, "use strict"},
 		{"GET", "/static/style.css", "", "", "", 200, ":root"},
+		{"GET", "/static/", "", "", "", 404, ""}, // no listing of the assets
+		{"GET", "/static", "", "", "", 307, ""},  // to /static/, which is 404
 		{"GET", "/nothing", "", "", "", 404, ""},
-		{"GET", "/", "", "attacker.example:8080", "", 421, "unexpected Host"}, // DNS rebinding
-		{"POST", "/api/lint", "application/json", "attacker.example", `{"robots":""}`, 421, ""},
+		{"GET", "/", "", "attacker.example:8080", "", 421, `{"error":"robotstxt serve: unexpected Host attacker.example:8080"}`}, // DNS rebinding
+		{"POST", "/api/lint", "application/json", "attacker.example", `{"robots":""}`, 421, `"error":`},
 		{"GET", "/api/lint", "", "", "", 405, `"error":"GET /api/lint: use POST`},
 		{"POST", "/api/nothing", "application/json", "", `{}`, 404, `"error":"no API at /api/nothing"`},
 		{"POST", "/api/lint", "text/plain", "", `{"robots":""}`, 415, "Content-Type: application/json"},

@@ -65,7 +65,11 @@ func apiHandler[Req, Resp any](fn func(ctx context.Context, req *Req) (*Resp, er
 			respondJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 			return
 		}
-		respondJSON(w, http.StatusOK, resp)
+		status := http.StatusOK
+		if sc, ok := any(resp).(interface{ httpStatus() int }); ok {
+			status = sc.httpStatus()
+		}
+		respondJSON(w, status, resp)
 	}
 }
 

@@ -59,6 +59,17 @@ type fetchResponse struct {
 	// policy.MaxSize, past which nothing is read.
 	Robots string `json:"robots"`
 	Cut    bool   `json:"cut,omitempty"`
+
+	status int // the HTTP status of the answer (httpStatus)
+}
+
+// httpStatus is the status /api/fetch answers with: 200 for a verdict,
+// 403 for an address the dial guard refused, 502 for any other failure.
+func (r *fetchResponse) httpStatus() int {
+	if r.status == 0 {
+		return http.StatusOK
+	}
+	return r.status
 }
 
 func (s *server) fetch(ctx context.Context, req *fetchRequest) (*fetchResponse, error) {
@@ -83,6 +94,10 @@ func (s *server) fetch(ctx context.Context, req *fetchRequest) (*fetchResponse, 
 	case rt.err != nil:
 		// RFC 9309 §2.3.1.4.
 		resp.State, resp.Allows = policy.StateUnreachable.String(), "nothing"
+		resp.status = http.StatusBadGateway
+		if errors.Is(rt.err, netguard.ErrForbidden) {
+			resp.status = http.StatusForbidden
+		}
 		resp.Meaning = fmt.Sprintf("unreachable (%s): a crawler must assume everything is disallowed until it can fetch robots.txt (RFC 9309 §2.3.1.4)",
 			s.fetchProblem(rt.err))
 	case rt.state == policy.StateUnavailable:

@@ -19,7 +19,7 @@ import (
 func sitemapsCommand() command {
 	return command{
 		name:     "sitemaps",
-		synopsis: "[-base URL] [-walk [-urls] [-follow P]... [-rule P=TAG]... [-alternates]] [-agent A] [-timeout D] [-allow-private] SITE|ROBOTS|SITEMAP",
+		synopsis: "[-base URL] [-walk [-urls] [-follow P]... [-rule P=TAG]... [-alternates] [-since DATE] [-max-size SIZE] [-warn-size SIZE]] [-agent A] [-timeout D] [-allow-private] SITE|ROBOTS|SITEMAP",
 		summary:  "list the Sitemap lines of a robots.txt, or walk the sitemaps",
 		help: `sitemaps prints the sitemap URLs a robots.txt lists, one a line. SITE is an
 http or https URL of a site, whose robots.txt is fetched; relative Sitemap
@@ -42,7 +42,18 @@ lines of the site's robots.txt, which still decides what may be fetched.
 patterns; -rule P=TAG keeps only the pages whose path matches a rule's
 pattern P (the first that matches gives its TAG, printed after the URL
 with -urls); -alternates adds the pages' hreflang alternates. Patterns are
-written as robots.txt paths: "/blog/", "/*.pdf$".
+written as robots.txt paths: "/blog/", "/*.pdf$". -since DATE drops the
+pages whose lastmod is before DATE and does not fetch the index children
+whose lastmod is (Scrapy's sitemap_filter on lastmod); entries without a
+lastmod are kept.
+
+With -urls, the page URLs are printed as each sitemap is read, a thousand
+at a time, so an interrupted walk (Ctrl-C) of a large file has printed
+what it read. Each sitemap file is read up to -max-size (50MiB, the
+protocol's limit, by default; the file then counts as failed, "limit
+reached"); one larger than -warn-size (32MiB by default) is reported on
+standard error and counted in the summary ("large sitemaps"). A SIZE is a
+number of bytes with an optional unit: 100MiB, 20MB, 512KiB.
 
 examples:
   robotstxt sitemaps https://example.com
@@ -75,8 +86,11 @@ func sitemapsFlags(fs *flag.FlagSet) action {
 		if err := checkTimeout(o.timeout); err != nil {
 			return 0, err
 		}
+		if err := checkAgent(o.agent); err != nil {
+			return 0, err
+		}
 		if !o.walk && o.walkOptions.set() {
-			return 0, usagef("-follow, -rule and -alternates need -walk")
+			return 0, usagef("-follow, -rule, -alternates, -since, -max-size and -warn-size need -walk")
 		}
 		switch len(args) {
 		case 0:
@@ -187,6 +201,13 @@ func (e *env) walk(ctx context.Context, f *fetcher, site *url.URL, o sitemapsOpt
 	// (Walker.Timeout), and robots.txt by the cache's Timeout: the client
 	// has none of its own, which would count the Guard's waits too.
 	g := &robotsmw.Guard{Agent: o.agent, Cache: f.cache}
+	onSitemap := func(r sitemap.SitemapReport) {
+		if r.Large {
+			p.clear()
+			fmt.Fprintf(e.stderr, "robotstxt: sitemaps: %s is large: %s read, past -warn-size\n", r.URL, sizeText(r.Size))
+		}
+		p.sitemap(r)
+	}
 	client := e.httpClient(0)
 	client.Transport = g.Transport(client.Transport)
 	f.cache.Client = client
@@ -196,7 +217,7 @@ func (e *env) walk(ctx context.Context, f *fetcher, site *url.URL, o sitemapsOpt
 		UserAgent: o.agent,
 		Options: sitemap.Options{
 			Timeout:   o.timeout,
-			OnSitemap: p.sitemap,
+			OnSitemap: onSitemap,
 			Retries:   -1,
 			Interval:  -1,
 		},
@@ -264,6 +285,20 @@ func writeSummary(w io.Writer, st sitemap.Stats, werr *sitemap.WalkError, timeou
 	}
 	fmt.Fprintf(w, "dropped URLs: %d%s\n", st.Dropped.Total(), reasons(st.Dropped))
 	fmt.Fprintf(w, "skipped sitemaps: %d%s\n", st.Skipped.Total(), reasons(st.Skipped))
+	if st.Large > 0 {
+		fmt.Fprintf(w, "large sitemaps: %d (past -warn-size)\n", st.Large)
+	}
+}
+
+// sizeText writes n bytes for people: "48.2 MiB", "900 B".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 // reasons lists the non-zero counts of d: " (scope 2, robots 1)", or "".

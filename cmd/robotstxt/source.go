@@ -199,6 +199,32 @@ type robotsTxt struct {
 	status int            // the HTTP status, for a fetch
 	err    error          // why robots.txt is unreachable; nil if it is not
 	whyAll error          // for StateUnavailable: the fetch error, such as too many redirects
+	local  bool           // read from a file or standard input, in full (up to maxRead)
+}
+
+// cut reports whether rt's body is larger than policy.MaxSize, so that
+// its rules past it are not read: a file longer than it, or a fetched one
+// that reached it (the cache reads no further).
+func (rt *robotsTxt) cut() bool {
+	if rt.local {
+		return len(rt.body) > policy.MaxSize
+	}
+	return rt.err == nil && len(rt.body) >= policy.MaxSize
+}
+
+// cutText says that rt was cut, and where, as lint does.
+func (rt *robotsTxt) cutText() string {
+	kib := policy.MaxSize >> 10
+	if !rt.local {
+		return fmt.Sprintf("%s reached %d KiB, past which crawlers read nothing (RFC 9309 §2.5): rules after line %d (cut) are ignored; lint it for more",
+			rt.name, kib, bytes.Count(rt.body, []byte("\n"))+1)
+	}
+	for _, d := range policy.Lint(rt.body) {
+		if d.Code == "too-large" {
+			return fmt.Sprintf("%s:%d: %s (RFC 9309 §2.5)", rt.name, d.Line, d.Message)
+		}
+	}
+	return fmt.Sprintf("%s is %d bytes; only the first %d KiB are read (RFC 9309 §2.5)", rt.name, len(rt.body), kib)
 }
 
 // localRobots reads a ROBOTS file or standard input.
@@ -207,7 +233,7 @@ func (e *env) localRobots(arg string) (*robotsTxt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &robotsTxt{name: name, robots: policy.Parse(body), body: body, state: policy.StateParsed}, nil
+	return &robotsTxt{name: name, robots: policy.Parse(body), body: body, state: policy.StateParsed, local: true}, nil
 }
 
 // A fetcher gets robots.txt files through a policy.Cache, as a crawler

@@ -198,7 +198,8 @@ func TestMetrics(t *testing.T) {
 	for _, want := range []string{
 		"# TYPE robotsmw_requests_sent_total counter\nrobotsmw_requests_sent_total 0\n",
 		"robotsmw_pages_fetched_total 0\n",
-		`robotsmw_outcomes_total{outcome="blocked"} 0`,
+		`robotsmw_final_outcomes_total{outcome="blocked"} 0`,
+		`robotsmw_robots_fetches_total{result="parsed"} 0`,
 		"robotsmw_hosts_paused 0\n",
 		`robotsmw_wait_seconds_bucket{le="+Inf"} 0`,
 	} {

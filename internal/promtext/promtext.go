@@ -68,22 +68,40 @@ type Sample struct {
 // Metrics returns the families of s in order of name. Metrics of a zero
 // Stats lists the families for descriptions.
 func Metrics(s robotsmw.Stats) []Metric {
-	t := s.Total
+	t, r := s.Total, s.Robots
 	one := func(v int64) []Sample { return []Sample{{Value: float64(v)}} }
 	ms := []Metric{
 		{Name: "robotsmw_requests_sent_total", Kind: Counter, Samples: one(t.Sent),
 			Help: "Requests sent to hosts: pages, retries, redirect hops, robots.txt and sitemaps."},
 		{Name: "robotsmw_pages_fetched_total", Kind: Counter, Samples: one(t.Pages),
 			Help: "Pages fetched: colly requests whose final response was read."},
-		{Name: "robotsmw_outcomes_total", Kind: Counter, Label: "outcome",
-			Help: "Requests by what the Guard did: blocked (robots.txt, Crawl-delay), deferred (waited past MaxWait), retried (failed attempts sent again), gave_up (final failures), not_followed (nofollow links).",
+		{Name: "robotsmw_final_outcomes_total", Kind: Counter, Label: "outcome",
+			Help: "Requests by final outcome, each counted once: fetched (its final response read; equals robotsmw_pages_fetched_total), blocked (robots.txt, Crawl-delay), gave_up (final failures).",
 			Samples: []Sample{ // by label value
 				{"blocked", float64(t.Blocked)},
-				{"deferred", float64(t.Deferred)},
+				{"fetched", float64(t.Pages)},
 				{"gave_up", float64(t.GaveUp)},
-				{"not_followed", float64(t.NotFollowed)},
+			}},
+		{Name: "robotsmw_attempt_outcomes_total", Kind: Counter, Label: "outcome",
+			Help: "Attempts that were not the end of their request: deferred (put off past MaxWait, not sent), retried (sent, failed, to be sent again).",
+			Samples: []Sample{
+				{"deferred", float64(t.Deferred)},
 				{"retried", float64(t.Retried)},
 			}},
+		{Name: "robotsmw_links_not_followed_total", Kind: Counter, Samples: one(t.NotFollowed),
+			Help: "Links FollowLinks did not visit: nofollow pages and rel=nofollow links."},
+		{Name: "robotsmw_robots_fetches_total", Kind: Counter, Label: "result",
+			Help: "robots.txt fetches of the Guard's own cache by result: parsed (2xx), allow_all (4xx, too many redirects), unreachable_429, unreachable_5xx, unreachable_timeout, unreachable_network.",
+			Samples: []Sample{
+				{"allow_all", float64(r.AllowAll)},
+				{"parsed", float64(r.Parsed)},
+				{"unreachable_429", float64(r.Status429)},
+				{"unreachable_5xx", float64(r.Status5xx)},
+				{"unreachable_network", float64(r.Network)},
+				{"unreachable_timeout", float64(r.Timeout)},
+			}},
+		{Name: "robotsmw_robots_unreachable_origins", Kind: Gauge, Samples: one(int64(r.Unreachable)),
+			Help: "Origins whose last robots.txt fetch found it unreachable."},
 		{Name: "robotsmw_backoffs_total", Kind: Counter, Samples: one(t.Backoffs),
 			Help: "Pauses of hosts that 429, 5xx or network errors started or lengthened."},
 		{Name: "robotsmw_hosts_evicted_total", Kind: Counter, Samples: one(s.Evicted),

@@ -21,7 +21,8 @@ func TestWriteGolden(t *testing.T) {
 	s := robotsmw.Stats{
 		Total: robotsmw.HostStats{Sent: 19, Pages: 12, Blocked: 5, Deferred: 4, Retried: 2,
 			Backoffs: 2, GaveUp: 1, NotFollowed: 3},
-		Hosts: 2, Evicted: 7, Waiting: 1, PausedHosts: 1, InFlight: 3,
+		Robots: robotsmw.RobotsStats{Parsed: 6, AllowAll: 2, Status429: 1, Status5xx: 3, Timeout: 1, Network: 2, Unreachable: 4},
+		Hosts:  2, Evicted: 7, Waiting: 1, PausedHosts: 1, InFlight: 3,
 		Waits: robotsmw.WaitStats{Count: 11, Sum: 16902716657 * time.Nanosecond, Buckets: []robotsmw.WaitBucket{
 			{UpTo: time.Millisecond, Count: 0}, {UpTo: 250 * time.Millisecond, Count: 1},
 			{UpTo: 2500 * time.Millisecond, Count: 9}, {UpTo: time.Minute, Count: 11},

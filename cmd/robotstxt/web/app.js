@@ -73,7 +73,10 @@
     return ta.value.split('\n').map((s) => s.trim()).filter((s) => s !== '');
   }
 
-  async function api(path, body, signal) {
+  // api posts body to the API and returns its answer; an answer that is
+  // not 2xx is thrown as an error, unless withState and it holds a state
+  // (/api/fetch answers 502 or 403 for a robots.txt it could not fetch).
+  async function api(path, body, signal, withState) {
     const resp = await fetch(path, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -86,8 +89,37 @@
     } catch (e) {
       data = { error: `${resp.status} ${resp.statusText}` };
     }
-    if (!resp.ok) throw new Error(data.error || `${resp.status} ${resp.statusText}`);
+    if (!resp.ok && !(withState && data.state)) throw new Error(data.error || `${resp.status} ${resp.statusText}`);
     return data;
+  }
+
+  // ---- The shareable link: the draft, site, URLs and agents travel in
+  // the URL's fragment (#...), which the browser never sends to the
+  // server, so what is typed stays out of server logs.
+
+  const SHARED = ['site', 'draft', 'urls', 'agents'];
+
+  function shareLink() {
+    const p = new URLSearchParams();
+    p.set('site', site.value.trim());
+    p.set('draft', robots.value);
+    p.set('urls', urls.value);
+    p.set('agents', agents.value);
+    return `${location.origin}${location.pathname}#${p.toString()}`;
+  }
+
+  // applyFragment fills the page in from a link's fragment; it reports
+  // whether the fragment held any of the shared fields.
+  function applyFragment() {
+    const p = new URLSearchParams(location.hash.replace(/^#/, ''));
+    if (!SHARED.some((k) => p.has(k))) return false;
+    if (p.has('site')) site.value = p.get('site');
+    if (p.has('draft')) robots.value = p.get('draft');
+    if (p.has('urls')) urls.value = p.get('urls');
+    if (p.has('agents')) agents.value = p.get('agents');
+    fetched = null;
+    setStatus('fetch-status', 'Opened from a link: the draft, site, URLs and agents it carries.');
+    return true;
   }
 
   function setStatus(id, text, isError) {
@@ -462,7 +494,7 @@
     button.disabled = true;
     setStatus('fetch-status', `Fetching the robots.txt of ${s}…`);
     try {
-      const f = await api('/api/fetch', { url: s });
+      const f = await api('/api/fetch', { url: s }, undefined, true);
       fetched = { site: s, robotsUrl: f.finalUrl || f.robotsUrl };
       const status = f.status ? ` (HTTP ${f.status})` : '';
       setStatus('fetch-status', `${f.finalUrl || f.robotsUrl}${status}: ${f.meaning}`, f.allows === 'nothing');
@@ -531,9 +563,32 @@
     }
   });
 
+  $('share-button').addEventListener('click', async () => {
+    const link = shareLink();
+    const out = $('share-link');
+    out.value = link;
+    out.hidden = false;
+    history.replaceState(null, '', link);
+    out.select();
+    let copied = false;
+    try {
+      await navigator.clipboard.writeText(link);
+      copied = true;
+    } catch (e) { /* no clipboard here: the link is selected to copy by hand */ }
+    setStatus('share-status', `${copied ? 'Link copied' : 'Link ready: copy it'} (${plural(link.length, 'character')}). What you typed is in the part after #, which is never sent to a server.`);
+  });
+
+  window.addEventListener('hashchange', () => {
+    if (applyFragment()) {
+      renderEditor();
+      schedule();
+    }
+  });
+
   robots.value = exampleRobots;
   urls.value = exampleURLs;
   agents.value = exampleAgents;
+  applyFragment();
   renderEditor();
   refresh();
 })();
