@@ -115,7 +115,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 						ErrRobotsUnreachable, u.Redacted(), e.RetryAt.UTC().Format(time.RFC3339), maxRetryAfter, err)
 				case wait > limit:
 					g.count(h, cDeferred)
-					return waited, &DeferredError{URL: u, Until: e.RetryAt, Err: err}
+					return waited, &DeferredError{url: u, Until: e.RetryAt, Err: err}
 				}
 				if err := g.pause(ctx, max(wait, minDeferral), nil); err != nil {
 					return waited, g.ended(u, err)
@@ -127,12 +127,12 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 				// The fetch of robots.txt outlasted limit (it may be queued
 				// behind others; Cache.MaxFetches): come back later.
 				g.count(h, cDeferred)
-				return waited, &DeferredError{URL: u, Until: g.clock().Add(min(limit+minDeferral, robotsPending)), Err: errRobotsPending}
+				return waited, &DeferredError{url: u, Until: g.clock().Add(min(limit+minDeferral, robotsPending)), Err: errRobotsPending}
 			case errors.Is(err, policy.ErrStore):
 				// A shared store that cannot be read now: come back later,
 				// without a verdict (nothing is lost, nothing sent).
 				g.count(h, cDeferred)
-				return waited, &DeferredError{URL: u, Until: g.clock().Add(robotsPending), Err: err}
+				return waited, &DeferredError{url: u, Until: g.clock().Add(robotsPending), Err: err}
 			}
 			// No origin: fail closed.
 			return waited, fmt.Errorf("%w: %s not sent: %w", ErrGaveUp, u.Redacted(), err)
@@ -230,7 +230,7 @@ func (g *Guard) deferred(h *host, u *url.URL, start, pauseUntil int64, reserved 
 		cause = pausedError(h.name, time.Unix(0, pauseUntil))
 	}
 	g.count(h, cDeferred)
-	return &DeferredError{URL: u, Until: time.Unix(0, start), Err: cause, reserved: reserved}
+	return &DeferredError{url: u, Until: time.Unix(0, start), Err: cause, reserved: reserved}
 }
 
 // lockOpen locks h and returns now, or the time on the Guard's clock if

@@ -75,8 +75,9 @@ func (e *DisallowedError) Unwrap() []error {
 // for now), or it was sent and failed with a status or error the Guard
 // retries. It unwraps to [ErrDeferred] and to its cause.
 type DeferredError struct {
-	URL *url.URL // the request, or the redirect hop it resumes at
-	// Until is the earliest time the request is sent again.
+	// Until is the earliest time the request is sent again (at the
+	// redirect hop it resumes at, if any: the URL of the request colly
+	// hands OnError).
 	Until time.Time
 	// Attempt counts the failed attempts of the request so far; it is 0
 	// when nothing was sent (a deferral costs no retry).
@@ -86,6 +87,7 @@ type DeferredError struct {
 	// network error of the failed attempt.
 	Err error
 
+	url      *url.URL   // the request, or the redirect hop it resumes at
 	hop      *hopResume // the redirect hop the request resumes at, if any
 	reserved bool       // the request keeps a slot of its host's schedule
 	// parse is set when an attempt failed: its collector's
@@ -95,7 +97,7 @@ type DeferredError struct {
 
 // Error implements error.
 func (e *DeferredError) Error() string {
-	s := fmt.Sprintf("robotsmw: %s deferred until %s", e.URL.Redacted(), e.Until.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+	s := fmt.Sprintf("robotsmw: %s deferred until %s", e.url.Redacted(), e.Until.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
 	if e.Attempt > 0 {
 		s += fmt.Sprintf(" (retry %d)", e.Attempt)
 	}

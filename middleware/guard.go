@@ -249,6 +249,7 @@ type Guard struct {
 
 	ownOnce sync.Once
 	own     *policy.Cache
+	ownMade atomic.Pointer[policy.Cache] // own, once made: Stats reads it without making it
 
 	pacer    pacerState   // what the Guard keeps about its Pacer
 	memOnce  sync.Once    // sets mem's clock
@@ -270,7 +271,6 @@ type Guard struct {
 
 	seedValidators sitemap.Validators // Seed's sitemaps' ETag and Last-Modified
 
-	robotsCounts robotsCounts // Stats.Robots: the own cache's fetches
 }
 
 // Attach is shorthand for new(Guard).Attach:
@@ -372,10 +372,22 @@ func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cac
 			Store:      g.RobotsStore,
 			Now:        g.clock,
 			Logger:     g.Logger,
-			OnFetch:    g.robotsFetched,
 		}
+		g.ownMade.Store(g.own)
 	})
 	return g.own
+}
+
+// robotsStats returns the fetch counts of the robots.txt cache in use:
+// Cache, or the Guard's own once it is made.
+func (g *Guard) robotsStats() policy.FetchStats {
+	if g.Cache != nil {
+		return g.Cache.Stats()
+	}
+	if own := g.ownMade.Load(); own != nil {
+		return own.Stats()
+	}
+	return policy.FetchStats{}
 }
 
 // robotsTimeout bounds the own cache's robots.txt fetches, redirect hops

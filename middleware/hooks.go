@@ -193,11 +193,11 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 			// The client's deadline passed while the hop waited.
 			h := g.host(req.URL)
 			g.count(h, cDeferred)
-			err = &DeferredError{URL: req.URL, Until: g.clock(), Err: errHostBusy}
+			err = &DeferredError{url: req.URL, Until: g.clock(), Err: errHostBusy}
 		}
 		var de *DeferredError
 		if errors.As(err, &de) {
-			de.URL = req.URL
+			de.url = req.URL
 			de.hop = &hopResume{url: req.URL, method: req.Method, header: req.Header.Clone(), body: req.GetBody != nil}
 		}
 		if err == nil && v != nil {

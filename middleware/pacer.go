@@ -409,7 +409,7 @@ func (b *flightBody) Close() error {
 func (g *Guard) pacerDown(h *host, u *url.URL, err error) error {
 	d := g.pacerRetry()
 	g.count(h, cDeferred)
-	return &DeferredError{URL: u, Until: g.clock().Add(d), Err: fmt.Errorf("%w: %w", pace.ErrUnavailable, err)}
+	return &DeferredError{url: u, Until: g.clock().Add(d), Err: fmt.Errorf("%w: %w", pace.ErrUnavailable, err)}
 }
 
 // pacerRetry counts a failed Pacer call and returns how long to wait

@@ -1,10 +1,12 @@
 package robotsmw
 
 import (
-	"github.com/robotsmw/robotsmw/pace"
 	"sort"
 	"sync/atomic"
 	"time"
+
+	"github.com/robotsmw/robotsmw/pace"
+	"github.com/robotsmw/robotsmw/policy"
 )
 
 // busiest is how many hosts Stats lists.
@@ -86,9 +88,10 @@ type Stats struct {
 	Waits WaitStats
 	// Busiest lists up to 10 of the kept hosts, most Sent first.
 	Busiest []HostStats
-	// Robots counts the robots.txt fetches of the Guard's own cache by
-	// result, and the origins whose robots.txt is unreachable now.
-	Robots RobotsStats
+	// Robots counts the robots.txt fetches of the Guard's cache (its own,
+	// or Cache) by result, and the origins whose robots.txt is
+	// unreachable now.
+	Robots policy.FetchStats
 }
 
 // A counter names one of the per-host counters.
@@ -163,7 +166,7 @@ func (g *Guard) Stats() Stats {
 		Waiting:  g.later.len(),
 		InFlight: g.inFlight(),
 		Waits:    g.waits.snapshot(),
-		Robots:   g.robotsCounts.snapshot(),
+		Robots:   g.robotsStats(),
 	}
 	// The busiest hosts: one pass, keeping the top few, no copy of the
 	// table.

@@ -361,7 +361,7 @@ func (g *Guard) attemptOutcome(v *visit, h *host, cause error) error {
 		return fmt.Errorf("%w: %s %s after %d retries: %w", ErrGaveUp, method, v.orig.Redacted(), n-1, cause)
 	}
 	g.count(h, cRetried)
-	return &DeferredError{URL: v.orig, Until: time.Unix(0, until), Attempt: n, Err: cause,
+	return &DeferredError{url: v.orig, Until: time.Unix(0, until), Attempt: n, Err: cause,
 		parse: parseSnapshot{set: true, value: v.parseErrors}}
 }
 

@@ -178,14 +178,7 @@ type Cache struct {
 	// nil, nothing is logged.
 	Logger *slog.Logger
 
-	// OnFetch, if set, is told about each robots.txt fetch once it has
-	// ended and its record is stored: the entry it made, whose State,
-	// StatusCode, Err, Failures and Stale say what the fetch found. It is
-	// called from the goroutine that fetched, before the look-ups that
-	// waited for the fetch return, so it must be quick and must not look
-	// robots.txt up in this Cache. For metrics (the middleware's Guard
-	// counts its own cache's fetches with it); nil means none.
-	OnFetch func(Entry)
+	counts fetchCounts // Stats
 
 	once     sync.Once
 	client   *http.Client
@@ -586,10 +579,7 @@ func (c *Cache) run(f *flight) {
 	f.rec = c.update(old, ok, o, c.now())
 	_ = c.store.Save(ctx, origin, f.rec) // documented on Store.Save
 	c.logFetch(origin, f.rec)
-	if c.OnFetch != nil {
-		e, _ := c.entry(origin, f.rec, c.now())
-		c.OnFetch(e)
-	}
+	c.counts.add(origin, f.rec)
 }
 
 // logFetch logs the outcome of a fetch of origin's robots.txt, rec.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	robotsmw "github.com/robotsmw/robotsmw/middleware"
+	"github.com/robotsmw/robotsmw/policy"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/stats.golden")
@@ -21,7 +22,7 @@ func TestWriteGolden(t *testing.T) {
 	s := robotsmw.Stats{
 		Total: robotsmw.HostStats{Sent: 19, Pages: 12, Blocked: 5, Deferred: 4, Retried: 2,
 			Backoffs: 2, GaveUp: 1, NotFollowed: 3},
-		Robots: robotsmw.RobotsStats{Parsed: 6, AllowAll: 2, Status429: 1, Status5xx: 3, Timeout: 1, Network: 2, Unreachable: 4},
+		Robots: policy.FetchStats{Parsed: 6, AllowAll: 2, Status429: 1, Status5xx: 3, Timeout: 1, Network: 2, Unreachable: 4},
 		Hosts:  2, Evicted: 7, Waiting: 1, PausedHosts: 1, InFlight: 3,
 		Waits: robotsmw.WaitStats{Count: 11, Sum: 16902716657 * time.Nanosecond, Buckets: []robotsmw.WaitBucket{
 			{UpTo: time.Millisecond, Count: 0}, {UpTo: 250 * time.Millisecond, Count: 1},

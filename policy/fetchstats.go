@@ -1,4 +1,4 @@
-package robotsmw
+package policy
 
 import (
 	"context"
@@ -7,15 +7,13 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
-
-	"github.com/robotsmw/robotsmw/policy"
 )
 
-// RobotsStats counts the robots.txt fetches of the Guard's own cache (a
-// Cache supplied in Guard.Cache fetches outside the Guard: its fetches
-// are not counted). Each fetch counts once, in one of the first six
-// fields, however many requests waited for it.
-type RobotsStats struct {
+// FetchStats counts a Cache's robots.txt fetches by what they found (see
+// Cache.Stats). Each fetch counts once, in one of the first six fields,
+// however many look-ups waited for it; look-ups the cache answered count
+// nothing.
+type FetchStats struct {
 	// Parsed counts the fetches answered 2xx: the rules read apply.
 	Parsed int64
 	// AllowAll counts the fetches answered 4xx other than 429, or
@@ -36,30 +34,28 @@ type RobotsStats struct {
 // many dead sites, and the gauge is not worth unbounded memory.
 const maxRobotsDown = 10_000
 
-// robotsCounts is what RobotsStats is made from. Safe for concurrent use.
-type robotsCounts struct {
+// fetchCounts is what FetchStats is made from. Safe for concurrent use.
+type fetchCounts struct {
 	parsed, allowAll, status429, status5xx, timeout, network atomic.Int64
 
 	mu   sync.Mutex          // guards down
 	down map[string]struct{} // origins whose last fetch failed
 }
 
-// robotsFetched counts one fetch of the Guard's own cache (its
-// policy.Cache.OnFetch).
-func (g *Guard) robotsFetched(e policy.Entry) {
-	r := &g.robotsCounts
-	switch e.State {
-	case policy.StateParsed:
+// add counts one fetch of origin's robots.txt that made rec.
+func (r *fetchCounts) add(origin string, rec Record) {
+	switch rec.State {
+	case StateParsed:
 		r.parsed.Add(1)
-	case policy.StateUnavailable:
+	case StateUnavailable:
 		r.allowAll.Add(1)
-	case policy.StateUnreachable:
+	case StateUnreachable:
 		switch {
-		case e.StatusCode == http.StatusTooManyRequests:
+		case rec.StatusCode == http.StatusTooManyRequests:
 			r.status429.Add(1)
-		case e.StatusCode >= 500:
+		case rec.StatusCode >= 500:
 			r.status5xx.Add(1)
-		case isTimeout(e.Err):
+		case rec.Err != nil && isTimeout(rec.Err.Err):
 			r.timeout.Add(1)
 		default:
 			r.network.Add(1)
@@ -67,15 +63,15 @@ func (g *Guard) robotsFetched(e policy.Entry) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if e.State != policy.StateUnreachable {
-		delete(r.down, e.Origin)
+	if rec.State != StateUnreachable {
+		delete(r.down, origin)
 		return
 	}
 	if r.down == nil {
 		r.down = make(map[string]struct{})
 	}
 	if len(r.down) < maxRobotsDown {
-		r.down[e.Origin] = struct{}{}
+		r.down[origin] = struct{}{}
 	}
 }
 
@@ -87,14 +83,19 @@ func isTimeout(err error) bool {
 }
 
 // snapshot returns the counts.
-func (r *robotsCounts) snapshot() RobotsStats {
+func (r *fetchCounts) snapshot() FetchStats {
 	r.mu.Lock()
 	down := len(r.down)
 	r.mu.Unlock()
-	return RobotsStats{
+	return FetchStats{
 		Parsed: r.parsed.Load(), AllowAll: r.allowAll.Load(),
 		Status429: r.status429.Load(), Status5xx: r.status5xx.Load(),
 		Timeout: r.timeout.Load(), Network: r.network.Load(),
 		Unreachable: down,
 	}
 }
+
+// Stats returns the counts of c's robots.txt fetches so far (since c was
+// made: a shared Store's records fetched by other processes count there).
+// It is safe to call at any time, concurrently with look-ups.
+func (c *Cache) Stats() FetchStats { return c.counts.snapshot() }
