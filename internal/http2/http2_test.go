@@ -21,6 +21,7 @@ func TestClientKnowsTransport(t *testing.T) {
 	var cancel <-chan struct{}
 	var deadline bool
 	rt := &Transport{Next: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		//lint:ignore SA1019 the test reads the deprecated field to see that net/http no longer sets it
 		cancel = r.Cancel
 		_, deadline = r.Context().Deadline()
 		return nil, stop
