@@ -64,7 +64,7 @@ func TestWriteProxy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("WriteProxy zip: CheckZip: %v", err)
 	}
-	const dir = "example.com/Lib@v0.1.0/" // the zip's paths start with the module and version
+	const dir = "example.com/Lib@v0.1.0/"                                // the zip's paths start with the module and version
 	want := []string{dir + "go.mod", dir + "lib.go", dir + "sub/sub.go"} // not the nested module's files
 	got := slices.Clone(checked.Valid)
 	slices.Sort(got)
