@@ -2,11 +2,9 @@ module github.com/robotsmw/robotsmw/bench
 
 go 1.24.0
 
-replace github.com/robotsmw/robotsmw => ../
-
 require (
 	github.com/gocolly/colly/v2 v2.3.0
-	github.com/robotsmw/robotsmw v0.0.0-00010101000000-000000000000
+	github.com/robotsmw/robotsmw v0.1.0
 	github.com/temoto/robotstxt v1.1.2
 	golang.org/x/time v0.14.0
 )

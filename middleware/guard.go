@@ -200,7 +200,7 @@ type Guard struct {
 	// ErrCrawlDelayTooLong, ErrRobotsUnreachable, ErrGaveUp or (with
 	// CleanParams) ErrDuplicate; and, with
 	// FollowLinks, once for every link not followed, with a
-	// *NotFollowedError (ErrNotFollowed) and a request that was never sent. It is not
+	// *NotFollowedError and a request that was never sent. It is not
 	// called for deferrals and retries (colly's OnError sees those, with a
 	// *DeferredError). It may be called concurrently. Whether or not it is
 	// set, colly's OnError callbacks (and a synchronous Visit) receive the

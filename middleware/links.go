@@ -2,11 +2,11 @@ package robotsmw
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"github.com/robotsmw/robotsmw/directives"
 	"net/url"
 	"strings"
+
+	"github.com/robotsmw/robotsmw/directives"
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/gocolly/colly/v2"
@@ -14,11 +14,10 @@ import (
 	"golang.org/x/net/html"
 )
 
-// ErrNotFollowed is wrapped by the *NotFollowedError that FollowLinks
-// reports to ErrorHandler for a link it did not visit.
-var ErrNotFollowed = errors.New("robotsmw: link not followed")
-
-// A NotFollowedError reports a link FollowLinks did not visit, and why.
+// A NotFollowedError reports a link FollowLinks did not visit, and why, to
+// ErrorHandler: it is no outcome of a request (the link was never
+// requested), so it wraps none of the outcome sentinels; tell it apart
+// with errors.As.
 type NotFollowedError struct {
 	URL    *url.URL // the link, resolved
 	Page   *url.URL // the page it is on
@@ -29,9 +28,6 @@ type NotFollowedError struct {
 func (e *NotFollowedError) Error() string {
 	return fmt.Sprintf("robotsmw: %s not followed from %s: %s", e.URL.Redacted(), e.Page.Redacted(), e.Reason)
 }
-
-// Unwrap returns ErrNotFollowed.
-func (e *NotFollowedError) Unwrap() error { return ErrNotFollowed }
 
 // Links configures FollowLinks. Its zero value honours nofollow pages and
 // rel="nofollow" links.

@@ -2,13 +2,11 @@ module github.com/robotsmw/robotsmw/robotsprom
 
 go 1.24.0
 
-replace github.com/robotsmw/robotsmw => ../
-
 require (
 	github.com/gocolly/colly/v2 v2.3.0
 	github.com/prometheus/client_golang v1.23.2
 	github.com/prometheus/common v0.66.1
-	github.com/robotsmw/robotsmw v0.0.0-00010101000000-000000000000
+	github.com/robotsmw/robotsmw v0.1.0
 	golang.org/x/time v0.14.0
 )
 

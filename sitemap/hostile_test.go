@@ -85,11 +85,8 @@ func TestWalkSitemapElsewhereSeedsOnlyTheSite(t *testing.T) {
 func TestWalkOneSpellingPerURL(t *testing.T) {
 	// One normalisation everywhere, the origin key of
 	// policy: default ports, trailing dot, case, IDN.
-	var lines []string
-	for _, l := range []string{"http://s.test/p5", "http://s.test:80/p5", "https://s.test:443/p6",
-		"http://s.test./p3", "HTTP://S.TEST/p3#top", "http://bücher.s.test/b", "http://xn--bcher-kva.s.test/b"} {
-		lines = append(lines, l)
-	}
+	lines := []string{"http://s.test/p5", "http://s.test:80/p5", "https://s.test:443/p6",
+		"http://s.test./p3", "HTTP://S.TEST/p3#top", "http://bücher.s.test/b", "http://xn--bcher-kva.s.test/b"}
 	for port := 1; port <= 64; port++ {
 		lines = append(lines, fmt.Sprintf("http://s.test:%d/probe", port))
 	}

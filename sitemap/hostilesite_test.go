@@ -197,7 +197,7 @@ func peakHeap() (stop func() heapPeak) {
 
 // walkHostile walks the hostile site with the Walker's defaults through
 // netguard, and returns what it did.
-func walkHostile(tb testing.TB, h *hostileSite) (Stats, error, *recordingDialer, heapPeak) {
+func walkHostile(tb testing.TB, h *hostileSite) (Stats, *recordingDialer, heapPeak, error) {
 	rd := &recordingDialer{made: make(map[netip.Addr]int)}
 	rd.d.AllowAddrPorts, _ = netguard.AllowSite(context.Background(), h.srv.URL)
 	tr := netguard.Transport(nil)
@@ -212,7 +212,7 @@ func walkHostile(tb testing.TB, h *hostileSite) (Stats, error, *recordingDialer,
 	if n != st.URLs {
 		tb.Errorf("Walk passed %d pages on, Stats.URLs = %d", n, st.URLs)
 	}
-	return st, err, rd, peak
+	return st, rd, peak, err
 }
 
 func TestHostileSite(t *testing.T) {
@@ -220,7 +220,7 @@ func TestHostileSite(t *testing.T) {
 		t.Skip("walks a million URLs: not with -short or -race")
 	}
 	h := newHostileSite(t)
-	st, err, rd, peak := walkHostile(t, h)
+	st, rd, peak, err := walkHostile(t, h)
 	t.Logf("Stats %+v; peak live heap %.1f MB, heap objects %.1f MB; dials refused %d; err %v",
 		st, float64(peak.Live)/(1<<20), float64(peak.Objects)/(1<<20), rd.refuse.Load(), err)
 	if st.URLs != DefaultMaxURLs {
@@ -252,7 +252,7 @@ func BenchmarkHostileSite(b *testing.B) {
 	h := newHostileSite(b)
 	var peak heapPeak
 	for b.Loop() {
-		_, _, _, p := walkHostile(b, h)
+		_, _, p, _ := walkHostile(b, h)
 		peak.Live, peak.Objects = max(peak.Live, p.Live), max(peak.Objects, p.Objects)
 	}
 	b.ReportMetric(float64(peak.Live)/(1<<20), "peak-live-MB")

@@ -196,10 +196,11 @@ still needed: redis-server --port 6379 --save "" --daemonize yes).`)
 		Logger:  logger,
 		ErrorHandler: func(r *colly.Request, err error) {
 			var dis *robotsmw.DisallowedError
+			var nf *robotsmw.NotFollowedError
 			switch {
 			case errors.As(err, &dis):
 				out.stamp("blocked  %s: %s", r.URL, dis.Decision)
-			case errors.Is(err, robotsmw.ErrNotFollowed):
+			case errors.As(err, &nf):
 				// rel="nofollow" and nofollow pages: counted in Stats.
 			default:
 				out.stamp("failed   %s: %s", r.URL, cmdline.ErrorText(err, r.URL))

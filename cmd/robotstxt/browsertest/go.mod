@@ -2,12 +2,10 @@ module github.com/robotsmw/robotsmw/cmd/robotstxt/browsertest
 
 go 1.24.0
 
-replace github.com/robotsmw/robotsmw => ../../../
-
 require (
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327
 	github.com/chromedp/chromedp v0.14.2
-	github.com/robotsmw/robotsmw v0.0.0-00010101000000-000000000000
+	github.com/robotsmw/robotsmw v0.1.0
 )
 
 require (
