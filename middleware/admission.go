@@ -10,11 +10,11 @@ import (
 	"github.com/robotsmw/robotsmw/policy"
 )
 
-// Waiting constants (politeness.md §5.2 C and J).
+// Waiting constants (docs/politeness.md).
 const (
 	// defaultMaxWait is the longest a request waits for its host or its
 	// robots.txt inside a colly callback when Guard.MaxWait is zero;
-	// politeness.md §5.2 H: 30 s.
+	// docs/politeness.md: 30 s.
 	defaultMaxWait = 30 * time.Second
 	// minDeferral is the shortest wait before robots.txt is asked again, in
 	// case the cache reports a RetryAt that has already passed.
@@ -73,7 +73,7 @@ func (g *Guard) admitTo(ctx context.Context, cache *policy.Cache, h *host, u *ur
 // that check may have waited (for robots.txt), so that now is stale.
 //
 // While robots.txt is unreachable (RFC 9309 §2.3.1.4: complete disallow,
-// which is temporary; politeness.md §5.2 F) the request waits until the
+// which is temporary; docs/politeness.md) the request waits until the
 // cache's RetryAt if that is within limit, and is deferred until then
 // otherwise. Once robots.txt has failed MaxRetries times in a row, or asks
 // for a Retry-After beyond 24 hours, the request fails at once with

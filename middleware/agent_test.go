@@ -18,7 +18,7 @@ func TestEmptyAgentUsesUserAgentToken(t *testing.T) {
 	}{
 		{"FooBot/2.0 (+https://example.org/bot)", true},
 		{"OtherBot/1.0", false},
-		// The form real bots send: the bot's token, not "Mozilla" (issue 20).
+		// The form real bots send: the bot's token, not "Mozilla".
 		{"Mozilla/5.0 (compatible; FooBot/1.0; +https://example.org/bot)", true},
 		// A browser's User-Agent names no bot: only the '*' group applies.
 		{"Mozilla/5.0 (X11; Linux x86_64; rv:109.0) Gecko/20100101 Firefox/115.0", false},

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Back-off constants. The values follow politeness.md §5.2 J.
+// Back-off constants. The values and their sources are in docs/politeness.md.
 const (
 	// maxRetryAfter is the longest Retry-After the Guard waits out. A
 	// longer one is never shortened: requests to the host give up instead.

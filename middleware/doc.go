@@ -96,7 +96,7 @@
 // 1 by default), waiting at most MaxWait (then the request is deferred):
 // once any pause is over, the start is the interval after the last one,
 // and the previous response ended at least the host's gap before — its
-// Crawl-delay, counted from the end of the response as seeds/003 defines
+// Crawl-delay, counted from the end of the response as Yandex defines
 // it ("after loading one page, before starting to load another"), or its
 // smoothed response time if that is longer ([Guard.FixedPace] turns that
 // off). The lease is given back when the response's body is read to its

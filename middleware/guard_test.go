@@ -353,7 +353,7 @@ func TestGivesUpAfterRetries(t *testing.T) {
 }
 
 func TestParseHTTPErrorResponseGetsTheErrorPage(t *testing.T) {
-	// Issue 21 item 6: a user who asked to parse error pages gets the
+	// A user who asked to parse error pages gets the
 	// first one, final, in OnResponse; the host is still struck.
 	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path == "/down" {

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// Pacing constants (politeness.md §5.2 E and J).
+// Pacing constants (docs/politeness.md).
 const (
 	// maxInterval is the slowest spacing cuts lead to, unless MaxBackoff
 	// is shorter or the floor (Rate or Crawl-delay) is slower still.
@@ -30,7 +30,7 @@ const (
 
 // hostKey returns the key of u's host for pacing and back-off: the host
 // name without scheme or port, lower case, without a trailing dot, an
-// internationalised name in its punycode form (ROBOTS.md §1: the same
+// internationalised name in its punycode form (RFC 9309 §2.2.2 and RFC 3986 §6.2.2: the same
 // host), so that bücher.example and xn--bcher-kva.example share one
 // limiter. Google: the crawl rate and its reduction apply to "the whole
 // hostname".
@@ -60,7 +60,7 @@ func hostKey(u *url.URL) string {
 }
 
 // A host is the pacing and back-off state of one host name. It is kept
-// small (politeness.md §5.2 B): a broad crawl holds one per live host.
+// small (docs/politeness.md): a broad crawl holds one per live host.
 // Times are Unix nanoseconds on the Guard's clock.
 //
 // The schedule itself lives in the Guard's Pacer (a pace.Memory of its
@@ -254,7 +254,7 @@ func (h *host) setCrawlDelay(origin string, d, rateFloor time.Duration) {
 // policy.RetryAfter), if raOK. base and limit are the back-off base and cap
 // for hard failures; u is a random number in [0, 1) for jitter.
 //
-// politeness.md §5.2 E: the server's Retry-After comes first and is never
+// docs/politeness.md: the server's Retry-After comes first and is never
 // shortened; without it the pause grows exponentially with the strikes in
 // a row: strikes not separated by a healthy response after the pause (see
 // healthy) nor by forgiveAfter. The pause merges with any current one by taking the later end. A
@@ -335,7 +335,7 @@ func addNanos(n int64, d time.Duration) int64 {
 // its incident) ends the run of failures: the strike count is reset, so
 // the next failure's pause starts from the base again. recoverAfter of
 // them in a row speed a cut host up one step: additively, by a sixteenth
-// of the floor's rate (politeness.md §5.2 E), or by halving the interval
+// of the floor's rate (docs/politeness.md), or by halving the interval
 // when the floor is unlimited. A host that has recovered and whose strikes
 // are reset drops its trouble state. clock is read only for a host in
 // trouble. When the response sped the host up, healthy returns its new

@@ -35,7 +35,7 @@ func newLoadSite(t *testing.T, robotsTxt string, delay func(path string) time.Du
 	})
 }
 
-// Issue 20, point 1: a slow host gets one request in flight, not more,
+// A slow host gets one request in flight, not more,
 // however many colly threads want it; InFlight raises the limit.
 func TestOneRequestInFlightPerHost(t *testing.T) {
 	for _, tt := range []struct {
@@ -88,7 +88,7 @@ func TestTransportOneInFlight(t *testing.T) {
 	}
 }
 
-// Issue 20, point 2 (seeds/003): Crawl-delay is the time "after loading
+// Crawl-delay is the time "after loading
 // one page, before starting to load another": counted from the end of the
 // previous response, not from its start.
 func TestCrawlDelayFromEndOfResponse(t *testing.T) {
@@ -110,7 +110,7 @@ func TestCrawlDelayFromEndOfResponse(t *testing.T) {
 	}
 }
 
-// Issue 20, point 3: a host that slows down is given time: after each
+// A host that slows down is given time: after each
 // response it is left alone for at least its smoothed response time, which
 // Stats shows; FixedPace turns that off.
 func TestLatencyAwarePacing(t *testing.T) {
@@ -228,7 +228,7 @@ func (p *shortLeasePacer) Release(ctx context.Context, host string, r pace.Relea
 	return p.Memory.Release(ctx, host, r)
 }
 
-// Issue 20, point 6: a request whose process stalls between its gate and
+// A request whose process stalls between its gate and
 // its send for longer than its lease of a shared Pacer lasts does not
 // spend that lease late. Here the first member's request stalls after its
 // gate (a callback of its own that sleeps, as a stopped process would),

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Retries of an unreachable Pacer (politeness.md §3.6 point 7: pause
+// Retries of an unreachable Pacer (docs/fleet.md: pause
 // rather than run every member at full speed).
 const (
 	pacerRetryMin = time.Second

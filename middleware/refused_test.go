@@ -38,7 +38,7 @@ func (u *userErrors) get(path string) []error {
 }
 
 func TestRefusedResendReachesOnError(t *testing.T) {
-	// Issue 21 item 5: colly refuses the re-send of a deferred request
+	// Colly refuses the re-send of a deferred request
 	// (MaxRequests); OnError must still get one final outcome.
 	var mu sync.Mutex
 	failed := false
@@ -77,7 +77,7 @@ func TestRefusedResendReachesOnError(t *testing.T) {
 }
 
 func TestDeferredAfterCrawlEndReachesOnErrorBeforeWait(t *testing.T) {
-	// Issue 21 items 5 and 6: a request deferred when the crawl's context
+	// A request deferred when the crawl's context
 	// ends gets one final outcome in OnError, and no callback runs after
 	// Wait returned.
 	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
@@ -126,7 +126,7 @@ func TestDeferredAfterCrawlEndReachesOnErrorBeforeWait(t *testing.T) {
 }
 
 func TestCrawlDeadlineIsFinalAndNotTheHosts(t *testing.T) {
-	// Issue 21 item 6, colly's TestCollectorContext: the crawl's deadline
+	// The crawl's deadline
 	// passes while the body is read. OnError and Visit get colly's own
 	// error, the host is not struck, nothing is sent again.
 	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
@@ -183,7 +183,7 @@ func TestCrawlDeadlineIsFinalAndNotTheHosts(t *testing.T) {
 }
 
 func TestDisallowedMatchesCollyRobotsTxtBlocked(t *testing.T) {
-	// Issue 21 item 6: code written for colly's own check keeps working.
+	// Code written for colly's own check keeps working.
 	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", nil))
 	c := colly.NewCollector((&Guard{Rate: rate.Inf}).Attach)
 	err := c.Visit(s.URL + "/private/x")
@@ -193,7 +193,7 @@ func TestDisallowedMatchesCollyRobotsTxtBlocked(t *testing.T) {
 }
 
 func TestRefusedResendUnseekableReachesOnError(t *testing.T) {
-	// Issue 21 item 5: colly refuses the re-send of a POST whose body
+	// Colly refuses the re-send of a POST whose body
 	// cannot be read again (colly.ErrRetryBodyUnseekable).
 	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path == "/busy" {

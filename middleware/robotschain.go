@@ -13,7 +13,7 @@ import (
 // its gate is the host's politeness, not the server's slowness, so it does
 // not count against the fetch's timeout; the time the hops are sent and
 // read does, all of them together: a robots.txt that redirects slowly five
-// times gets the timeout once, not five times (issue 21: a chain of five
+// times gets the timeout once, not five times (a chain of five
 // 25-second hops held a fetch slot for 155 s). A hop that did not wait
 // at its gate, nor any hop before it, may be sent under the fetch's own
 // deadline instead, which then comes at most hopSlack (10 ms: the time

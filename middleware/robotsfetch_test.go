@@ -108,7 +108,7 @@ func TestRobotsRedirectHopOwnBudget(t *testing.T) {
 	}
 }
 
-// Issue 21 item 2: the hops of one robots.txt fetch share its timeout. A
+// The hops of one robots.txt fetch share its timeout. A
 // robots.txt that redirects five times, each hop answered after 150 ms,
 // needs 900 ms; with 400 ms for the fetch the chain is cut after the third
 // hop or so (each hop used to get the whole timeout: all six were sent).
@@ -144,7 +144,7 @@ func TestRobotsRedirectChainSharesTimeout(t *testing.T) {
 	}
 }
 
-// Issue 21 item 2: 64 origins whose robots.txt stalls (as many as the
+// 64 origins whose robots.txt stalls (as many as the
 // Guard's robots.txt fetch slots) do not hold up the robots.txt of another
 // origin: a stalled fetch gives its slot up after a quarter of its timeout,
 // and the healthy origin's page is fetched while they still stall.

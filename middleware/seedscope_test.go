@@ -16,7 +16,7 @@ import (
 	"github.com/robotsmw/robotsmw/sitemap"
 )
 
-// Issue 21 item 1: the site's robots.txt names a sitemap on another host
+// The site's robots.txt names a sitemap on another host
 // (an internal service, here another loopback port), which lists its own
 // pages. Seed reads it for the site's pages only: nothing of the other
 // host is queued or fetched but the sitemap itself.
@@ -46,7 +46,7 @@ func TestSeedOnlyTheSitesPages(t *testing.T) {
 	}
 }
 
-// Issue 21 item 3: Seed reports the bounds that cut its walk.
+// Seed reports the bounds that cut its walk.
 func TestSeedReportsCuts(t *testing.T) {
 	s := sitemapSite(t, "Sitemap: /a.txt\n", map[string]string{
 		"/a.txt": "{{host}}/p/1\n{{host}}/p/2\n{{host}}/p/3\n",
@@ -60,7 +60,7 @@ func TestSeedReportsCuts(t *testing.T) {
 	}
 }
 
-// Issue 21 item 1: with netguard's transport installed before Attach, the
+// With netguard's transport installed before Attach, the
 // Guard's own robots.txt and sitemap fetches go through it too: a sitemap
 // on another loopback address, standing in for an internal service, is
 // never connected to; without it, it is read (for the site's pages only).

@@ -97,7 +97,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// between the gate and here) and another member may have
 			// started a request to the host meanwhile: the lease is given
 			// back unsent, and the request asks for its host again rather
-			// than spend its place late (issue 20, point 6).
+			// than spend its place late.
 			h := g.hostFor(v, req.URL)
 			g.newFlight(h, lease, time.Time{}).unsent()
 			v.lease = 0
