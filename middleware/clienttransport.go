@@ -91,7 +91,7 @@ func (t *clientTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			f.end(true) // an error or a timeout: loaded
 			if !ended(req, err) {
-				g.strikeFor(h, g.clock(), soft, req.URL, nil, 0, err)
+				g.strikeFor(h, g.clock(), soft, req.URL, nil, 0, err, false)
 			}
 			return nil, err
 		}

@@ -88,6 +88,7 @@ type DeferredError struct {
 	Err error
 
 	url      *url.URL   // the request, or the redirect hop it resumes at
+	pause    pauseEvent // the pause the failed attempt started, for its log line
 	hop      *hopResume // the redirect hop the request resumes at, if any
 	reserved bool       // the request keeps a slot of its host's schedule
 	// parse is set when an attempt failed: its collector's

@@ -35,6 +35,39 @@ func ExampleGuardOf() {
 	// pages fetched 1, requests sent 2 (robots.txt included), blocked 1
 }
 
+// Logging from the one-liner: the Guard's Logger may be set after Attach,
+// before the first request. Here a text log without times, with paths
+// for URLs; slog.Default() would do too.
+func ExampleGuardOf_logger() {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+			return
+		}
+		fmt.Fprint(w, "<html><body>hello</body></html>")
+	}))
+	defer site.Close()
+
+	c := colly.NewCollector(robotsmw.Attach())
+	robotsmw.GuardOf(c).Logger = slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			switch a.Key {
+			case slog.TimeKey, "expires", "host":
+				return slog.Attr{}
+			case "url", "origin":
+				u, _ := url.Parse(a.Value.String())
+				return slog.String(a.Key, u.Path)
+			}
+			return a
+		},
+	}))
+	c.Visit(site.URL + "/")
+	c.Visit(site.URL + "/private/page")
+	// Output:
+	// level=INFO msg="robots.txt fetched" origin="" status=200 state=parsed
+	// level=INFO msg="request blocked" url=/private/page agent=colly group=* line=2 rule="disallow: /private"
+}
+
 // The Guard's log, here as text without times and with paths for URLs.
 func ExampleGuard_Logger() {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -52,7 +85,7 @@ func ExampleGuard_Logger() {
 	text := slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 			switch a.Key {
-			case slog.TimeKey, "until", "pause", "expires", "error", "cause", "host":
+			case slog.TimeKey, "paused_until", "next_attempt", "pause", "expires", "error", "cause", "host":
 				return slog.Attr{} // they change from run to run
 			case "url", "origin":
 				u, _ := url.Parse(a.Value.String())
@@ -69,7 +102,7 @@ func ExampleGuard_Logger() {
 	c.Wait()
 	// Output:
 	// level=INFO msg="robots.txt fetched" origin="" status=200 state=parsed
-	// level=INFO msg="request blocked" url=/private/page agent=colly group=* rule="line 2: disallow: /private" line=2
+	// level=INFO msg="request blocked" url=/private/page agent=colly group=* line=2 rule="disallow: /private"
 	// level=WARN msg="host paused" url=/gone status=500
 	// level=WARN msg="request gave up" url=/gone
 }

@@ -207,25 +207,43 @@ type Guard struct {
 	// same errors.
 	ErrorHandler func(r *colly.Request, err error)
 
-	// Logger, if set, receives the Guard's events, one record each with a
-	// fixed message and attributes:
+	// Logger, if set, receives the Guard's events, one record per event
+	// with a fixed message and attributes (durations and times rounded to
+	// milliseconds):
 	//
-	//	Info   "request blocked"    host url agent group rule line (robots.txt),
+	//	Info   "request blocked"    host url agent group line rule (robots.txt),
 	//	                            or host url origin crawl_delay (Crawl-delay
 	//	                            above policy.MaxCrawlDelay)
-	//	Debug  "request deferred"   host url until cause (it would wait over MaxWait)
-	//	Info   "request retried"    host url until attempt cause (a failed attempt)
-	//	Warn   "host paused"        host url status|error until pause [retry_after]
+	//	Debug  "request deferred"   host url cause next_attempt (it would wait
+	//	                            over MaxWait)
+	//	Info   "request retried"    host url attempt cause next_attempt
+	//	                            [host_pause retry_after] (a failed attempt;
+	//	                            the pause it started, if it did)
+	//	Warn   "host paused"        host [url] status|error pause paused_until
+	//	                            [retry_after] (a failure that is not a retried
+	//	                            attempt: robots.txt, Guard.Transport, a
+	//	                            final attempt)
 	//	Warn   "request gave up"    host url error (ErrGaveUp, ErrRobotsUnreachable)
 	//	Debug  "link not followed"  url page reason (FollowLinks)
 	//
+	// next_attempt is the earliest the request may go under its host's
+	// rules: after the host's pause, an interval (cut after a failure)
+	// after the last start, and the gap (Crawl-delay, or more for a slow
+	// host) after the response's end.
+	//
 	// The Guard's own robots.txt cache logs to it too (policy.Cache.Logger:
-	// "robots.txt fetched", "robots.txt unreachable"; a Cache of your own
+	// "robots.txt fetched", "robots.txt slow" when a fetch has had no
+	// answer for a sixth of its timeout, "robots.txt unreachable" with
+	// next_fetch, when robots.txt is asked for again; a Cache of your own
 	// logs to its own Logger), and so does Seed's walker
 	// (sitemap.Walker.Logger: "sitemap read", "sitemap failed").
 	// Times are on the Guard's clock. If nil, nothing is logged; an event
 	// whose level the Logger does not enable costs a level check and
-	// allocates nothing.
+	// allocates nothing. Logger may be set after Attach, before the first
+	// request: with the one-liner,
+	//
+	//	c := colly.NewCollector(robotsmw.Attach())
+	//	robotsmw.GuardOf(c).Logger = slog.Default()
 	Logger *slog.Logger
 
 	// Seeding configures Seed: the sitemap walk's scope, filters, fallback
@@ -371,11 +389,43 @@ func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cac
 			MaxFetches: fetches,
 			Store:      g.RobotsStore,
 			Now:        g.clock,
-			Logger:     g.Logger,
+			// The Guard's Logger as it is when the cache logs, so that
+			// it may be set after Attach (GuardOf(c).Logger = …).
+			Logger: slog.New(guardLog{g}),
 		}
 		g.ownMade.Store(g.own)
 	})
 	return g.own
+}
+
+// A guardLog is the log handler of the Guard's own robots.txt cache: it
+// passes records on to the Guard's Logger as it is at the time, or drops
+// them while it is nil.
+type guardLog struct{ g *Guard }
+
+func (h guardLog) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.g.Logger != nil && h.g.Logger.Handler().Enabled(ctx, l)
+}
+
+func (h guardLog) Handle(ctx context.Context, r slog.Record) error {
+	if h.g.Logger == nil {
+		return nil
+	}
+	return h.g.Logger.Handler().Handle(ctx, r)
+}
+
+func (h guardLog) WithAttrs(attrs []slog.Attr) slog.Handler {
+	if h.g.Logger == nil {
+		return h
+	}
+	return h.g.Logger.Handler().WithAttrs(attrs)
+}
+
+func (h guardLog) WithGroup(name string) slog.Handler {
+	if h.g.Logger == nil {
+		return h
+	}
+	return h.g.Logger.Handler().WithGroup(name)
 }
 
 // robotsStats returns the fetch counts of the robots.txt cache in use:

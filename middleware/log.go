@@ -27,6 +27,12 @@ func (g *Guard) logger(level slog.Level) *slog.Logger {
 	return nil
 }
 
+// ms rounds d to milliseconds, for people: "12.098s", not "12.098004739s".
+func ms(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+
+// at rounds t to milliseconds, for people.
+func at(t time.Time) time.Time { return t.Round(time.Millisecond) }
+
 // logBlocked logs a request or hop to u that robots.txt disallows for agent.
 func (g *Guard) logBlocked(h *host, u *url.URL, agent string, d policy.Decision) {
 	l := g.logger(slog.LevelInfo)
@@ -37,8 +43,12 @@ func (g *Guard) logBlocked(h *host, u *url.URL, agent string, d policy.Decision)
 		slog.String("host", h.name), slog.String("url", u.Redacted()),
 		slog.String("agent", agent), slog.String("group", d.Agent),
 	}
-	if d.Rule != nil {
-		attrs = append(attrs, slog.String("rule", d.Rule.String()), slog.Int("line", d.Rule.Line))
+	if r := d.Rule; r != nil {
+		rule := "disallow: " + r.Pattern
+		if r.Allow {
+			rule = "allow: " + r.Pattern
+		}
+		attrs = append(attrs, slog.Int("line", r.Line), slog.String("rule", rule))
 	}
 	l.LogAttrs(context.Background(), slog.LevelInfo, "request blocked", attrs...)
 }
@@ -49,12 +59,15 @@ func (g *Guard) logCrawlDelay(h *host, u *url.URL, origin string, d time.Duratio
 	if l := g.logger(slog.LevelInfo); l != nil {
 		l.LogAttrs(context.Background(), slog.LevelInfo, "request blocked",
 			slog.String("host", h.name), slog.String("url", u.Redacted()),
-			slog.String("origin", origin), slog.Duration("crawl_delay", d))
+			slog.String("origin", origin), slog.Duration("crawl_delay", ms(d)))
 	}
 }
 
 // logDeferred logs a deferral of r: a wait (Debug) or a failed attempt
-// that is sent again (Info).
+// that is sent again (Info). next_attempt is the earliest the request is
+// sent again under its host's rules; a retried attempt's line also tells
+// the pause the failure started, if it did (one event, one line: no
+// "host paused" line of its own).
 func (g *Guard) logDeferred(r *colly.Request, de *DeferredError) {
 	level, msg := slog.LevelDebug, "request deferred"
 	if de.Attempt > 0 {
@@ -66,37 +79,42 @@ func (g *Guard) logDeferred(r *colly.Request, de *DeferredError) {
 	}
 	attrs := []slog.Attr{
 		slog.String("host", hostKey(r.URL)), slog.String("url", r.URL.Redacted()),
-		slog.Time("until", de.Until),
 	}
 	if de.Attempt > 0 {
 		attrs = append(attrs, slog.Int("attempt", de.Attempt))
 	}
-	attrs = append(attrs, slog.String("cause", de.Err.Error()))
+	attrs = append(attrs, slog.String("cause", de.Err.Error()), slog.Time("next_attempt", at(de.Until)))
+	if ev := de.pause; ev.longer {
+		attrs = append(attrs, slog.Duration("host_pause", ms(ev.pause)))
+		if ev.raOK {
+			attrs = append(attrs, slog.Duration("retry_after", ms(ev.ra)))
+		}
+	}
 	l.LogAttrs(context.Background(), level, msg, attrs...)
 }
 
-// logPaused logs a pause of h that a failure started or lengthened: the
-// response's status (0 for a network error err) to a request for u (nil
-// if unknown), the pause and its end, and the Retry-After if one was sent.
-func (g *Guard) logPaused(h *host, u *url.URL, status int, err error, pause time.Duration, until time.Time, ra time.Duration, raOK bool) {
+// logPaused logs a pause of a host that a failure started or lengthened
+// (ev): the response's status, or the network error, of the request that
+// failed, the pause and its end, and the Retry-After if one was sent.
+func (g *Guard) logPaused(ev pauseEvent) {
 	l := g.logger(slog.LevelWarn)
 	if l == nil {
 		return
 	}
 	attrs := make([]slog.Attr, 0, 6)
-	attrs = append(attrs, slog.String("host", h.name))
-	if u != nil {
-		attrs = append(attrs, slog.String("url", u.Redacted()))
+	attrs = append(attrs, slog.String("host", ev.h.name))
+	if ev.u != nil {
+		attrs = append(attrs, slog.String("url", ev.u.Redacted()))
 	}
 	switch {
-	case status != 0:
-		attrs = append(attrs, slog.Int("status", status))
-	case err != nil:
-		attrs = append(attrs, slog.String("error", err.Error()))
+	case ev.status != 0:
+		attrs = append(attrs, slog.Int("status", ev.status))
+	case ev.err != nil:
+		attrs = append(attrs, slog.String("error", ev.err.Error()))
 	}
-	attrs = append(attrs, slog.Time("until", until), slog.Duration("pause", pause))
-	if raOK {
-		attrs = append(attrs, slog.Duration("retry_after", ra))
+	attrs = append(attrs, slog.Duration("pause", ms(ev.pause)), slog.Time("paused_until", at(ev.until)))
+	if ev.raOK {
+		attrs = append(attrs, slog.Duration("retry_after", ms(ev.ra)))
 	}
 	l.LogAttrs(context.Background(), slog.LevelWarn, "host paused", attrs...)
 }

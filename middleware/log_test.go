@@ -151,28 +151,36 @@ func TestLogRecords(t *testing.T) {
 		level slog.Level
 		msg   string
 		attrs map[string]string
-		n     int // how many; 0 means at least one
+		n     int // how many; 0 means at least one, -1 none
 	}{
 		{slog.LevelInfo, "robots.txt fetched", map[string]string{"origin": a.URL, "status": "200", "state": "parsed"}, 1},
 		{slog.LevelInfo, "sitemap read", map[string]string{"url": a.URL + "/sitemap.xml", "depth": "0", "pages": "1"}, 1},
 		{slog.LevelInfo, "request blocked", map[string]string{"host": host, "url": a.URL + "/private/x",
-			"agent": "colly", "group": "*", "rule": "line 2: disallow: /private", "line": "2"}, 1},
-		{slog.LevelWarn, "host paused", map[string]string{"host": host, "url": a.URL + "/busy", "status": "503",
-			"pause": "1s", "retry_after": "1s", "until": "*"}, 1},
-		{slog.LevelInfo, "request retried", map[string]string{"url": a.URL + "/busy", "attempt": "1",
-			"cause": "robotsmw: status 503 Service Unavailable", "until": "*"}, 1},
-		{slog.LevelWarn, "host paused", map[string]string{"url": a.URL + "/broken", "status": "500"}, 0},
-		{slog.LevelInfo, "request retried", map[string]string{"url": a.URL + "/broken", "attempt": "1"}, 1},
+			"agent": "colly", "group": "*", "rule": "disallow: /private", "line": "2"}, 1},
+		// A retried 503: one line, with the pause it started and the
+		// earliest the retry may go; no "host paused" line of its own.
+		{slog.LevelInfo, "request retried", map[string]string{"host": host, "url": a.URL + "/busy", "attempt": "1",
+			"cause": "robotsmw: status 503 Service Unavailable", "next_attempt": "*", "host_pause": "1s", "retry_after": "1s"}, 1},
+		{slog.LevelWarn, "host paused", map[string]string{"url": a.URL + "/busy"}, -1},
+		{slog.LevelInfo, "request retried", map[string]string{"url": a.URL + "/broken", "attempt": "1", "host_pause": "*"}, 1},
+		// The final attempt's pause is logged before its outcome.
+		{slog.LevelWarn, "host paused", map[string]string{"url": a.URL + "/broken", "status": "500", "pause": "*", "paused_until": "*"}, 1},
 		{slog.LevelWarn, "request gave up", map[string]string{"host": host, "url": a.URL + "/broken",
 			"error": "robotsmw: gave up: GET " + a.URL + "/broken after 1 retries: robotsmw: status 500 Internal Server Error"}, 1},
 		{slog.LevelDebug, "request deferred", map[string]string{"host": host, "cause": "robotsmw: host " + host + " paused until*"}, 0},
 		{slog.LevelWarn, "robots.txt unreachable", map[string]string{"origin": bURL, "status": "500", "failures": "1",
-			"error": "policy: robots.txt " + bURL + "/robots.txt: 500 Internal Server Error", "retry_at": "*"}, 1},
+			"error": "policy: robots.txt " + bURL + "/robots.txt: 500 Internal Server Error", "next_fetch": "*"}, 1},
 		{slog.LevelWarn, "host paused", map[string]string{"host": "localhost", "url": bURL + "/robots.txt", "status": "500"}, 1},
 		{slog.LevelWarn, "request gave up", map[string]string{"host": "localhost", "url": bURL + "/page",
 			"error": "robotsmw: robots.txt unreachable*"}, 1},
 	} {
 		got := rec.find(tc.level, tc.msg, tc.attrs)
+		if tc.n < 0 {
+			if len(got) != 0 {
+				t.Errorf("log has %d %v %q records with %v, want none", len(got), tc.level, tc.msg, tc.attrs)
+			}
+			continue
+		}
 		if (tc.n == 0 && len(got) == 0) || (tc.n > 0 && len(got) != tc.n) {
 			t.Errorf("log has %d %v %q records with %v, want %d (0: some); log:\n%s", len(got), tc.level, tc.msg, tc.attrs, tc.n, dump(rec.records()))
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/gocolly/colly/v2"
 
 	"github.com/robotsmw/robotsmw/netguard"
+	"github.com/robotsmw/robotsmw/pace"
 	"github.com/robotsmw/robotsmw/policy"
 )
 
@@ -179,19 +180,20 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 			}
 			return nil, err
 		}
-		g.strikeFor(h, g.clock(), soft, req.URL, nil, 0, err)
+		ev := g.strikeFor(h, g.clock(), soft, req.URL, nil, 0, err, ours)
 		if ours {
-			return nil, g.failed(v, h, err)
+			return nil, g.failed(v, h, err, ev)
 		}
 		return nil, err
 	}
-	cls := g.judge(h, resp)
+	retries := ours && !v.parseErrors // a failure is the attempt's outcome
+	cls, ev := g.judgeFor(h, resp, retries)
 	failed := cls == hard || cls == soft
-	if ours && failed && !v.parseErrors {
+	if retries && failed {
 		resp.Body.Close()
 		f.end(true)
 		cancel()
-		return nil, g.failed(v, h, &StatusError{StatusCode: resp.StatusCode, Header: resp.Header})
+		return nil, g.failed(v, h, &StatusError{StatusCode: resp.StatusCode, Header: resp.Header}, ev)
 	}
 	if isRedirect(resp) {
 		// A redirect is loaded with its headers: the client checks the
@@ -297,39 +299,68 @@ func forbidden(err error) bool {
 // judge classifies resp, a response from h, and records it: 429 and 5xx
 // strike the host, healthy responses let it recover.
 func (g *Guard) judge(h *host, resp *http.Response) class {
+	cls, _ := g.judgeFor(h, resp, false)
+	return cls
+}
+
+// judgeFor is judge; with quiet, a pause the response starts is not
+// logged but returned, for the log line of the attempt's outcome.
+func (g *Guard) judgeFor(h *host, resp *http.Response, quiet bool) (class, pauseEvent) {
 	cls := classify(resp.StatusCode)
+	var ev pauseEvent
 	switch cls {
 	case hard, soft:
 		var u *url.URL
 		if resp.Request != nil {
 			u = resp.Request.URL
 		}
-		g.strikeFor(h, g.clock(), cls, u, resp.Header, resp.StatusCode, nil)
+		ev = g.strikeFor(h, g.clock(), cls, u, resp.Header, resp.StatusCode, nil, quiet)
 	case healthy:
 		if iv, floor, ok := h.healthy(g.clock); ok {
 			g.sharedRecover(context.Background(), g.pacerOf(), h, iv, floor)
 		}
 	}
-	return cls
+	return cls, ev
 }
 
 // strike records a failure of h at now; hdr is the response's header (nil
 // for a network error), whose Retry-After sets the pause.
 func (g *Guard) strike(h *host, now time.Time, c class, hdr http.Header) {
-	g.strikeFor(h, now, c, nil, hdr, 0, nil)
+	g.strikeFor(h, now, c, nil, hdr, 0, nil, false)
+}
+
+// A pauseEvent is a pause of a host that a failure started or lengthened,
+// as the log tells it: one line per event, so a failed attempt that is
+// retried carries it in its "request retried" line (logDeferred) rather
+// than in a "host paused" line of its own.
+type pauseEvent struct {
+	longer bool // the failure started or lengthened the pause
+	h      *host
+	u      *url.URL // the request that failed; nil if unknown
+	status int      // its status; 0 for a network error err
+	err    error
+	pause  time.Duration
+	until  time.Time
+	ra     time.Duration // the Retry-After sent, if raOK
+	raOK   bool
 }
 
 // strikeFor is strike with the failure's cause for the log: the request's
 // URL u (nil if unknown) and the response's status, or 0 and the network
-// error err.
-func (g *Guard) strikeFor(h *host, now time.Time, c class, u *url.URL, hdr http.Header, status int, err error) {
+// error err. The pause is logged ("host paused") unless quiet; it is
+// returned either way.
+func (g *Guard) strikeFor(h *host, now time.Time, c class, u *url.URL, hdr http.Header, status int, err error, quiet bool) pauseEvent {
 	ra, ok := policy.RetryAfter(hdr, now)
 	pause, longer := h.strike(now, c, ra, ok, g.backoffBase(), g.maxBackoff(), h.base, g.random())
+	ev := pauseEvent{longer: longer, h: h, u: u, status: status, err: err, pause: pause, until: now.Add(pause), ra: ra, raOK: ok}
 	if longer {
 		g.totals[cBackoffs].Add(1)
-		g.logPaused(h, u, status, err, pause, now.Add(pause), ra, ok)
+		if !quiet {
+			g.logPaused(ev)
+		}
 	}
 	g.sharedStrike(context.Background(), g.pacerOf(), h, c, pause)
+	return ev
 }
 
 // failed counts a failed attempt of the colly request of visit v and
@@ -338,8 +369,18 @@ func (g *Guard) strikeFor(h *host, now time.Time, c class, u *url.URL, hdr http.
 // wrapping ErrGaveUp and cause. A host that asked for a pause beyond 24
 // hours is not waited for: the request gives up at once, with an error
 // naming the pause's end.
-func (g *Guard) failed(v *visit, h *host, cause error) error {
+//
+// ev is the pause the failure started (see strikeFor): a retried attempt's
+// log line carries it; a final one's pause is logged here, as "host
+// paused", before its outcome.
+func (g *Guard) failed(v *visit, h *host, cause error, ev pauseEvent) error {
 	err := g.attemptOutcome(v, h, cause)
+	var de *DeferredError
+	if errors.As(err, &de) {
+		de.pause = ev
+	} else if ev.longer {
+		g.logPaused(ev)
+	}
 	v.outcome = err
 	return err
 }
@@ -347,10 +388,21 @@ func (g *Guard) failed(v *visit, h *host, cause error) error {
 // attemptOutcome decides what Guard.failed returns.
 func (g *Guard) attemptOutcome(v *visit, h *host, cause error) error {
 	method := v.method
+	now := g.clock().UnixNano()
 	h.mu.Lock()
 	until := h.pauseUntil
 	excluded := h.t != nil && h.t.excluded
+	// The earliest the host's rules let the next attempt start: after the
+	// pause, an interval after the last start (the interval a failure
+	// cut), and the gap after this response's end (Crawl-delay, or more
+	// for a slow host).
+	next := max(until, h.lastSend+int64(h.interval))
+	gap, latency := h.crawlDelay(), h.latency
 	h.mu.Unlock()
+	if !g.FixedPace {
+		gap = pace.EndGap(gap, latency, latencyFactor)
+	}
+	next = max(next, now+int64(gap))
 	if excluded {
 		return fmt.Errorf("%w: %s %s: %w: %w", ErrGaveUp, method, v.orig.Redacted(), cause,
 			pausedError(h.name, time.Unix(0, until)))
@@ -361,7 +413,7 @@ func (g *Guard) attemptOutcome(v *visit, h *host, cause error) error {
 		return fmt.Errorf("%w: %s %s after %d retries: %w", ErrGaveUp, method, v.orig.Redacted(), n-1, cause)
 	}
 	g.count(h, cRetried)
-	return &DeferredError{url: v.orig, Until: time.Unix(0, until), Attempt: n, Err: cause,
+	return &DeferredError{url: v.orig, Until: time.Unix(0, next), Attempt: n, Err: cause,
 		parse: parseSnapshot{set: true, value: v.parseErrors}}
 }
 
@@ -397,8 +449,8 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 		if ended(b.req, err) {
 			return n, fmt.Errorf("%w: %s %s: %w", ErrGaveUp, b.req.Method, b.req.URL.Redacted(), err)
 		}
-		b.g.strikeFor(b.h, b.g.clock(), soft, b.req.URL, nil, 0, err)
-		return n, b.g.failed(b.v, b.h, err)
+		ev := b.g.strikeFor(b.h, b.g.clock(), soft, b.req.URL, nil, 0, err, true)
+		return n, b.g.failed(b.v, b.h, err, ev)
 	}
 	return n, err
 }
@@ -524,7 +576,7 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		f.end(true)
 		if !errors.Is(err, context.Canceled) || !b.live.cancelled() {
-			t.g.strikeFor(h, now, soft, req.URL, nil, 0, err)
+			t.g.strikeFor(h, now, soft, req.URL, nil, 0, err, false)
 		}
 		b.finish()
 		return nil, err

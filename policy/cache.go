@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -173,7 +174,7 @@ type Cache struct {
 	// Logger, if set, is told about each fetch: "robots.txt fetched"
 	// (Info; origin, state, status, expires, and url when robots.txt
 	// redirected) when it gave a verdict, "robots.txt unreachable" (Warn;
-	// origin, status or error, failures, retry_at, stale when the last
+	// origin, status or error, failures, next_fetch, stale when the last
 	// good copy stays in force) when it failed (RFC 9309 §2.3.1.4). If
 	// nil, nothing is logged.
 	Logger *slog.Logger
@@ -573,14 +574,44 @@ func (c *Cache) run(f *flight) {
 		// On an error the store is down, or its lease holder silent for
 		// too long: fetch without the lease.
 	}
-	fctx, cancel := context.WithTimeout(ctx, c.timeout())
+	timeout := c.timeout()
+	fctx, cancel := context.WithTimeout(ctx, timeout)
+	slow := c.warnSlow(origin, timeout)
 	o := fetch(fctx, c.client, origin, c.UserAgent, c.now)
+	slow.Stop()
 	cancel()
+	if o.err != nil && errors.Is(o.err.Err, context.DeadlineExceeded) && ctx.Err() == nil {
+		// The fetch's own timeout, not the caller's: say which, and its
+		// value, rather than the bare "context deadline exceeded".
+		o.err.Err = fmt.Errorf("no answer within %v (the robots.txt fetch's timeout): %w", timeout, o.err.Err)
+	}
 	f.rec = c.update(old, ok, o, c.now())
 	_ = c.store.Save(ctx, origin, f.rec) // documented on Store.Save
 	c.logFetch(origin, f.rec)
 	c.counts.add(origin, f.rec)
 }
+
+// warnSlow logs, at Warn, that the fetch of origin's robots.txt has had no
+// answer for a sixth of its timeout (5 s of the default 30 s), so that a
+// robots.txt that never answers is not silent until it times out. The
+// caller stops the returned timer when the fetch ends.
+func (c *Cache) warnSlow(origin string, timeout time.Duration) interface{ Stop() bool } {
+	l := c.Logger
+	if l == nil || !l.Enabled(context.Background(), slog.LevelWarn) {
+		return noTimer{}
+	}
+	after := timeout / 6
+	return time.AfterFunc(after, func() {
+		l.LogAttrs(context.Background(), slog.LevelWarn, "robots.txt slow",
+			slog.String("origin", origin), slog.Duration("waited", after.Round(time.Millisecond)),
+			slog.Duration("timeout", timeout.Round(time.Millisecond)))
+	})
+}
+
+// noTimer is the timer of a fetch nobody logs.
+type noTimer struct{}
+
+func (noTimer) Stop() bool { return false }
 
 // logFetch logs the outcome of a fetch of origin's robots.txt, rec.
 func (c *Cache) logFetch(origin string, rec Record) {
@@ -597,7 +628,7 @@ func (c *Cache) logFetch(origin string, rec Record) {
 		attrs = append(attrs, slog.Int("status", rec.StatusCode))
 	}
 	if rec.State != StateUnreachable {
-		attrs = append(attrs, slog.String("state", rec.State.String()), slog.Time("expires", rec.Expires))
+		attrs = append(attrs, slog.String("state", rec.State.String()), slog.Time("expires", rec.Expires.Round(time.Millisecond)))
 		if rec.URL != "" {
 			attrs = append(attrs, slog.String("url", rec.URL))
 		}
@@ -607,7 +638,10 @@ func (c *Cache) logFetch(origin string, rec Record) {
 	if rec.Err != nil {
 		attrs = append(attrs, slog.String("error", rec.Err.Error()))
 	}
-	attrs = append(attrs, slog.Int("failures", rec.Failures), slog.Time("retry_at", rec.RetryAt))
+	// next_fetch is when robots.txt is asked for again; until then the
+	// origin's pages wait or fail (RFC 9309 §2.3.1.4). The host's own
+	// pause, which the failure may also start, is the Guard's to log.
+	attrs = append(attrs, slog.Int("failures", rec.Failures), slog.Time("next_fetch", rec.RetryAt.Round(time.Millisecond)))
 	if rec.GoodState != 0 {
 		attrs = append(attrs, slog.Bool("stale", true))
 	}
