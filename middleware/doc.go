@@ -72,7 +72,7 @@
 //     §2.3.1.4: complete disallow, which is temporary) the request waits
 //     until robots.txt is due again, or is deferred if that is further
 //     away than [Guard.MaxWait]. It is never let through. Once robots.txt
-//     has failed [Guard.MaxRetries] times in a row, the origin's requests
+//     has failed [Guard.MaxRobotsFailures] times in a row, the origin's requests
 //     fail at once with [ErrRobotsUnreachable] until it is due again.
 //  3. Takes a slot in the host's schedule, after any pause, and waits for
 //     it, or is deferred to it if it is further away than MaxWait (the

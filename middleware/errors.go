@@ -22,7 +22,7 @@ var (
 
 	// ErrRobotsUnreachable: robots.txt of the request's origin is
 	// unreachable (429, 5xx or a network error; RFC 9309 §2.3.1.4) and has
-	// failed [Guard.MaxRetries] times in a row, or asked for a Retry-After
+	// failed [Guard.MaxRobotsFailures] times in a row, or asked for a Retry-After
 	// beyond 24 hours. Final. The error also wraps the last
 	// *policy.FetchError.
 	ErrRobotsUnreachable = errors.New("robotsmw: robots.txt unreachable")

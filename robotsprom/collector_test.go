@@ -54,7 +54,7 @@ func misbehaving(t testing.TB) *httptest.Server {
 // crawl visits the misbehaving site's pages through a new Guard.
 func crawl(t testing.TB) *robotsmw.Guard {
 	s := misbehaving(t)
-	g := &robotsmw.Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond, MaxRetries: 1}
+	g := &robotsmw.Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond, MaxRetries: 1, MaxRobotsFailures: 1}
 	c := colly.NewCollector(g.Attach)
 	for _, p := range []string{"/ok", "/private/x", "/busy", "/broken", "/gone"} {
 		c.Visit(s.URL + p)
@@ -94,7 +94,7 @@ robotsmw_final_outcomes_total{outcome="gave_up"} 1
 # TYPE robotsmw_attempt_outcomes_total counter
 robotsmw_attempt_outcomes_total{outcome="deferred"} 0
 robotsmw_attempt_outcomes_total{outcome="retried"} 2
-# HELP robotsmw_robots_fetches_total robots.txt fetches of the Guard's own cache by result: parsed (2xx), allow_all (4xx, too many redirects), unreachable_429, unreachable_5xx, unreachable_timeout, unreachable_network.
+# HELP robotsmw_robots_fetches_total robots.txt fetches of the Guard's robots.txt cache (its own, or Guard.Cache) by result: parsed (2xx), allow_all (4xx, too many redirects), unreachable_429, unreachable_5xx, unreachable_timeout, unreachable_network.
 # TYPE robotsmw_robots_fetches_total counter
 robotsmw_robots_fetches_total{result="allow_all"} 0
 robotsmw_robots_fetches_total{result="parsed"} 1

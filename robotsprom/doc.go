@@ -44,7 +44,7 @@
 //
 // There are no per-host series: a broad crawl meets millions of hosts,
 // and a label per host would grow the series without bound. Read
-// Guard.Stats().Busiest or Guard.Host for them.
+// Guard.Stats().Busiest for them.
 //
 // This is a module of its own (github.com/robotsmw/robotsmw/robotsprom),
 // so that the robotsmw module does not require client_golang; the names

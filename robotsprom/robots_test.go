@@ -63,7 +63,7 @@ func TestScrapeRobots(t *testing.T) {
 	sites = append(sites, "http://"+ln.Addr().String())
 	ln.Close() // refused from now on
 
-	g := &robotsmw.Guard{Rate: rate.Inf, MaxRetries: 1}
+	g := &robotsmw.Guard{Rate: rate.Inf, MaxRetries: 1, MaxRobotsFailures: 1}
 	c := colly.NewCollector(g.Attach, colly.Async(true))
 	for _, s := range sites {
 		c.Visit(s + "/a")
@@ -82,7 +82,7 @@ robotsmw_final_outcomes_total{outcome="gave_up"} 6
 # HELP robotsmw_pages_fetched_total Pages fetched: colly requests whose final response was read.
 # TYPE robotsmw_pages_fetched_total counter
 robotsmw_pages_fetched_total 3
-# HELP robotsmw_robots_fetches_total robots.txt fetches of the Guard's own cache by result: parsed (2xx), allow_all (4xx, too many redirects), unreachable_429, unreachable_5xx, unreachable_timeout, unreachable_network.
+# HELP robotsmw_robots_fetches_total robots.txt fetches of the Guard's robots.txt cache (its own, or Guard.Cache) by result: parsed (2xx), allow_all (4xx, too many redirects), unreachable_429, unreachable_5xx, unreachable_timeout, unreachable_network.
 # TYPE robotsmw_robots_fetches_total counter
 robotsmw_robots_fetches_total{result="allow_all"} 1
 robotsmw_robots_fetches_total{result="parsed"} 1

@@ -91,7 +91,7 @@ func Metrics(s robotsmw.Stats) []Metric {
 		{Name: "robotsmw_links_not_followed_total", Kind: Counter, Samples: one(t.NotFollowed),
 			Help: "Links FollowLinks did not visit: nofollow pages and rel=nofollow links."},
 		{Name: "robotsmw_robots_fetches_total", Kind: Counter, Label: "result",
-			Help: "robots.txt fetches of the Guard's own cache by result: parsed (2xx), allow_all (4xx, too many redirects), unreachable_429, unreachable_5xx, unreachable_timeout, unreachable_network.",
+			Help: "robots.txt fetches of the Guard's robots.txt cache (its own, or Guard.Cache) by result: parsed (2xx), allow_all (4xx, too many redirects), unreachable_429, unreachable_5xx, unreachable_timeout, unreachable_network.",
 			Samples: []Sample{
 				{"allow_all", float64(r.AllowAll)},
 				{"parsed", float64(r.Parsed)},
