@@ -100,19 +100,17 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 					// Guard.Transport: a net/http caller cannot be sent
 					// again later, and waiting for robots.txt's next try
 					// (a minute or more) would only run out its timeout.
-					return waited, fmt.Errorf("%w: %s not sent: robots.txt is unreachable, next try at %s: %w",
-						ErrRobotsUnreachable, u.Redacted(), e.RetryAt.UTC().Format(time.RFC3339), err)
+					return waited, unsent(ErrRobotsUnreachable, u, "robots.txt is unreachable, next try at "+e.RetryAt.UTC().Format(time.RFC3339), err)
 				case e.Failures >= g.maxRobotsFailures():
-					return waited, fmt.Errorf("%w: %s not sent: robots.txt failed %d times in a row, next try at %s: %w",
-						ErrRobotsUnreachable, u.Redacted(), e.Failures, e.RetryAt.UTC().Format(time.RFC3339), err)
+					return waited, unsent(ErrRobotsUnreachable, u, fmt.Sprintf("robots.txt failed %d times in a row, next try at %s",
+						e.Failures, e.RetryAt.UTC().Format(time.RFC3339)), err)
 				case forbidden(err):
 					// robots.txt's address was refused (netguard): so
 					// would the page's be; waiting cannot help.
-					return waited, fmt.Errorf("%w: %s not sent: robots.txt's address is refused: %w",
-						ErrRobotsUnreachable, u.Redacted(), err)
+					return waited, unsent(ErrRobotsUnreachable, u, "robots.txt's address is refused", err)
 				case wait > maxRetryAfter:
-					return waited, fmt.Errorf("%w: %s not sent: robots.txt asked for a pause until %s, more than %v away: %w",
-						ErrRobotsUnreachable, u.Redacted(), e.RetryAt.UTC().Format(time.RFC3339), maxRetryAfter, err)
+					return waited, unsent(ErrRobotsUnreachable, u, fmt.Sprintf("robots.txt asked for a pause until %s, more than %v away",
+						e.RetryAt.UTC().Format(time.RFC3339), maxRetryAfter), err)
 				case wait > limit:
 					g.count(h, cDeferred)
 					return waited, &DeferredError{url: u, Until: e.RetryAt, Err: err}
@@ -135,7 +133,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 				return waited, &DeferredError{url: u, Until: g.clock().Add(robotsPending), Err: err}
 			}
 			// No origin: fail closed.
-			return waited, fmt.Errorf("%w: %s not sent: %w", ErrGaveUp, u.Redacted(), err)
+			return waited, unsent(ErrGaveUp, u, "", err)
 		}
 		rb := e.Robots
 		if m != nil {
@@ -143,7 +141,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 		}
 		if !rb.Allowed(agent, u) {
 			g.count(h, cBlocked)
-			de := &DisallowedError{URL: u, Agent: agent, Decision: e.Robots.Explain(agent, u)}
+			de := disallowed(u, agent, e.Robots.Explain(agent, u))
 			g.logBlocked(h, u, agent, de.Decision)
 			return waited, de
 		}
@@ -156,7 +154,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 			if !g.ClampCrawlDelay {
 				g.count(h, cBlocked)
 				g.logCrawlDelay(h, u, e.Origin, d)
-				return waited, fmt.Errorf("%w: %s asks for %v, more than %v", ErrCrawlDelayTooLong, e.Origin, d, policy.MaxCrawlDelay)
+				return waited, crawlDelayTooLong(e.Origin, d)
 			}
 			d = policy.MaxCrawlDelay
 		}
@@ -212,14 +210,13 @@ func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url
 
 // ended returns the final error of a request whose wait ctx cut short.
 func (g *Guard) ended(u *url.URL, err error) error {
-	return fmt.Errorf("%w: %s not sent: %w", ErrGaveUp, u.Redacted(), err)
+	return unsent(ErrGaveUp, u, "", err)
 }
 
 // excludedError returns the final error of a request to a host excluded
 // until until (a Retry-After beyond maxRetryAfter).
 func excludedError(u *url.URL, h *host, until int64) error {
-	return fmt.Errorf("%w: %s not sent: asked for a pause more than %v away: %w",
-		ErrGaveUp, u.Redacted(), maxRetryAfter, pausedError(h.name, time.Unix(0, until)))
+	return unsent(ErrGaveUp, u, fmt.Sprintf("asked for a pause more than %v away", maxRetryAfter), pausedError(h.name, time.Unix(0, until)))
 }
 
 // deferred returns the deferral of a request to h that would have to wait

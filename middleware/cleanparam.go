@@ -2,7 +2,6 @@ package robotsmw
 
 import (
 	"errors"
-	"fmt"
 	"hash/maphash"
 	"net/url"
 	"sync"
@@ -15,16 +14,6 @@ import (
 // under another URL, so it was not sent. Final. The error names the
 // request and its canonical form.
 var ErrDuplicate = errors.New("robotsmw: duplicate under clean-param")
-
-// duplicateError returns the outcome of request u, not sent because its
-// canonical form canon was requested before (see ErrDuplicate).
-func duplicateError(u, canon *url.URL) error {
-	if u.String() == canon.String() {
-		// The canonical form itself, after a variant of it was sent.
-		return fmt.Errorf("%w: %s not sent: a URL differing only in robots.txt's clean-param parameters was sent already", ErrDuplicate, u.Redacted())
-	}
-	return fmt.Errorf("%w: %s not sent: same page as %s under robots.txt's clean-param", ErrDuplicate, u.Redacted(), canon.Redacted())
-}
 
 // A canonSet remembers the canonical forms of the URLs requested whose
 // path a Clean-param line applies to, each with the request that claimed

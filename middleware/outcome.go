@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"sync"
 	"time"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsmw/robotsmw/policy"
 )
 
 // The last step of a request's way: what its attempt's outcome means.
@@ -61,6 +63,50 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, v *visit, err erro
 		}
 		g.seeds.done(r)
 	}
+}
+
+// The final errors the Guard decides are built here, and nowhere else:
+// each wraps exactly one outcome sentinel (errors.go) and names the
+// request; deliver hands them out.
+
+// unsent returns the final error kind of a request to u that is not sent:
+// why, if not empty, and cause.
+func unsent(kind error, u *url.URL, why string, cause error) error {
+	if why == "" {
+		return fmt.Errorf("%w: %s not sent: %w", kind, u.Redacted(), cause)
+	}
+	return fmt.Errorf("%w: %s not sent: %s: %w", kind, u.Redacted(), why, cause)
+}
+
+// gaveUp returns the ErrGaveUp of a request (method, u) that was sent and
+// failed, or cannot be sent again: why, if not empty, and cause.
+func gaveUp(method string, u *url.URL, why string, cause error) error {
+	if why == "" {
+		return fmt.Errorf("%w: %s %s: %w", ErrGaveUp, method, u.Redacted(), cause)
+	}
+	return fmt.Errorf("%w: %s %s %s: %w", ErrGaveUp, method, u.Redacted(), why, cause)
+}
+
+// disallowed returns the outcome of a request, or hop, to u that robots.txt
+// disallows for agent, with the verdict d.
+func disallowed(u *url.URL, agent string, d policy.Decision) *DisallowedError {
+	return &DisallowedError{URL: u, Agent: agent, Decision: d}
+}
+
+// crawlDelayTooLong returns the outcome of a request to an origin whose
+// Crawl-delay d is above policy.MaxCrawlDelay.
+func crawlDelayTooLong(origin string, d time.Duration) error {
+	return fmt.Errorf("%w: %s asks for %v, more than %v", ErrCrawlDelayTooLong, origin, d, policy.MaxCrawlDelay)
+}
+
+// duplicateError returns the outcome of request u, not sent because its
+// canonical form canon was requested before (see ErrDuplicate).
+func duplicateError(u, canon *url.URL) error {
+	if u.String() == canon.String() {
+		// The canonical form itself, after a variant of it was sent.
+		return fmt.Errorf("%w: %s not sent: a URL differing only in robots.txt's clean-param parameters was sent already", ErrDuplicate, u.Redacted())
+	}
+	return fmt.Errorf("%w: %s not sent: same page as %s under robots.txt's clean-param", ErrDuplicate, u.Redacted(), canon.Redacted())
 }
 
 // guardFinal reports whether err is a final outcome the Guard decided.
@@ -419,7 +465,7 @@ func (g *Guard) reissue(it *laterItem) {
 		if v != nil {
 			v.reissuing = false
 		}
-		g.deliver(it.c, r, v, fmt.Errorf("%w: %s %s could not be sent again: %w", ErrGaveUp, r.Method, r.URL.Redacted(), err), true)
+		g.deliver(it.c, r, v, gaveUp(r.Method, r.URL, "could not be sent again", err), true)
 	}
 }
 

@@ -165,7 +165,7 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 			// Nothing was sent: not the host's failure, and final.
 			f.unsent()
 			if ours {
-				return nil, fmt.Errorf("%w: %s %s: %w", ErrGaveUp, req.Method, req.URL.Redacted(), err)
+				return nil, gaveUp(req.Method, req.URL, "", err)
 			}
 			return nil, err
 		}
@@ -176,7 +176,7 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 		}
 		if ended(req, err) {
 			if ours {
-				return nil, fmt.Errorf("%w: %s %s: %w", ErrGaveUp, req.Method, req.URL.Redacted(), err)
+				return nil, gaveUp(req.Method, req.URL, "", err)
 			}
 			return nil, err
 		}
@@ -404,13 +404,12 @@ func (g *Guard) attemptOutcome(v *visit, h *host, cause error) error {
 	}
 	next = max(next, now+int64(gap))
 	if excluded {
-		return fmt.Errorf("%w: %s %s: %w: %w", ErrGaveUp, method, v.orig.Redacted(), cause,
-			pausedError(h.name, time.Unix(0, until)))
+		return gaveUp(method, v.orig, "", fmt.Errorf("%w: %w", cause, pausedError(h.name, time.Unix(0, until))))
 	}
 	v.failures++
 	n := v.failures
 	if n > g.maxRetries() {
-		return fmt.Errorf("%w: %s %s after %d retries: %w", ErrGaveUp, method, v.orig.Redacted(), n-1, cause)
+		return gaveUp(method, v.orig, fmt.Sprintf("after %d retries", n-1), cause)
 	}
 	g.count(h, cRetried)
 	return &DeferredError{url: v.orig, Until: time.Unix(0, next), Attempt: n, Err: cause,
@@ -447,7 +446,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 			return n, err
 		}
 		if ended(b.req, err) {
-			return n, fmt.Errorf("%w: %s %s: %w", ErrGaveUp, b.req.Method, b.req.URL.Redacted(), err)
+			return n, gaveUp(b.req.Method, b.req.URL, "", err)
 		}
 		ev := b.g.strikeFor(b.h, b.g.clock(), soft, b.req.URL, nil, 0, err, true)
 		return n, b.g.failed(b.v, b.h, err, ev)
