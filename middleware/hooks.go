@@ -109,7 +109,7 @@ func (g *Guard) visitOf(c *colly.Collector, r *colly.Request) *visit {
 
 // resetAttempt clears what v's last attempt left, for its next one on c.
 func (v *visit) resetAttempt(c *colly.Collector) {
-	v.err, v.gated, v.lease, v.hop, v.sent, v.waited, v.outcome = nil, false, 0, false, 0, 0, nil
+	v.err, v.gated, v.taken, v.lease, v.hop, v.sent, v.waited, v.outcome = nil, false, false, 0, false, 0, 0, nil
 	v.crawl, v.parseErrors = collectorContext(c), c.ParseHTTPErrorResponse
 }
 
@@ -236,8 +236,8 @@ func (g *Guard) onResponseHeaders(c *colly.Collector, resp *colly.Response) {
 // sees r again.
 func (g *Guard) untaken(r *colly.Request) {
 	v := g.visits.get(keyOf(*r.Headers))
-	if v == nil {
-		return
+	if v == nil || v.taken {
+		return // the transport has it: its body or OnError ends it
 	}
 	if v.lease != 0 {
 		g.release(g.hostFor(v, r.URL), v.lease, 0, false, true, time.Time{}, false)

@@ -45,6 +45,7 @@ type visit struct {
 	// The current attempt, as the callbacks leave it for the transport.
 	err    error // nil: admitted; else the outcome the transport returns
 	gated  bool  // the attempt (or its current hop) passed its host's gate
+	taken  bool  // the Guard's transport took the attempt
 	lease  uint64
 	hop    bool          // the current hop is a redirect's
 	sent   int64         // when the attempt passed its gate, Unix ns on the Guard's clock

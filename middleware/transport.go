@@ -112,7 +112,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	if v != nil {
-		v.lease = 0 // the flight has it now
+		v.lease, v.taken = 0, true // the flight has the lease now
 	}
 	return t.send(req, v, lease)
 }
