@@ -36,6 +36,7 @@ type Bound struct {
 	Within    time.Duration // min(Full, the budget)
 	Full      time.Duration // when the last page of the slowest host ends
 	Slowest   string        // that host
+	SlowFirst time.Duration // when its first request (robots.txt) starts
 	Pages95   time.Duration // when 95 % of all pages have ended
 	PagesPerS float64       // Pages / Within
 }
@@ -63,10 +64,10 @@ func bound(sc Scenario, latencyGap bool, budget time.Duration) Bound {
 			}
 		}
 		interval := max(guardInterval, h.CrawlDelay)
-		var start, end, smoothed time.Duration
+		var first, start, end, smoothed time.Duration
 		for r := 0; r <= sc.Pages; r++ { // r 0 is robots.txt
 			if r == 0 {
-				start = free[slot]
+				start, first = free[slot], free[slot]
 			} else {
 				start = max(start+interval, end+pace.EndGap(h.CrawlDelay, smoothed, factor))
 			}
@@ -80,7 +81,7 @@ func bound(sc Scenario, latencyGap bool, budget time.Duration) Bound {
 			}
 		}
 		if end > b.Full {
-			b.Full, b.Slowest = end, h.Name
+			b.Full, b.Slowest, b.SlowFirst = end, h.Name, first
 		}
 	}
 	sort.Slice(ends, func(i, j int) bool { return ends[i] < ends[j] })

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
@@ -20,6 +21,7 @@ type Idle struct {
 	LateMed   time.Duration // median lateness
 	Late95    time.Duration // 95th percentile
 	LateMax   time.Duration
+	LateMaxAt string        // the request that came latest: host, its number there (0: the first), its start
 	FirstMed  time.Duration // median time from Reset to a host's first request
 	FirstMax  time.Duration // the latest first request
 	LastTotal time.Duration // from Reset to the last response's end
@@ -58,14 +60,36 @@ func (s *Site) Idle(latencyGap bool) Idle {
 				l := max(r.start.Sub(allowed), 0)
 				late = append(late, l)
 				res.Late += l
+				if l > res.LateMax {
+					res.LateMax = l
+					res.LateMaxAt = fmt.Sprintf("%s #%d at %.2f s", h.Name, i, r.start.Sub(s.resetAt).Seconds())
+				}
 			}
 			smoothed = smoothLatency(smoothed, r.end.Sub(r.start))
 		}
 	}
 	res.Requests = len(late)
-	res.LateMed, res.Late95, res.LateMax = quantile(late, 50), quantile(late, 95), quantile(late, 100)
+	res.LateMed, res.Late95 = quantile(late, 50), quantile(late, 95)
 	res.FirstMed, res.FirstMax = quantile(firsts, 50), quantile(firsts, 100)
 	return res
+}
+
+// Span returns when host's first request came and when its last response
+// ended, since the last Reset; zeros if it had none.
+func (s *Site) Span(host string) (first, last time.Duration) {
+	h := s.hosts[host]
+	if h == nil {
+		return 0, 0
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, r := range h.spans {
+		if i == 0 || r.start.Sub(s.resetAt) < first {
+			first = r.start.Sub(s.resetAt)
+		}
+		last = max(last, r.end.Sub(s.resetAt))
+	}
+	return first, last
 }
 
 // quantile returns the q-th percentile of ds (nearest rank), or 0.
