@@ -41,6 +41,7 @@ type hostLoad struct {
 	shortfall  time.Duration   // the most one came too early (one in flight not counted)
 	latencies  []time.Duration // of every request, robots.txt included
 	pageEnds   []time.Time     // when each page (not robots.txt) was answered
+	spans      []span          // of every request, robots.txt included, in order of arrival
 	seen       map[string]bool // paths answered
 }
 
@@ -69,7 +70,7 @@ func (s *Site) Reset() {
 	s.resetAt = time.Now()
 	for _, h := range s.hosts {
 		h.mu.Lock()
-		h.inFlight, h.peak, h.lastEnd, h.violations, h.shortfall, h.latencies, h.pageEnds, h.seen = 0, 0, time.Time{}, 0, 0, nil, nil, nil
+		h.inFlight, h.peak, h.lastEnd, h.violations, h.shortfall, h.latencies, h.pageEnds, h.spans, h.seen = 0, 0, time.Time{}, 0, 0, nil, nil, nil, nil
 		h.mu.Unlock()
 	}
 }
@@ -120,6 +121,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.lastEnd = end
 	}
 	h.latencies = append(h.latencies, end.Sub(start))
+	h.spans = append(h.spans, span{start, end})
 	if page {
 		h.pageEnds = append(h.pageEnds, end)
 		if h.seen == nil {

@@ -91,3 +91,44 @@ func TestScenarioBuild(t *testing.T) {
 		t.Errorf("Default.Build() twice: host 500 %+v then %+v, want the same", hosts[500], again[500])
 	}
 }
+
+// TestBound checks the bound of one host against its rules: with a
+// Crawl-delay each request starts Crawl-delay after the previous end;
+// with fast responses starts are 1 s apart; with slow ones the latency
+// gap spaces them, unless FixedPace; a budget shorter than the crawl
+// counts only the pages done within it.
+func TestBound(t *testing.T) {
+	one := func(lat time.Duration) Scenario {
+		return Scenario{Hosts: 1, Pages: 3, Median: lat, Min: lat, Max: lat, Seed: 1}
+	}
+	tests := []struct {
+		name       string
+		sc         Scenario
+		latencyGap bool
+		budget     time.Duration
+		lo, hi     time.Duration // Within
+		pages      int
+	}{
+		// robots.txt + 3 pages, starts 1 s apart, the last one's ~10 ms.
+		{"fast host", one(10 * time.Millisecond), true, time.Minute, 3 * time.Second, 3050 * time.Millisecond, 3},
+		// Each response ~2 s, then ~2 s of latency gap: 3 gaps and 4 responses.
+		{"slow host", one(2 * time.Second), true, time.Minute, 11 * time.Second, 22 * time.Second, 3},
+		// FixedPace: each request starts as the previous one ends (no gap,
+		// and 1 s between starts is shorter than a response): 4 responses.
+		{"slow host, FixedPace", one(2 * time.Second), false, time.Minute, 5 * time.Second, 11 * time.Second, 3},
+		// Only p0 (at about 1 s) is done by 1.5 s.
+		{"budget", one(10 * time.Millisecond), true, 1500 * time.Millisecond, 1500 * time.Millisecond, 1500 * time.Millisecond, 1},
+	}
+	for _, tt := range tests {
+		b := bound(tt.sc, tt.latencyGap, tt.budget)
+		if b.Within < tt.lo || b.Within > tt.hi || b.Pages != tt.pages {
+			t.Errorf("bound(%s): %d pages within %v, want %d within [%v, %v]", tt.name, b.Pages, b.Within, tt.pages, tt.lo, tt.hi)
+		}
+	}
+	// A Crawl-delay of 3 s: 3 gaps of 3 s after each end, 4 responses of ~10 ms.
+	sc := Scenario{Hosts: 4, Pages: 3, Median: 10 * time.Millisecond, Min: 10 * time.Millisecond, Max: 10 * time.Millisecond,
+		CrawlDelays: []int{3}, CrawlDelayEvery: 7, Seed: 1} // host 3 has it
+	if b := bound(sc, true, time.Minute); b.Slowest != "h0003.slow.test" || b.Full < 9*time.Second || b.Full > 9100*time.Millisecond {
+		t.Errorf("bound(Crawl-delay 3 s): slowest %s done at %v, want h0003.slow.test at 9 … 9.1 s", b.Slowest, b.Full)
+	}
+}
