@@ -1605,7 +1605,7 @@ func TestTrialAErrorStormAndFragileHost(t *testing.T) {
 	}
 	fragile := s.hostSpans("fragile.test")
 	for i := 1; i < len(fragile); i++ {
-		if d := fragile[i].start.Sub(fragile[i-1].start); d < 100*time.Millisecond-slack {
+		if d := fragile[i].start.Sub(fragile[i-1].start); d < 100*time.Millisecond-arrivalJitter {
 			t.Errorf("fragile.test: %s started %v after %s, want ≥ 100ms (its rule's Rate 10)", fragile[i].path, d, fragile[i-1].path)
 		}
 	}
