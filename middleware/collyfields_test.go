@@ -1,3 +1,5 @@
+//lint:file-ignore U1000 the fake collectors' fields are read by reflection only
+
 package robotsmw
 
 import (

@@ -251,6 +251,7 @@ func (t *guardTransport) bound(req *http.Request, v *visit, ours bool) (*http.Re
 		// http.Transport watches such a channel with a goroutine per
 		// request. The deadline above ends the request first, so the
 		// copy goes on without it.
+		//lint:ignore SA1019 clears the channel net/http set, which would cost a goroutine per request
 		req.Cancel = nil
 		return req, cancel
 	case t.timeout > 0:

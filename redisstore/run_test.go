@@ -46,21 +46,6 @@ func checkRunGone(t *testing.T) {
 	t.Errorf("a goroutine of Run is left after it returned:\n%s", left)
 }
 
-// checkGoroutines fails the test unless the number of goroutines falls
-// back to at most n. It polls: goroutines may still be on their way out.
-func checkGoroutines(t *testing.T, n int) {
-	t.Helper()
-	for range 200 {
-		if runtime.NumGoroutine() <= n {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	buf := make([]byte, 1<<20)
-	t.Errorf("%d goroutines after Run returned, want at most %d:\n%s",
-		runtime.NumGoroutine(), n, buf[:runtime.Stack(buf, true)])
-}
-
 // site serves pages /0 to /n-1, each linking to three others, and counts
 // the fetches of each page.
 type site struct {
