@@ -92,7 +92,7 @@ func (g *Guard) deliver(c *colly.Collector, r *colly.Request, v *visit, err erro
 		g.ErrorHandler(r, err)
 	}
 	if own {
-		final := &refusedError{err: err}
+		final := &reportedError{err: err}
 		resp := &colly.Response{Request: r, Ctx: r.Ctx}
 		for _, f := range collyErrorCallbacks(c) {
 			f(resp, final)
@@ -107,16 +107,18 @@ func (g *Guard) fetched(v *visit) {
 	g.visits.drop(v)
 }
 
-// A refusedError is a final outcome that deliver hands to a collector's
-// OnError callbacks itself. The Guard's own OnError callback ignores it.
-type refusedError struct{ err error }
+// A reportedError is an outcome the Guard hands to a collector's OnError
+// callbacks itself, rather than through colly: a final outcome colly will
+// not report (deliver), or a failed attempt sent again in place
+// (reportAttempt). The Guard's own OnError callback passes it by.
+type reportedError struct{ err error }
 
-func (e *refusedError) Error() string { return e.err.Error() }
-func (e *refusedError) Unwrap() error { return e.err }
+func (e *reportedError) Error() string { return e.err.Error() }
+func (e *reportedError) Unwrap() error { return e.err }
 
-// isRefused reports whether err is a refusedError.
-func isRefused(err error) bool {
-	var re *refusedError
+// isReported reports whether err is a reportedError.
+func isReported(err error) bool {
+	var re *reportedError
 	return errors.As(err, &re)
 }
 

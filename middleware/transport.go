@@ -113,7 +113,11 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if v != nil {
 		v.lease = 0 // the flight has it now
 	}
-	return t.send(req, v, lease)
+	resp, err := t.send(req, v, lease)
+	if v.colly() && inPlace(v.c) {
+		return t.retryInPlace(req, v, resp, err)
+	}
+	return resp, err
 }
 
 // stale reports whether the request of visit v, which holds a lease of a shared
