@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gocolly/colly/v2"
@@ -26,10 +27,17 @@ func TestCollyLayoutMissing(t *testing.T) {
 		backend        *backend
 		waitGroup      *sync.WaitGroup // renamed from wg
 		errorCallbacks []colly.ErrorCallback
+		requestCount   atomic.Uint32
 	}
 	type retyped struct {
 		backend        *struct{ Client http.RoundTripper }
 		wg             sync.WaitGroup
+		errorCallbacks []colly.ErrorCallback
+		requestCount   uint32 // an atomic.Uint32 in v2.3.0
+	}
+	type uncounted struct { // no request counter
+		backend        *backend
+		wg             *sync.WaitGroup
 		errorCallbacks []colly.ErrorCallback
 	}
 	for _, tc := range []struct {
@@ -37,7 +45,8 @@ func TestCollyLayoutMissing(t *testing.T) {
 		want []string
 	}{
 		{reflect.TypeFor[renamed](), []string{"v9.9.9", "no field robotsmw.renamed.wg (*sync.WaitGroup)"}},
-		{reflect.TypeFor[retyped](), []string{"Client (*http.Client)", "wg (*sync.WaitGroup)"}},
+		{reflect.TypeFor[retyped](), []string{"Client (*http.Client)", "wg (*sync.WaitGroup)", "requestCount (atomic.Uint32)"}},
+		{reflect.TypeFor[uncounted](), []string{"v9.9.9", "no field robotsmw.uncounted.requestCount (atomic.Uint32)"}},
 	} {
 		l := layoutOf(tc.typ, "v9.9.9")
 		if !errors.Is(l.err, errColly) {
