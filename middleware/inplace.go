@@ -90,7 +90,6 @@ func (t *guardTransport) retryInPlace(req *http.Request, v *visit, resp *http.Re
 				return resp, nil // a redirect: the client goes on to its next hop
 			}
 			if resp, err = t.buffered(resp, v); err == nil {
-				v.outcome = nil
 				return resp, nil
 			}
 		}
@@ -113,6 +112,7 @@ func (t *guardTransport) retryInPlace(req *http.Request, v *visit, resp *http.Re
 				return nil, err
 			}
 		}
+		v.outcome = nil
 		resp, err = t.send(next, v, lease)
 	}
 }
@@ -120,28 +120,27 @@ func (t *guardTransport) retryInPlace(req *http.Request, v *visit, resp *http.Re
 // again reports failed attempt de of req (visit v) to the collector's
 // OnError callbacks, waits until req may be sent again, and returns its
 // lease; or it returns the request's final outcome: colly's MaxRequests
-// reached, a pause beyond the client's own deadline, the crawl's end.
+// reached, a pause that ends past the client's own deadline, the crawl's
+// end.
 func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, error) {
 	c := v.c
+	g.reportAttempt(v, de)
 	if c.MaxRequests > 0 {
 		// Every attempt sent again is a request to colly, as a
 		// Request.Retry would be.
 		n := collyRequestCount(c)
 		if n == nil || n.Load() >= c.MaxRequests {
-			return 0, fmt.Errorf("%w: %s %s could not be sent again: %w: %w", ErrGaveUp, req.Method, v.orig.Redacted(), colly.ErrMaxRequests, de.Err)
+			return 0, fmt.Errorf("%w: %s %s could not be sent again: %w", ErrGaveUp, req.Method, v.orig.Redacted(), colly.ErrMaxRequests)
 		}
+		n.Add(1)
 	}
 	ctx := req.Context()
-	if dl, ok := ctx.Deadline(); ok && !v.crawlDeadline(dl) && de.Until.After(dl) {
-		// net/http's Timeout bounds the whole call, retries included.
-		return 0, fmt.Errorf("%w: %s %s: the host asked for a pause until %s, past the client's timeout: %w",
-			ErrGaveUp, req.Method, v.orig.Redacted(), de.Until.UTC().Format(time.RFC3339), de.Err)
-	}
-	g.reportAttempt(v, de)
-	if c.MaxRequests > 0 {
-		if n := collyRequestCount(c); n != nil {
-			n.Add(1)
-		}
+	if dl, ok := ctx.Deadline(); ok && !v.crawlDeadline(dl) && !de.Until.Before(dl.Add(-earlyTimeout)) {
+		// net/http's Timeout bounds the whole call, retries included
+		// (SetRequestTimeout after Attach): a retry that could not be
+		// sent before it runs out is not waited for.
+		return 0, fmt.Errorf("%w: %s %s: the client's timeout ends at %s, before the host's pause (until %s): %w",
+			ErrGaveUp, req.Method, v.orig.Redacted(), dl.UTC().Format(time.RFC3339Nano), de.Until.UTC().Format(time.RFC3339Nano), de.Err)
 	}
 	ctx = withCrawl(ctx, c)
 	var lease uint64
@@ -175,27 +174,40 @@ func (g *Guard) reportAttempt(v *visit, de *DeferredError) {
 
 // buffered reads the body of resp, the response to an attempt of visit v,
 // up to the collector's MaxBodySize, so that a body cut short is a failed
-// attempt the transport retries in place; it returns resp with the bytes
-// read as its body, or the attempt's outcome.
+// attempt the transport retries in place: it returns that attempt's
+// outcome, a *DeferredError. Otherwise it returns resp with the bytes read
+// as its body, followed by the read's error if the read ended in a final
+// one: colly meets it reading the body, as it would have without the
+// read ahead (the crawl's end, say, which colly reports as it is).
 func (t *guardTransport) buffered(resp *http.Response, v *visit) (*http.Response, error) {
 	var r io.Reader = resp.Body
 	if n := v.c.MaxBodySize; n > 0 {
 		r = io.LimitReader(r, int64(n))
 	}
 	body, err := io.ReadAll(r)
-	if err != nil {
+	var de *DeferredError
+	if errors.As(err, &de) {
 		resp.Body.Close()
 		return nil, err
 	}
-	resp.Body = &readBody{Reader: bytes.NewReader(body), body: resp.Body}
+	var rest io.Reader = bytes.NewReader(body)
+	if err != nil {
+		rest = io.MultiReader(rest, failingReader{err})
+	}
+	resp.Body = &readBody{Reader: rest, body: resp.Body}
 	return resp, nil
 }
 
 // A readBody is a response's body read ahead: Close closes the body it
 // was read from.
 type readBody struct {
-	*bytes.Reader
+	io.Reader
 	body io.Closer
 }
 
 func (b *readBody) Close() error { return b.body.Close() }
+
+// A failingReader fails every read with err.
+type failingReader struct{ err error }
+
+func (f failingReader) Read([]byte) (int, error) { return 0, f.err }

@@ -170,23 +170,58 @@ func TestNetworkThenMalformedResponse(t *testing.T) {
 
 // Defect 1: a body that stalls past the request timeout is a soft failure
 // of the host (it used to count as healthy), and the request is retried.
+//
+// A retry of an asynchronous collector is a new client call, with a
+// timeout of its own. A synchronous collector retries in place, inside
+// the client's call (inplace.go): with the timeout set before Attach the
+// Guard's transport bounds each attempt, and the retry gets the whole
+// timeout again; set after Attach, net/http bounds the whole call, which
+// the stalled attempt used up, and the request gives up at once with an
+// error naming the client's timeout, rather than send a retry bound to
+// run out.
 func TestBodyReadTimeoutStrikes(t *testing.T) {
-	s := stallOnce(t, true)
-	var rep reports
-	var log outcomeLog
-	g := withReports(&Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond}, &rep)
-	c := colly.NewCollector(g.Attach)
-	// The Guard cuts the stalled body 100 ms before this timeout; the
-	// retry gets the whole timeout, ample on a loaded machine.
-	c.SetRequestTimeout(time.Second)
-	log.attach(c)
-	c.Visit(s.URL + "/slow")
-	waitOrFail(t, "Wait", c.Wait)
-	if got, want := log.get("/slow"), "retry 1, ok 200"; got != want {
-		t.Errorf("outcomes %q, want %q", got, want)
-	}
-	if hs := hostStats(g, "127.0.0.1"); hs.Backoffs != 1 || hs.Retried != 1 {
-		t.Errorf("Stats = %+v, want one back-off and one retry for the stalled body", hs)
+	for _, tc := range []struct {
+		async, before bool
+		want          string
+	}{
+		{async: true, want: "retry 1, ok 200"},
+		{async: false, before: true, want: "retry 1, ok 200"},
+		{async: false, want: "retry 1, gave up"},
+	} {
+		name := fmt.Sprintf("async=%v, timeout before Attach=%v", tc.async, tc.before)
+		s := stallOnce(t, true)
+		var rep reports
+		var log outcomeLog
+		g := withReports(&Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond}, &rep)
+		c := colly.NewCollector(colly.Async(tc.async))
+		// The Guard cuts the stalled body 100 ms before this timeout; the
+		// retry gets the whole timeout, ample on a loaded machine.
+		if tc.before {
+			c.SetRequestTimeout(time.Second)
+		}
+		g.Attach(c)
+		if !tc.before {
+			c.SetRequestTimeout(time.Second)
+		}
+		log.attach(c)
+		err := c.Visit(s.URL + "/slow")
+		waitOrFail(t, "Wait", c.Wait)
+		if got := log.get("/slow"); got != tc.want {
+			t.Errorf("%s: outcomes %q, want %q", name, got, tc.want)
+		}
+		if hs := hostStats(g, "127.0.0.1"); hs.Backoffs != 1 || hs.Retried != 1 {
+			t.Errorf("%s: Stats = %+v, want one back-off and one retry for the stalled body", name, hs)
+		}
+		if tc.async {
+			continue
+		}
+		if tc.want == "retry 1, ok 200" {
+			if err != nil {
+				t.Errorf("%s: Visit(/slow) = %v, want nil", name, err)
+			}
+		} else if !IsFinal(err) || !strings.Contains(fmt.Sprint(err), "the client's timeout ends at") {
+			t.Errorf("%s: Visit(/slow) = %v, want a final error naming the client's timeout", name, err)
+		}
 	}
 }
 
@@ -301,8 +336,13 @@ func TestOutcomesInEveryMode(t *testing.T) {
 			if err := visitErrs["/secret/x"]; !errors.Is(err, ErrDisallowed) || !IsFinal(err) {
 				t.Errorf("sync: Visit(/secret/x) = %v, want a final ErrDisallowed", err)
 			}
-			if err := visitErrs["/flaky"]; !errors.Is(err, ErrDeferred) || IsFinal(err) {
-				t.Errorf("sync: Visit(/flaky) = %v, want a DeferredError (not final)", err)
+			// Retried in place: Visit returns the final outcome, after
+			// OnError saw each failed attempt (log, above).
+			if err := visitErrs["/flaky"]; err != nil {
+				t.Errorf("sync: Visit(/flaky) = %v, want nil (fetched on its retry)", err)
+			}
+			if err := visitErrs["/broken"]; !errors.Is(err, ErrGaveUp) || !IsFinal(err) {
+				t.Errorf("sync: Visit(/broken) = %v, want a final ErrGaveUp", err)
 			}
 			if err := visitErrs["/fine"]; err != nil {
 				t.Errorf("sync: Visit(/fine) = %v, want nil", err)
@@ -431,7 +471,12 @@ func TestHugeRetryAfterOneRule(t *testing.T) {
 		c.Visit(s.URL + "/a") // the 503 that sets the pause
 		waitOrFail(t, "Wait", c.Wait)
 		err := c.Visit(s.URL + "/b")
-		if !IsFinal(err) || !strings.Contains(fmt.Sprint(err), "paused until "+start.Add(48*time.Hour).UTC().Format(time.RFC3339)) {
+		// A synchronous collector's request is not bounded by MaxWait
+		// (inplace.go), so with robots.txt paused it asks robots.txt's
+		// cache, whose failure names the pause ("robots.txt asked for a
+		// pause until"); a request bounded by MaxWait meets the host's
+		// pause first ("host paused until"). Final either way, at once.
+		if !IsFinal(err) || !strings.Contains(fmt.Sprint(err), " until "+start.Add(48*time.Hour).UTC().Format(time.RFC3339)) {
 			t.Errorf("%s: Visit(/b) = %v, want a final error naming the pause's end, +48h", where, err)
 		}
 		if d := clk.now().Sub(start); d > time.Minute {
