@@ -2,6 +2,7 @@ package robotsmw
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -208,18 +209,7 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 		var lease uint64
 		var err error
 		if inPlace(c) {
-			// The hop waits in place (inplace.go), and gets the client's
-			// timeout anew from its gate.
-			ctx := withCrawl(req.Context(), c)
-			err = g.untilAdmitted(ctx, req.URL, func(reserved bool) error {
-				var aerr error
-				lease, aerr = g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), maxDuration, reserved, true)
-				return aerr
-			})
-			if err == nil && v != nil {
-				v.sent = g.clock().UnixNano()
-			}
-			return g.hopAdmitted(v, req, lease, err)
+			return g.hopInPlace(c, v, req)
 		}
 		ctx, cancel := g.hopContext(req.Context(), c, v)
 		defer cancel()
@@ -238,6 +228,47 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 		}
 		return g.hopAdmitted(v, req, lease, err)
 	}
+}
+
+// hopInPlace admits redirect hop req of visit v (nil if the
+// Guard does not know the request) of synchronous collector c: the hop
+// waits in place (inplace.go), and gets the client's timeout anew from its
+// gate (the Guard's transport bounds each hop by it, see
+// guardTransport.bound). When net/http bounds the whole call instead (a
+// Timeout set on the client after Attach), a hop that cannot pass its
+// gate before that runs out ends the request, with an error wrapping
+// ErrGaveUp that names the client's timeout, rather than wait for nothing.
+func (g *Guard) hopInPlace(c *colly.Collector, v *visit, req *http.Request) error {
+	var lease uint64
+	var err error
+	ctx := req.Context()
+	if hc := collyClient(c); hc != nil && hc.Timeout > 0 && v != nil && v.sent != 0 {
+		hctx, cancel := g.hopContext(ctx, c, v)
+		defer cancel()
+		hctx = withCrawl(hctx, c)
+		lease, err = g.admit(hctx, g.cacheFor(c, nil), req.URL, g.agent(c), g.waitLimit(hctx), false, true)
+		var de *DeferredError
+		switch {
+		case errors.As(err, &de):
+			// Not wrapped: the request is not deferred, it ends here.
+			err = fmt.Errorf("%w: %s %s: the redirect to %s could not be sent within the client's timeout (%v): %v",
+				ErrGaveUp, v.method, v.orig.Redacted(), req.URL.Redacted(), hc.Timeout, de.Err)
+		case err != nil && ctx.Err() == nil && hctx.Err() != nil && collectorContext(c).Err() == nil:
+			err = fmt.Errorf("%w: %s %s: the redirect to %s could not be sent within the client's timeout (%v): %w",
+				ErrGaveUp, v.method, v.orig.Redacted(), req.URL.Redacted(), hc.Timeout, err)
+		}
+		return g.hopAdmitted(v, req, lease, err)
+	}
+	ctx = withCrawl(ctx, c)
+	err = g.untilAdmitted(ctx, req.URL, func(reserved bool) error {
+		var aerr error
+		lease, aerr = g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), maxDuration, reserved, true)
+		return aerr
+	})
+	if err == nil && v != nil {
+		v.sent = g.clock().UnixNano()
+	}
+	return g.hopAdmitted(v, req, lease, err)
 }
 
 // hopAdmitted records the admission of redirect hop req of visit v (nil if

@@ -361,6 +361,11 @@ func TestOutcomesInEveryMode(t *testing.T) {
 // an hour's pause, or answers 503 without Retry-After, or whose robots.txt
 // answers 503, do not hold the threads: they are deferred, and a healthy
 // host's 200 pages behind them are all fetched.
+//
+// This is the promise of MaxWait, and so of asynchronous collectors only:
+// a synchronous collector's requests wait in place (inplace.go), on the
+// queue's threads, and no callback of the user runs elsewhere.
+// TestNoHeadOfLineBlockingSyncWaitsInPlace checks the counterpart.
 func TestNoHeadOfLineBlocking(t *testing.T) {
 	for _, slowCase := range []string{"retry-after 3600", "503 without retry-after", "robots.txt 503"} {
 		slow := newSite(t, func(w http.ResponseWriter, r *http.Request) {
@@ -380,7 +385,13 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 		healthyURL := strings.Replace(healthy.URL, "127.0.0.1", "localhost", 1)
 		ctx, cancel := context.WithCancel(context.Background())
 		g := &Guard{Rate: rate.Inf}
-		c := colly.NewCollector(g.Attach, colly.StdlibContext(ctx))
+		// Four threads, as the queue's: an asynchronous collector's queue
+		// hands its requests to colly at once, and colly's LimitRule
+		// holds them.
+		c := colly.NewCollector(g.Attach, colly.StdlibContext(ctx), colly.Async(true))
+		if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4}); err != nil {
+			t.Fatal(err)
+		}
 		q, err := queue.New(4, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -399,13 +410,14 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 		})
 		done := make(chan struct{})
 		go func() { q.Run(c); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(failsafe):
-			t.Errorf("%s: queue.Run still held after %v", slowCase, failsafe)
+		for end := time.Now().Add(failsafe); len(healthy.log()) < 201 && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
 		}
 		if n := len(healthy.log()); n != 201 {
 			t.Errorf("%s: healthy host got %d requests, want 201 (robots.txt and 200 pages)", slowCase, n)
+		}
+		for end := time.Now().Add(failsafe); deferred.Load() < 8 && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
 		}
 		if deferred.Load() < 8 {
 			t.Errorf("%s: %d deferrals reported, want ≥ 8", slowCase, deferred.Load())
@@ -413,6 +425,76 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 		cancel() // the slow host's pages wait in the Guard's queue; end them
 		waitOrFail(t, "Wait", c.Wait)
 		<-done
+	}
+}
+
+// The synchronous counterpart of TestNoHeadOfLineBlocking: with colly's
+// queue over a synchronous collector, the pages of a host that asks for
+// an hour's pause wait in place, on the queue's threads (inplace.go):
+// nothing is deferred to the Guard's goroutines, and once the crawl ends
+// each of them gets exactly one final outcome, on a queue thread, before
+// queue.Run returns.
+func TestNoHeadOfLineBlockingSyncWaitsInPlace(t *testing.T) {
+	slow := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: *\nAllow: /\n"))
+			return
+		}
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g := &Guard{Rate: rate.Inf}
+	c := colly.NewCollector(g.Attach, colly.StdlibContext(ctx))
+	q, err := queue.New(4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 8; i++ {
+		q.AddURL(fmt.Sprintf("%s/slow%d", slow.URL, i))
+	}
+	var mu sync.Mutex
+	finals := map[string]int{}
+	var deferrals int // deferrals that are no failed attempt
+	c.OnError(func(r *colly.Response, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		var de *DeferredError
+		switch {
+		case errors.As(err, &de) && de.Attempt == 0:
+			deferrals++
+		case IsFinal(err):
+			finals[r.Request.URL.Path]++
+		}
+	})
+	done := make(chan struct{})
+	go func() { q.Run(c); close(done) }()
+	for end := time.Now().Add(failsafe); len(slow.log()) < 2; { // robots.txt and the first 503
+		if time.Now().After(end) {
+			t.Fatalf("no page of the slow host was sent within %v", failsafe)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // the pages wait for the hour's pause
+	if n := g.later.len(); n != 0 {
+		t.Errorf("the Guard's deferral queue holds %d requests, want 0", n)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(failsafe):
+		t.Fatalf("queue.Run still held %v after the crawl ended", failsafe)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if deferrals != 0 {
+		t.Errorf("OnError got %d deferrals, want none: a synchronous collector waits in place", deferrals)
+	}
+	for i := 0; i < 8; i++ {
+		if p := fmt.Sprintf("/slow%d", i); finals[p] != 1 {
+			t.Errorf("OnError got %d final outcomes for %s, want 1", finals[p], p)
+		}
 	}
 }
 
