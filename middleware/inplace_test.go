@@ -88,9 +88,9 @@ func TestSyncCrawlStaysOnCallersGoroutine(t *testing.T) {
 
 	// Callback state, unsynchronised on purpose.
 	var (
-		visited   []string            // OnRequest, by original path
-		fetched   []string            // OnResponse, by original path
-		finals    []string            // a final error in OnError, by original path
+		visited   []string             // OnRequest, by original path
+		fetched   []string             // OnResponse, by original path
+		finals    []string             // a final error in OnError, by original path
 		attempts  = map[string][]int{} // failed attempts reported to OnError
 		links     []string
 		elsewhere []string // callbacks that ran on another goroutine
