@@ -25,6 +25,13 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, v *visit, err erro
 	var de *DeferredError
 	crawl := collectorContext(c).Err()
 	switch {
+	case errors.As(err, &de) && inPlace(c):
+		// A synchronous collector's requests wait and are retried in
+		// place (inplace.go), and are never sent from the Guard's
+		// goroutines: a deferral that reaches OnError all the same ends
+		// the request, rather than run its callbacks elsewhere.
+		g.deliver(c, r, v, fmt.Errorf("%w: %s %s: deferred, and a synchronous collector's request is not sent again later: %v",
+			ErrGaveUp, r.Method, r.URL.Redacted(), de), false)
 	case errors.As(err, &de):
 		if hop := de.hop; hop != nil && crawl == nil {
 			// Resume at the hop: the requests before it were answered.
@@ -128,9 +135,11 @@ func isReported(err error) bool {
 // *DeferredError), and the Guard sends it again with Request.Retry when it
 // is due; its visit goes with it, so the retry's OnRequest finds it by its
 // key. One goroutine serves the queue while it holds anything and exits
-// when it is empty; a due request of a synchronous collector (whose Retry
-// runs the whole request) gets a goroutine of its own, at most
-// maxReissuing at a time.
+// when it is empty. The queue holds requests of asynchronous collectors
+// only: a synchronous collector's wait and are retried in place
+// (inplace.go). Should one come all the same, its Retry, which runs the
+// whole request, gets a goroutine of its own, at most maxReissuing at a
+// time.
 //
 // colly's Wait must not return while a request waits here, so the queue
 // holds the collector's WaitGroup (see collyWaitGroup) from the moment the
