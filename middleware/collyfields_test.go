@@ -17,6 +17,17 @@ func TestCollyLayout(t *testing.T) {
 	if err := collyCheck(); err != nil {
 		t.Fatalf("collyCheck() = %v, want nil for the colly in go.mod", err)
 	}
+	// The request counter is the one MaxRequests bounds: colly's own
+	// refusal follows what is added to it.
+	c := colly.NewCollector(colly.MaxRequests(2))
+	n := collyRequestCount(c)
+	if n == nil || n.Load() != 0 {
+		t.Fatalf("collyRequestCount(new collector) = %v, want a counter at 0", n)
+	}
+	n.Add(2)
+	if err := c.Visit("http://127.0.0.1:1/"); !errors.Is(err, colly.ErrMaxRequests) {
+		t.Errorf("Visit after 2 counted requests with MaxRequests(2) = %v, want colly.ErrMaxRequests", err)
+	}
 }
 
 // A colly whose Collector lacks a field, or has it with another type,
