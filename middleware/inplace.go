@@ -144,6 +144,7 @@ func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, e
 	}
 	ctx = withCrawl(ctx, c)
 	var lease uint64
+	start := g.clock()
 	err := g.untilAdmitted(ctx, req.URL, func(reserved bool) error {
 		var err error
 		lease, err = g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), maxDuration, reserved || de.reserved, true)
@@ -152,7 +153,9 @@ func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, e
 	if err != nil {
 		return 0, err
 	}
-	v.sent = g.clock().UnixNano()
+	now := g.clock()
+	v.sent = now.UnixNano()
+	g.waits.observe(max(now.Sub(start), 0)) // each attempt sent counts its wait (WaitStats)
 	return lease, nil
 }
 
