@@ -154,7 +154,7 @@ func isReported(err error) bool {
 // while OnError callbacks return within it.
 const minReissue = 50 * time.Millisecond
 
-// maxReissuing bounds the retries of synchronous collectors that run at
+// maxReissuing bounds the retries of synchronous collectors that would run at
 // once on the Guard's goroutines.
 const maxReissuing = 16
 
