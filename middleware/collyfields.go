@@ -8,12 +8,13 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gocolly/colly/v2"
 )
 
-// colly v2.3.0 offers no getters for three things the Guard needs, so this
+// colly v2.3.0 offers no getters for four things the Guard needs, so this
 // file, and only this file, reads them from colly's unexported fields:
 //
 //   - the HTTP client (Collector.backend.Client), to wrap the transport a
@@ -22,10 +23,15 @@ import (
 //     own WithTransport and SetRequestTimeout;
 //   - the WaitGroup behind Collector.Wait (Collector.wg), so that Wait
 //     does not return while a deferred request waits in the Guard
-//     (later.go); it is only added to and marked done, as colly does;
+//     (outcome.go); it is only added to and marked done, as colly does;
 //   - the OnError callbacks (Collector.errorCallbacks), to report the
 //     final outcome of a deferred request colly refused to send again
-//     (refused.go); only read.
+//     (outcome.go), and each failed attempt of a synchronous collector's
+//     request retried in place (inplace.go); only read;
+//   - the request counter behind MaxRequests (Collector.requestCount),
+//     so that an attempt a synchronous collector's request is sent again
+//     in place counts against MaxRequests as a Request.Retry does
+//     (inplace.go); only read and added to, as colly does.
 //
 // See colly's source: https://github.com/gocolly/colly/blob/v2.3.0/colly.go
 // and http_backend.go. Each field's name and type is checked once per
@@ -39,7 +45,7 @@ var errColly = errors.New("robotsmw: this colly version is not supported")
 
 // collyLayout holds where the fields are in colly's types.
 type collyLayout struct {
-	backend, client, wg, onError []int
+	backend, client, wg, onError, requests []int
 	// backendAt and clientAt are the offsets of backend in a Collector and
 	// of Client in the backend, when both are fields of their own structs
 	// (direct): collyClient, which runs for every request, then reads them
@@ -85,6 +91,9 @@ func layoutOf(ct reflect.Type, version string) collyLayout {
 	}
 	if oe, ok := field(ct, "errorCallbacks", reflect.TypeFor[[]colly.ErrorCallback](), 0); ok {
 		l.onError = oe.Index
+	}
+	if rc, ok := field(ct, "requestCount", reflect.TypeFor[atomic.Uint32](), 0); ok {
+		l.requests = rc.Index
 	}
 	if len(missing) > 0 {
 		l.err = fmt.Errorf("%w: colly %s has no field %s; robotsmw reads it for want of a public getter (supported: colly v2.3.0)",
@@ -162,4 +171,15 @@ func collyErrorCallbacks(c *colly.Collector) []colly.ErrorCallback {
 	}
 	v := reflect.ValueOf(c).Elem().FieldByIndex(f.onError)
 	return *(*[]colly.ErrorCallback)(v.Addr().UnsafePointer())
+}
+
+// collyRequestCount returns the counter of the requests c made, which
+// MaxRequests bounds, or nil.
+func collyRequestCount(c *colly.Collector) *atomic.Uint32 {
+	f := collyFields()
+	if f.err != nil {
+		return nil
+	}
+	v := reflect.ValueOf(c).Elem().FieldByIndex(f.requests)
+	return (*atomic.Uint32)(v.Addr().UnsafePointer())
 }

@@ -21,11 +21,12 @@
 //	blocked      *DisallowedError           the same error        yes           Blocked
 //	             (ErrDisallowed; also
 //	             ErrCrawlDelayTooLong)
-//	deferred     *DeferredError, Attempt 0  the same error        —             Deferred, Waiting
-//	retried      *DeferredError, Attempt n  the same error (for   —             Retried, Backoffs
-//	                                        the first attempt)
-//	given up     ErrGaveUp or               the same error (if    yes           GaveUp
-//	             ErrRobotsUnreachable       the first attempt)
+//	deferred     *DeferredError, Attempt 0  — (async only: a      —             Deferred, Waiting
+//	                                        sync request waits)
+//	retried      *DeferredError, Attempt n  — (the final outcome  —             Retried, Backoffs
+//	                                        once retried)
+//	given up     ErrGaveUp or               the same error        yes           GaveUp
+//	             ErrRobotsUnreachable
 //
 // A *DisallowedError also matches colly.ErrRobotsTxtBlocked, so code
 // written for colly's own check keeps working. A deferred request that
@@ -39,24 +40,52 @@
 // for error pages gets them.
 //
 // A *[DeferredError] (errors.Is(err, [ErrDeferred])) is the only outcome
-// that is not final: the Guard sends the request again by itself at or
-// after its Until (a retry after the requests then waiting for its host,
-// see Guard.MaxRetries), and colly's Wait waits for it. Every other error is final
-// ([IsFinal]). colly's own errors (a 404 as "Not Found", an
+// that is not final: the request is sent again at or after its Until (an
+// asynchronous collector's retry after the requests then waiting for its
+// host, see Guard.MaxRetries), and colly's Wait waits for it. Every other
+// error is final ([IsFinal]). colly's own errors (a 404 as "Not Found", an
 // AlreadyVisitedError, a URL filter) reach OnError as they always did; they
-// are final too. Attempts of one request reach OnError once each: the
-// Guard never starts the next attempt sooner than 50 ms after colly called
-// OnError for the previous one, so they arrive in order as long as OnError
-// callbacks return within that time.
+// are final too. Attempts of one request reach OnError once each, in
+// order: an asynchronous collector's Guard never starts the next attempt
+// sooner than 50 ms after colly called OnError for the previous one, so
+// they arrive in order as long as OnError callbacks return within that
+// time; a synchronous collector's next attempt starts after its OnError
+// callbacks returned.
 //
 // Attach registers the Guard's OnError callback before yours: pass Attach
 // to NewCollector before options that add callbacks, or call g.Attach
-// before c.OnError. Call c.Wait() also with a synchronous collector or
-// colly's queue: Visit and queue.Run return while deferred requests wait
-// in the Guard; Wait returns once each has its final outcome. Retried and
-// deferred requests of a synchronous collector run on the Guard's own
-// goroutines (at most 16 at once), so callbacks may then run concurrently
-// with the goroutine that called Visit.
+// before c.OnError. Call c.Wait() with an asynchronous collector: Visit
+// returns while deferred requests wait in the Guard; Wait returns once
+// each has its final outcome.
+//
+// A synchronous collector (Async false) keeps colly's contract: no
+// callback runs concurrently with another, nor on a goroutine other than
+// the one inside Visit (or Request, queue.Run's threads). Its requests are
+// never deferred to the Guard's goroutines; they wait and are retried in
+// place, and Visit returns the request's final outcome:
+//   - its waits for robots.txt, its host's pause and pacing are not bounded
+//     by MaxWait (there is no thread to free: the caller waits for its
+//     page either way), and a redirect hop waits for its host too;
+//   - a failed attempt (429, 5xx, a network error, a body cut short) is
+//     reported to OnError with its *DeferredError, and then the request
+//     waits for its host and is sent again inside the same Visit, up to
+//     MaxRetries times. To see a body cut short before colly does, the
+//     Guard reads a response's body (up to MaxBodySize) before colly's
+//     OnResponseHeaders callbacks run, so aborting a download there no
+//     longer saves its bytes;
+//   - each attempt sent again counts against colly's MaxRequests, as
+//     Request.Retry does: once reached, the request ends with ErrGaveUp
+//     wrapping colly.ErrMaxRequests;
+//   - the client's request timeout bounds each attempt when it was set
+//     before Attach (the Guard enforces it, per attempt and per redirect
+//     hop from its gate). Set after Attach, net/http bounds the whole
+//     Visit, retries and hops included: a retry or hop that could not be
+//     sent before it runs out ends the request with ErrGaveUp naming the
+//     client's timeout.
+//
+// With colly's queue over a synchronous collector, a request that waits
+// holds its queue thread; use an asynchronous collector (see Broad
+// crawls) where slow hosts must not hold threads.
 //
 // # What happens to a request
 //
@@ -159,8 +188,8 @@
 //
 // # Broad crawls
 //
-// A request waits inside a colly callback at most MaxWait (30 s); longer
-// waits are deferred to the Guard's queue, where they cost no goroutine
+// A request of an asynchronous collector waits inside a colly callback at
+// most MaxWait (30 s); longer waits are deferred to the Guard's queue, where they cost no goroutine
 // until they are due. Waits up to MaxWait hold colly's thread: with the
 // queue package, few threads and slow or failing hosts, a MaxWait of a
 // second or two keeps the threads moving to other hosts. The Guard's own

@@ -80,8 +80,9 @@ type Guard struct {
 	// MaxRetries is how often a request is retried after 429, 5xx,
 	// network errors or a body cut short before it is reported with
 	// ErrGaveUp. Zero means 3 (Nutch's db.fetch.retry.max); a negative
-	// value means never. A retry is handed back to colly
-	// once its host's pause is over, after the requests then waiting for
+	// value means never. A synchronous collector's request is retried in
+	// place, inside its Visit; an asynchronous one's retry is handed back
+	// to colly once its host's pause is over, after the requests then waiting for
 	// the host inside colly's callbacks: new requests go first, as
 	// Scrapy's retries go after new requests. It yields for at most
 	// MaxWait; in an async crawl with a backlog for the host that is
@@ -97,11 +98,14 @@ type Guard struct {
 	// means 3; 1 gives up on the first failure; negative is refused.
 	MaxRobotsFailures int
 
-	// MaxWait is the longest a request waits inside a colly callback for
-	// its host (pause, rate, Crawl-delay) or its robots.txt. A request that
-	// would wait longer is deferred: its attempt ends at once with a
-	// *DeferredError, freeing the colly thread, and the Guard sends it again
-	// when it is due. Zero means 30 s; negative is refused.
+	// MaxWait is the longest a request of an asynchronous collector waits
+	// inside a colly callback for its host (pause, rate, Crawl-delay) or
+	// its robots.txt. A request that would wait longer is deferred: its
+	// attempt ends at once with a *DeferredError, freeing the colly
+	// thread, and the Guard sends it again when it is due. A synchronous
+	// collector's requests wait in place however long, and are never
+	// deferred (see the package doc). Zero means 30 s; negative is
+	// refused.
 	MaxWait time.Duration
 
 	// IdleTimeout is how long the state of a host is kept after it went

@@ -199,10 +199,21 @@ func TestBackoffGrowsThenRecovers(t *testing.T) {
 	var rep reports
 	g := withReports(&Guard{Rate: rate.Inf, Backoff: 100 * time.Millisecond, MaxRetries: 5, MaxRobotsFailures: 5}, &rep)
 	c := colly.NewCollector(g.Attach)
-	// Visit returns the first attempt's outcome: deferred, not final; the
-	// Guard sends the retries itself, and Wait waits for them.
-	if err := c.Visit(s.URL + "/x"); !errors.Is(err, ErrDeferred) || IsFinal(err) {
-		t.Errorf("Visit(/x) = %v, want a DeferredError", err)
+	// A synchronous collector's request is retried in place: Visit
+	// returns its final outcome, and OnError saw each failed attempt, in
+	// order, before the next one was sent.
+	var attempts []int
+	c.OnError(func(_ *colly.Response, err error) {
+		var de *DeferredError
+		if errors.As(err, &de) {
+			attempts = append(attempts, de.Attempt)
+		}
+	})
+	if err := c.Visit(s.URL + "/x"); err != nil {
+		t.Errorf("Visit(/x) = %v, want nil (fetched after 3 retries in place)", err)
+	}
+	if fmt.Sprint(attempts) != "[1 2 3]" {
+		t.Errorf("OnError got the deferrals of attempts %v, want [1 2 3]", attempts)
 	}
 	c.Wait()
 	if rep.len() != 0 {

@@ -2,6 +2,7 @@ package robotsmw
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -49,7 +50,18 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	reserved := v.reserved
 	v.reserved = false
 	h := g.host(r.URL)
-	_, at, err := g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), g.maxWait(), reserved, false, now)
+	_, at, err := g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), g.limitFor(c), reserved, false, now)
+	if inPlace(c) {
+		var de *DeferredError
+		if errors.As(err, &de) {
+			// Deferred all the same (robots.txt's store cannot be read,
+			// say): wait it out here (inplace.go).
+			err = g.untilAdmitted(ctx, r.URL, func(reserved bool) error {
+				_, at, err = g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), maxDuration, reserved || de.reserved, false, time.Time{})
+				return err
+			})
+		}
+	}
 	if err == nil && g.CleanParams {
 		err = g.canonical.check(g.cacheFor(c, nil), r.Method, r.URL)
 	}
@@ -133,7 +145,16 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	now := g.clock()
 	h := g.hostFor(v, r.URL)
 	v.h = h
-	lease, at, err := g.gate(collectorContext(c), h, r.URL, g.maxWait(), now)
+	lease, at, err := g.gate(collectorContext(c), h, r.URL, g.limitFor(c), now)
+	if inPlace(c) {
+		var de *DeferredError
+		if errors.As(err, &de) {
+			err = g.untilAdmitted(collectorContext(c), r.URL, func(bool) error {
+				lease, at, err = g.gate(collectorContext(c), h, r.URL, maxDuration, time.Time{})
+				return err
+			})
+		}
+	}
 	v.lease = lease
 	if err != nil {
 		keepParse(err, v.parse)
@@ -185,10 +206,15 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 		if req.URL.Host != via[len(via)-1].URL.Host {
 			req.Header.Del("Authorization") // colly's default
 		}
+		var lease uint64
+		var err error
+		if inPlace(c) {
+			return g.hopInPlace(c, v, req)
+		}
 		ctx, cancel := g.hopContext(req.Context(), c, v)
 		defer cancel()
 		ctx = withCrawl(ctx, c)
-		lease, err := g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), g.waitLimit(ctx), false, true)
+		lease, err = g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), g.waitLimit(ctx), false, true)
 		if err != nil && req.Context().Err() == nil && ctx.Err() != nil {
 			// The client's deadline passed while the hop waited.
 			h := g.host(req.URL)
@@ -200,18 +226,67 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 			de.url = req.URL
 			de.hop = &hopResume{url: req.URL, method: req.Method, header: req.Header.Clone(), body: req.GetBody != nil}
 		}
-		if err == nil && v != nil {
-			v.gated, v.lease, v.hop = true, lease, true
-			v.h = nil
-			g.visits.putHop(v, keyOf(req.Header))
-		} else if err == nil {
-			// A hop of a request the Guard does not know: its lease goes
-			// with the hop's own key alone.
-			hv := &visit{key: keyOf(req.Header), gated: true, lease: lease, hop: true}
-			g.visits.put(hv)
-		}
-		return err
+		return g.hopAdmitted(v, req, lease, err)
 	}
+}
+
+// hopInPlace admits redirect hop req of visit v (nil if the
+// Guard does not know the request) of synchronous collector c: the hop
+// waits in place (inplace.go), and gets the client's timeout anew from its
+// gate (the Guard's transport bounds each hop by it, see
+// guardTransport.bound). When net/http bounds the whole call instead (a
+// Timeout set on the client after Attach), a hop that cannot pass its
+// gate before that runs out ends the request, with an error wrapping
+// ErrGaveUp that names the client's timeout, rather than wait for nothing.
+func (g *Guard) hopInPlace(c *colly.Collector, v *visit, req *http.Request) error {
+	var lease uint64
+	var err error
+	ctx := req.Context()
+	if hc := collyClient(c); hc != nil && hc.Timeout > 0 && v != nil && v.sent != 0 {
+		hctx, cancel := g.hopContext(ctx, c, v)
+		defer cancel()
+		hctx = withCrawl(hctx, c)
+		lease, err = g.admit(hctx, g.cacheFor(c, nil), req.URL, g.agent(c), g.waitLimit(hctx), false, true)
+		var de *DeferredError
+		switch {
+		case errors.As(err, &de):
+			// Not wrapped: the request is not deferred, it ends here.
+			err = fmt.Errorf("%w: %s %s: the redirect to %s could not be sent within the client's timeout (%v): %v",
+				ErrGaveUp, v.method, v.orig.Redacted(), req.URL.Redacted(), hc.Timeout, de.Err)
+		case err != nil && ctx.Err() == nil && hctx.Err() != nil && collectorContext(c).Err() == nil:
+			err = fmt.Errorf("%w: %s %s: the redirect to %s could not be sent within the client's timeout (%v): %w",
+				ErrGaveUp, v.method, v.orig.Redacted(), req.URL.Redacted(), hc.Timeout, err)
+		}
+		return g.hopAdmitted(v, req, lease, err)
+	}
+	ctx = withCrawl(ctx, c)
+	err = g.untilAdmitted(ctx, req.URL, func(reserved bool) error {
+		var aerr error
+		lease, aerr = g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), maxDuration, reserved, true)
+		return aerr
+	})
+	if err == nil && v != nil {
+		v.sent = g.clock().UnixNano()
+	}
+	return g.hopAdmitted(v, req, lease, err)
+}
+
+// hopAdmitted records the admission of redirect hop req of visit v (nil if
+// the Guard does not know the request) with lease, unless err refused it,
+// and returns err for the client.
+func (g *Guard) hopAdmitted(v *visit, req *http.Request, lease uint64, err error) error {
+	switch {
+	case err != nil:
+	case v != nil:
+		v.gated, v.lease, v.hop = true, lease, true
+		v.h = nil
+		g.visits.putHop(v, keyOf(req.Header))
+	default:
+		// A hop of a request the Guard does not know: its lease goes with
+		// the hop's own key alone.
+		g.visits.put(&visit{key: keyOf(req.Header), gated: true, lease: lease, hop: true})
+	}
+	return err
 }
 
 // onResponseHeaders sees every response (final URL after redirects) before
@@ -250,7 +325,7 @@ func (g *Guard) untaken(r *colly.Request) {
 // (Attach registers it first), and hands it to the outcome step.
 func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
 	r := resp.Request
-	if r == nil || isRefused(err) {
+	if r == nil || isReported(err) {
 		return
 	}
 	v := g.visits.get(keyOf(*r.Headers))

@@ -27,6 +27,13 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, v *visit, err erro
 	var de *DeferredError
 	crawl := collectorContext(c).Err()
 	switch {
+	case errors.As(err, &de) && inPlace(c):
+		// A synchronous collector's requests wait and are retried in
+		// place (inplace.go), and are never sent from the Guard's
+		// goroutines: a deferral that reaches OnError all the same ends
+		// the request, rather than run its callbacks elsewhere.
+		g.deliver(c, r, v, fmt.Errorf("%w: %s %s: deferred, and a synchronous collector's request is not sent again later: %v",
+			ErrGaveUp, r.Method, r.URL.Redacted(), de), false)
 	case errors.As(err, &de):
 		if hop := de.hop; hop != nil && crawl == nil {
 			// Resume at the hop: the requests before it were answered.
@@ -138,7 +145,7 @@ func (g *Guard) deliver(c *colly.Collector, r *colly.Request, v *visit, err erro
 		g.ErrorHandler(r, err)
 	}
 	if own {
-		final := &refusedError{err: err}
+		final := &reportedError{err: err}
 		resp := &colly.Response{Request: r, Ctx: r.Ctx}
 		for _, f := range collyErrorCallbacks(c) {
 			f(resp, final)
@@ -153,16 +160,18 @@ func (g *Guard) fetched(v *visit) {
 	g.visits.drop(v)
 }
 
-// A refusedError is a final outcome that deliver hands to a collector's
-// OnError callbacks itself. The Guard's own OnError callback ignores it.
-type refusedError struct{ err error }
+// A reportedError is an outcome the Guard hands to a collector's OnError
+// callbacks itself, rather than through colly: a final outcome colly will
+// not report (deliver), or a failed attempt sent again in place
+// (reportAttempt). The Guard's own OnError callback passes it by.
+type reportedError struct{ err error }
 
-func (e *refusedError) Error() string { return e.err.Error() }
-func (e *refusedError) Unwrap() error { return e.err }
+func (e *reportedError) Error() string { return e.err.Error() }
+func (e *reportedError) Unwrap() error { return e.err }
 
-// isRefused reports whether err is a refusedError.
-func isRefused(err error) bool {
-	var re *refusedError
+// isReported reports whether err is a reportedError.
+func isReported(err error) bool {
+	var re *reportedError
 	return errors.As(err, &re)
 }
 
@@ -172,9 +181,11 @@ func isRefused(err error) bool {
 // *DeferredError), and the Guard sends it again with Request.Retry when it
 // is due; its visit goes with it, so the retry's OnRequest finds it by its
 // key. One goroutine serves the queue while it holds anything and exits
-// when it is empty; a due request of a synchronous collector (whose Retry
-// runs the whole request) gets a goroutine of its own, at most
-// maxReissuing at a time.
+// when it is empty. The queue holds requests of asynchronous collectors
+// only: a synchronous collector's wait and are retried in place
+// (inplace.go). Should one come all the same, its Retry, which runs the
+// whole request, gets a goroutine of its own, at most maxReissuing at a
+// time.
 //
 // colly's Wait must not return while a request waits here, so the queue
 // holds the collector's WaitGroup (see collyWaitGroup) from the moment the
@@ -189,7 +200,7 @@ func isRefused(err error) bool {
 // while OnError callbacks return within it.
 const minReissue = 50 * time.Millisecond
 
-// maxReissuing bounds the retries of synchronous collectors that run at
+// maxReissuing bounds the retries of synchronous collectors that would run at
 // once on the Guard's goroutines.
 const maxReissuing = 16
 

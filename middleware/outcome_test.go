@@ -170,23 +170,58 @@ func TestNetworkThenMalformedResponse(t *testing.T) {
 
 // Defect 1: a body that stalls past the request timeout is a soft failure
 // of the host (it used to count as healthy), and the request is retried.
+//
+// A retry of an asynchronous collector is a new client call, with a
+// timeout of its own. A synchronous collector retries in place, inside
+// the client's call (inplace.go): with the timeout set before Attach the
+// Guard's transport bounds each attempt, and the retry gets the whole
+// timeout again; set after Attach, net/http bounds the whole call, which
+// the stalled attempt used up, and the request gives up at once with an
+// error naming the client's timeout, rather than send a retry bound to
+// run out.
 func TestBodyReadTimeoutStrikes(t *testing.T) {
-	s := stallOnce(t, true)
-	var rep reports
-	var log outcomeLog
-	g := withReports(&Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond}, &rep)
-	c := colly.NewCollector(g.Attach)
-	// The Guard cuts the stalled body 100 ms before this timeout; the
-	// retry gets the whole timeout, ample on a loaded machine.
-	c.SetRequestTimeout(time.Second)
-	log.attach(c)
-	c.Visit(s.URL + "/slow")
-	waitOrFail(t, "Wait", c.Wait)
-	if got, want := log.get("/slow"), "retry 1, ok 200"; got != want {
-		t.Errorf("outcomes %q, want %q", got, want)
-	}
-	if hs := hostStats(g, "127.0.0.1"); hs.Backoffs != 1 || hs.Retried != 1 {
-		t.Errorf("Stats = %+v, want one back-off and one retry for the stalled body", hs)
+	for _, tc := range []struct {
+		async, before bool
+		want          string
+	}{
+		{async: true, want: "retry 1, ok 200"},
+		{async: false, before: true, want: "retry 1, ok 200"},
+		{async: false, want: "retry 1, gave up"},
+	} {
+		name := fmt.Sprintf("async=%v, timeout before Attach=%v", tc.async, tc.before)
+		s := stallOnce(t, true)
+		var rep reports
+		var log outcomeLog
+		g := withReports(&Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond}, &rep)
+		c := colly.NewCollector(colly.Async(tc.async))
+		// The Guard cuts the stalled body 100 ms before this timeout; the
+		// retry gets the whole timeout, ample on a loaded machine.
+		if tc.before {
+			c.SetRequestTimeout(time.Second)
+		}
+		g.Attach(c)
+		if !tc.before {
+			c.SetRequestTimeout(time.Second)
+		}
+		log.attach(c)
+		err := c.Visit(s.URL + "/slow")
+		waitOrFail(t, "Wait", c.Wait)
+		if got := log.get("/slow"); got != tc.want {
+			t.Errorf("%s: outcomes %q, want %q", name, got, tc.want)
+		}
+		if hs := hostStats(g, "127.0.0.1"); hs.Backoffs != 1 || hs.Retried != 1 {
+			t.Errorf("%s: Stats = %+v, want one back-off and one retry for the stalled body", name, hs)
+		}
+		if tc.async {
+			continue
+		}
+		if tc.want == "retry 1, ok 200" {
+			if err != nil {
+				t.Errorf("%s: Visit(/slow) = %v, want nil", name, err)
+			}
+		} else if !IsFinal(err) || !strings.Contains(fmt.Sprint(err), "the client's timeout ends at") {
+			t.Errorf("%s: Visit(/slow) = %v, want a final error naming the client's timeout", name, err)
+		}
 	}
 }
 
@@ -301,8 +336,13 @@ func TestOutcomesInEveryMode(t *testing.T) {
 			if err := visitErrs["/secret/x"]; !errors.Is(err, ErrDisallowed) || !IsFinal(err) {
 				t.Errorf("sync: Visit(/secret/x) = %v, want a final ErrDisallowed", err)
 			}
-			if err := visitErrs["/flaky"]; !errors.Is(err, ErrDeferred) || IsFinal(err) {
-				t.Errorf("sync: Visit(/flaky) = %v, want a DeferredError (not final)", err)
+			// Retried in place: Visit returns the final outcome, after
+			// OnError saw each failed attempt (log, above).
+			if err := visitErrs["/flaky"]; err != nil {
+				t.Errorf("sync: Visit(/flaky) = %v, want nil (fetched on its retry)", err)
+			}
+			if err := visitErrs["/broken"]; !errors.Is(err, ErrGaveUp) || !IsFinal(err) {
+				t.Errorf("sync: Visit(/broken) = %v, want a final ErrGaveUp", err)
 			}
 			if err := visitErrs["/fine"]; err != nil {
 				t.Errorf("sync: Visit(/fine) = %v, want nil", err)
@@ -321,6 +361,11 @@ func TestOutcomesInEveryMode(t *testing.T) {
 // an hour's pause, or answers 503 without Retry-After, or whose robots.txt
 // answers 503, do not hold the threads: they are deferred, and a healthy
 // host's 200 pages behind them are all fetched.
+//
+// This is the promise of MaxWait, and so of asynchronous collectors only:
+// a synchronous collector's requests wait in place (inplace.go), on the
+// queue's threads, and no callback of the user runs elsewhere.
+// TestNoHeadOfLineBlockingSyncWaitsInPlace checks the counterpart.
 func TestNoHeadOfLineBlocking(t *testing.T) {
 	for _, slowCase := range []string{"retry-after 3600", "503 without retry-after", "robots.txt 503"} {
 		slow := newSite(t, func(w http.ResponseWriter, r *http.Request) {
@@ -340,7 +385,13 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 		healthyURL := strings.Replace(healthy.URL, "127.0.0.1", "localhost", 1)
 		ctx, cancel := context.WithCancel(context.Background())
 		g := &Guard{Rate: rate.Inf}
-		c := colly.NewCollector(g.Attach, colly.StdlibContext(ctx))
+		// Four threads, as the queue's: an asynchronous collector's queue
+		// hands its requests to colly at once, and colly's LimitRule
+		// holds them.
+		c := colly.NewCollector(g.Attach, colly.StdlibContext(ctx), colly.Async(true))
+		if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4}); err != nil {
+			t.Fatal(err)
+		}
 		q, err := queue.New(4, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -359,13 +410,14 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 		})
 		done := make(chan struct{})
 		go func() { q.Run(c); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(failsafe):
-			t.Errorf("%s: queue.Run still held after %v", slowCase, failsafe)
+		for end := time.Now().Add(failsafe); len(healthy.log()) < 201 && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
 		}
 		if n := len(healthy.log()); n != 201 {
 			t.Errorf("%s: healthy host got %d requests, want 201 (robots.txt and 200 pages)", slowCase, n)
+		}
+		for end := time.Now().Add(failsafe); deferred.Load() < 8 && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
 		}
 		if deferred.Load() < 8 {
 			t.Errorf("%s: %d deferrals reported, want ≥ 8", slowCase, deferred.Load())
@@ -373,6 +425,76 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 		cancel() // the slow host's pages wait in the Guard's queue; end them
 		waitOrFail(t, "Wait", c.Wait)
 		<-done
+	}
+}
+
+// The synchronous counterpart of TestNoHeadOfLineBlocking: with colly's
+// queue over a synchronous collector, the pages of a host that asks for
+// an hour's pause wait in place, on the queue's threads (inplace.go):
+// nothing is deferred to the Guard's goroutines, and once the crawl ends
+// each of them gets exactly one final outcome, on a queue thread, before
+// queue.Run returns.
+func TestNoHeadOfLineBlockingSyncWaitsInPlace(t *testing.T) {
+	slow := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: *\nAllow: /\n"))
+			return
+		}
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g := &Guard{Rate: rate.Inf}
+	c := colly.NewCollector(g.Attach, colly.StdlibContext(ctx))
+	q, err := queue.New(4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 8; i++ {
+		q.AddURL(fmt.Sprintf("%s/slow%d", slow.URL, i))
+	}
+	var mu sync.Mutex
+	finals := map[string]int{}
+	var deferrals int // deferrals that are no failed attempt
+	c.OnError(func(r *colly.Response, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		var de *DeferredError
+		switch {
+		case errors.As(err, &de) && de.Attempt == 0:
+			deferrals++
+		case IsFinal(err):
+			finals[r.Request.URL.Path]++
+		}
+	})
+	done := make(chan struct{})
+	go func() { q.Run(c); close(done) }()
+	for end := time.Now().Add(failsafe); len(slow.log()) < 2; { // robots.txt and the first 503
+		if time.Now().After(end) {
+			t.Fatalf("no page of the slow host was sent within %v", failsafe)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // the pages wait for the hour's pause
+	if n := g.later.len(); n != 0 {
+		t.Errorf("the Guard's deferral queue holds %d requests, want 0", n)
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(failsafe):
+		t.Fatalf("queue.Run still held %v after the crawl ended", failsafe)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if deferrals != 0 {
+		t.Errorf("OnError got %d deferrals, want none: a synchronous collector waits in place", deferrals)
+	}
+	for i := 0; i < 8; i++ {
+		if p := fmt.Sprintf("/slow%d", i); finals[p] != 1 {
+			t.Errorf("OnError got %d final outcomes for %s, want 1", finals[p], p)
+		}
 	}
 }
 
@@ -431,7 +553,12 @@ func TestHugeRetryAfterOneRule(t *testing.T) {
 		c.Visit(s.URL + "/a") // the 503 that sets the pause
 		waitOrFail(t, "Wait", c.Wait)
 		err := c.Visit(s.URL + "/b")
-		if !IsFinal(err) || !strings.Contains(fmt.Sprint(err), "paused until "+start.Add(48*time.Hour).UTC().Format(time.RFC3339)) {
+		// A synchronous collector's request is not bounded by MaxWait
+		// (inplace.go), so with robots.txt paused it asks robots.txt's
+		// cache, whose failure names the pause ("robots.txt asked for a
+		// pause until"); a request bounded by MaxWait meets the host's
+		// pause first ("host paused until"). Final either way, at once.
+		if !IsFinal(err) || !strings.Contains(fmt.Sprint(err), " until "+start.Add(48*time.Hour).UTC().Format(time.RFC3339)) {
 			t.Errorf("%s: Visit(/b) = %v, want a final error naming the pause's end, +48h", where, err)
 		}
 		if d := clk.now().Sub(start); d > time.Minute {

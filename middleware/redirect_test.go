@@ -1,6 +1,7 @@
 package robotsmw
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -17,37 +18,79 @@ import (
 // A same-host redirect whose hop must wait for the host's spacing longer
 // than the client's timeout allows is deferred and resumed at the hop, not
 // sent late, struck as a network error and retried from the start.
+//
+// Deferring is for asynchronous collectors. A synchronous one waits in
+// place (inplace.go): with the timeout set before Attach, the Guard's
+// transport bounds each hop from its gate, and the hop waits for its
+// host and is sent; set after Attach, net/http bounds the whole call, and
+// the request ends at once with an error naming the client's timeout, the
+// hop unsent.
 func TestRedirectHopWaitBoundedByTimeout(t *testing.T) {
 	s := newSite(t, robots("User-agent: *\nCrawl-delay: 1.5\n", func(w http.ResponseWriter, r *http.Request) bool {
-		if r.URL.Path == "/a" {
-			http.Redirect(w, r, "/b", http.StatusFound)
+		if strings.HasPrefix(r.URL.Path, "/a") {
+			http.Redirect(w, r, "/b"+strings.TrimPrefix(r.URL.Path, "/a"), http.StatusFound)
 			return true
 		}
 		return false
 	}))
-	var rep reports
-	g := withReports(&Guard{Rate: rate.Inf}, &rep)
-	c := colly.NewCollector(g.Attach)
-	c.SetRequestTimeout(1 * time.Second)
-	var got []string
-	c.OnResponse(func(r *colly.Response) { got = append(got, r.Request.URL.Path) })
-	c.Visit(s.URL + "/a")
-	c.Wait()
-	if n := s.count("/a"); n != 1 {
-		t.Errorf("server received /a %d times, want 1", n)
-	}
-	if n := s.count("/b"); n != 1 {
-		t.Errorf("server received /b %d times, want 1", n)
-	}
-	if len(got) != 1 || got[0] != "/b" {
-		t.Errorf("OnResponse saw %v, want [/b]", got)
-	}
-	if rep.len() != 0 {
-		t.Errorf("ErrorHandler got %v, want nothing", rep.errs)
-	}
-	hs := hostStats(g, "127.0.0.1")
-	if hs.Backoffs != 0 || hs.Sent != 3 {
-		t.Errorf("Stats = %+v, want Backoffs 0, Sent 3 (robots.txt, /a, /b)", hs)
+	for i, tc := range []struct {
+		async, before bool
+		fetched       bool // /b is fetched; else the request gives up
+	}{
+		{async: true, fetched: true},
+		{async: false, before: true, fetched: true},
+		{async: false},
+	} {
+		name := fmt.Sprintf("async=%v, timeout before Attach=%v", tc.async, tc.before)
+		a, b := fmt.Sprintf("/a%d", i), fmt.Sprintf("/b%d", i)
+		var rep reports
+		g := withReports(&Guard{Rate: rate.Inf}, &rep)
+		c := colly.NewCollector(colly.Async(tc.async))
+		if tc.before {
+			c.SetRequestTimeout(1 * time.Second)
+		}
+		g.Attach(c)
+		if !tc.before {
+			c.SetRequestTimeout(1 * time.Second)
+		}
+		var got []string
+		c.OnResponse(func(r *colly.Response) { got = append(got, r.Request.URL.Path) })
+		err := c.Visit(s.URL + a)
+		c.Wait()
+		if n := s.count(a); n != 1 {
+			t.Errorf("%s: server received %s %d times, want 1", name, a, n)
+		}
+		hs := hostStats(g, "127.0.0.1")
+		if !tc.fetched {
+			if !IsFinal(err) || !errors.Is(err, ErrGaveUp) || !strings.Contains(err.Error(), "client's timeout") {
+				t.Errorf("%s: Visit(%s) = %v, want a final ErrGaveUp naming the client's timeout", name, a, err)
+			}
+			if n := s.count(b); n != 0 {
+				t.Errorf("%s: server received %s %d times, want 0", name, b, n)
+			}
+			if len(got) != 0 || rep.len() != 1 {
+				t.Errorf("%s: OnResponse saw %v, ErrorHandler %v; want nothing and the final error", name, got, rep.errs)
+			}
+			if hs.Backoffs != 0 || hs.Sent != 2 {
+				t.Errorf("%s: Stats = %+v, want Backoffs 0, Sent 2 (robots.txt, %s)", name, hs, a)
+			}
+			continue
+		}
+		if !tc.async && err != nil {
+			t.Errorf("%s: Visit(%s) = %v, want nil", name, a, err)
+		}
+		if n := s.count(b); n != 1 {
+			t.Errorf("%s: server received %s %d times, want 1", name, b, n)
+		}
+		if len(got) != 1 || got[0] != b {
+			t.Errorf("%s: OnResponse saw %v, want [%s]", name, got, b)
+		}
+		if rep.len() != 0 {
+			t.Errorf("%s: ErrorHandler got %v, want nothing", name, rep.errs)
+		}
+		if hs.Backoffs != 0 || hs.Sent != 3 {
+			t.Errorf("%s: Stats = %+v, want Backoffs 0, Sent 3 (robots.txt, %s, %s)", name, hs, a, b)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -52,26 +53,63 @@ func TestRefusedResendReachesOnError(t *testing.T) {
 		}
 		return false
 	}))
-	for _, async := range []bool{false, true} {
+	// max is MaxRequests. An asynchronous collector counts /a before
+	// /flaky's retry, which colly then refuses. A synchronous one retries
+	// /flaky in place before it visits /a: each retry counts against
+	// MaxRequests (inplace.go), so with 2 the retry goes and /a is
+	// refused by colly itself, and with 1 the retry is refused.
+	for _, tc := range []struct {
+		async      bool
+		max        uint32
+		refusedTry bool // /flaky's retry is refused, rather than /a
+	}{
+		{async: true, max: 2, refusedTry: true},
+		{async: false, max: 2},
+		{async: false, max: 1, refusedTry: true},
+	} {
 		mu.Lock()
 		failed = false
 		mu.Unlock()
+		name := fmt.Sprintf("async=%v, MaxRequests(%d)", tc.async, tc.max)
 		var rep reports
 		g := withReports(&Guard{Rate: rate.Inf, Backoff: 20 * time.Millisecond}, &rep)
-		c := colly.NewCollector(g.Attach, colly.MaxRequests(2), colly.Async(async))
+		c := colly.NewCollector(g.Attach, colly.MaxRequests(tc.max), colly.Async(tc.async))
 		var ue userErrors
 		ue.watch(c)
+		before := s.count("/flaky") + s.count("/a")
+		visitErrs := map[string]error{}
 		for _, p := range []string{"/flaky", "/a"} {
-			c.Visit(s.URL + p)
+			visitErrs[p] = c.Visit(s.URL + p)
 		}
 		c.Wait()
+		if sent := s.count("/flaky") + s.count("/a") - before; sent > int(tc.max) {
+			t.Errorf("%s: %d pages sent, want at most %d", name, sent, tc.max)
+		}
 		errs := ue.get("/flaky")
+		if !tc.refusedTry {
+			if len(errs) != 1 || IsFinal(errs[0]) {
+				t.Errorf("%s: OnError(/flaky) got %v; want one deferral (its retry fetched it)", name, errs)
+			}
+			if err := visitErrs["/flaky"]; err != nil {
+				t.Errorf("%s: Visit(/flaky) = %v, want nil", name, err)
+			}
+			if err := visitErrs["/a"]; !errors.Is(err, colly.ErrMaxRequests) {
+				t.Errorf("%s: Visit(/a) = %v, want colly.ErrMaxRequests", name, err)
+			}
+			if got := rep.get(s.URL + "/flaky"); len(got) != 0 {
+				t.Errorf("%s: ErrorHandler(/flaky) = %v, want nothing", name, got)
+			}
+			continue
+		}
 		if len(errs) != 2 || IsFinal(errs[0]) || !IsFinal(errs[1]) ||
 			!errors.Is(errs[1], ErrGaveUp) || !errors.Is(errs[1], colly.ErrMaxRequests) {
-			t.Errorf("async=%v: OnError(/flaky) got %v; want a deferral, then a final ErrGaveUp wrapping colly.ErrMaxRequests", async, errs)
+			t.Errorf("%s: OnError(/flaky) got %v; want a deferral, then a final ErrGaveUp wrapping colly.ErrMaxRequests", name, errs)
 		}
 		if got := rep.get(s.URL + "/flaky"); len(got) != 1 || !errors.Is(got[0], colly.ErrMaxRequests) {
-			t.Errorf("async=%v: ErrorHandler(/flaky) = %v, want one, wrapping colly.ErrMaxRequests", async, got)
+			t.Errorf("%s: ErrorHandler(/flaky) = %v, want one, wrapping colly.ErrMaxRequests", name, got)
+		}
+		if err := visitErrs["/flaky"]; !tc.async && (!IsFinal(err) || !errors.Is(err, colly.ErrMaxRequests)) {
+			t.Errorf("%s: Visit(/flaky) = %v, want the final ErrGaveUp wrapping colly.ErrMaxRequests", name, err)
 		}
 	}
 }

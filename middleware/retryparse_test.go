@@ -65,7 +65,9 @@ func TestRetryDeferredAgainKeepsParse(t *testing.T) {
 		{"retry of an attempt with it off", true, parseSnapshot{set: true, value: false}},
 	} {
 		g := &Guard{Rate: rate.Inf}
-		c := colly.NewCollector(g.Attach)
+		// Asynchronous: a synchronous collector's request would wait out
+		// the hour in place (inplace.go), never deferred.
+		c := colly.NewCollector(g.Attach, colly.Async(true))
 		c.ParseHTTPErrorResponse = true // turned on after the first attempt
 		u := mustURL(t, "http://paused.test/page")
 		g.strike(g.host(u), g.clock(), hard, http.Header{"Retry-After": {"3600"}})

@@ -13,12 +13,13 @@ import (
 )
 
 // A retry that comes due while a new request waits for its host in a
-// colly callback goes after that request (colly's TestParseHTTPErrorResponse
-// with one request in flight): visit 1 of /500 fails and is deferred to the
-// end of its host's pause; visit 2, with ParseHTTPErrorResponse, waits for
-// that end in its callback and is sent first, so the user gets the error
-// page from the Visit that asked for it, and the retry's own failure cannot
-// push visit 2 past MaxWait. Judged at the server: the order of arrivals.
+// colly callback goes after that request: the yield of an asynchronous
+// collector's deferral queue, which TestMayGo checks. A synchronous
+// collector (colly's TestParseHTTPErrorResponse) has no request waiting
+// beside a retry: it retries in place (inplace.go), so visit 1 of /500
+// fails, is retried and gives up inside its own Request call, and visit 2,
+// with ParseHTTPErrorResponse, then gets the error page from the Request
+// that asked for it. Judged at the server: the order of arrivals.
 func TestRetryGoesAfterWaitingRequest(t *testing.T) {
 	var mu sync.Mutex // guards arrivals
 	var arrivals []string
@@ -34,47 +35,37 @@ func TestRetryGoesAfterWaitingRequest(t *testing.T) {
 		w.Write([]byte("<p>error</p>"))
 		return true
 	}))
-	for i := range 8 {
-		mu.Lock()
-		arrivals = nil
-		mu.Unlock()
-		var gaveUp []error
-		g := &Guard{Rate: rate.Inf, Backoff: 600 * time.Millisecond, MaxRetries: 1, MaxRobotsFailures: 1,
-			ErrorHandler: func(_ *colly.Request, err error) {
-				mu.Lock()
-				gaveUp = append(gaveUp, err)
-				mu.Unlock()
-			}}
-		c := colly.NewCollector(g.Attach, colly.AllowURLRevisit())
-		c.OnRequest(func(r *colly.Request) { r.Headers.Set("X-Visit", r.Ctx.Get("visit")) })
-		var parsed []string
-		c.OnHTML("p", func(e *colly.HTMLElement) { parsed = append(parsed, e.Request.Ctx.Get("visit")) })
-		visit := func(n string) error {
-			ctx := colly.NewContext()
-			ctx.Put("visit", n)
-			return c.Request("GET", s.URL+"/500", nil, ctx, nil)
-		}
+	var gaveUp []error
+	g := &Guard{Rate: rate.Inf, Backoff: 100 * time.Millisecond, MaxRetries: 1, MaxRobotsFailures: 1,
+		ErrorHandler: func(_ *colly.Request, err error) { gaveUp = append(gaveUp, err) }}
+	c := colly.NewCollector(g.Attach, colly.AllowURLRevisit())
+	c.OnRequest(func(r *colly.Request) { r.Headers.Set("X-Visit", r.Ctx.Get("visit")) })
+	var parsed []string
+	c.OnHTML("p", func(e *colly.HTMLElement) { parsed = append(parsed, e.Request.Ctx.Get("visit")) })
+	visit := func(n string) error {
+		ctx := colly.NewContext()
+		ctx.Put("visit", n)
+		return c.Request("GET", s.URL+"/500", nil, ctx, nil)
+	}
 
-		err1 := visit("1")
-		if !errors.Is(err1, ErrDeferred) {
-			t.Fatalf("run %d: Request(/500) #1 = %v, want a *DeferredError", i, err1)
-		}
-		c.ParseHTTPErrorResponse = true
-		visit("2")
-		if !slices.Equal(parsed, []string{"2"}) {
-			t.Errorf("run %d: Request(/500) #2 with ParseHTTPErrorResponse: error page parsed for visits %q, want [2]", i, parsed)
-		}
-		waitOrFail(t, "Wait", c.Wait)
+	if err := visit("1"); !IsFinal(err) || !errors.Is(err, ErrGaveUp) {
+		t.Fatalf("Request(/500) #1 = %v, want the final ErrGaveUp after its retry in place", err)
+	}
+	c.ParseHTTPErrorResponse = true
+	visit("2")
+	if !slices.Equal(parsed, []string{"2"}) {
+		t.Errorf("Request(/500) #2 with ParseHTTPErrorResponse: error page parsed for visits %q, want [2]", parsed)
+	}
+	waitOrFail(t, "Wait", c.Wait)
 
-		mu.Lock()
-		got, n := slices.Clone(arrivals), len(gaveUp)
-		mu.Unlock()
-		if len(got) < 3 || !slices.Equal(got[:2], []string{"1", "2"}) || slices.Contains(got[2:], "2") {
-			t.Errorf("run %d: the server saw visits %q, want 1, 2, then the retries of visit 1", i, got)
-		}
-		if n != 1 || !errors.Is(gaveUp[0], ErrGaveUp) {
-			t.Errorf("run %d: ErrorHandler got %v, want one ErrGaveUp (the retry of visit 1)", i, gaveUp)
-		}
+	mu.Lock()
+	got := slices.Clone(arrivals)
+	mu.Unlock()
+	if !slices.Equal(got, []string{"1", "1", "2"}) {
+		t.Errorf("the server saw visits %q, want 1, its retry, then 2", got)
+	}
+	if len(gaveUp) != 1 || !errors.Is(gaveUp[0], ErrGaveUp) {
+		t.Errorf("ErrorHandler got %v, want one ErrGaveUp (visit 1)", gaveUp)
 	}
 }
 

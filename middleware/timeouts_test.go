@@ -2,6 +2,7 @@ package robotsmw
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -40,20 +41,29 @@ func stallOnce(t *testing.T, inBody bool) *site {
 // Attach (the Guard's transport enforces it) or after (net/http does, and
 // the Guard ends the request a little earlier), and whether the request
 // stalls before its headers or in its body.
+//
+// A synchronous collector retries in place, inside the client's call
+// (inplace.go): set after Attach, net/http's timeout bounds that whole
+// call, which the stalled attempt used up, so the retry is not sent and
+// the request gives up with the Guard's error naming the client's
+// timeout. An asynchronous collector's retry is a call of its own.
 func TestRequestTimeoutOutcome(t *testing.T) {
 	for _, tc := range []struct {
-		name         string
-		before, body bool
+		name                string
+		before, body, async bool
+		want                string
 	}{
-		{"timeout before Attach, stalled headers", true, false},
-		{"timeout before Attach, stalled body", true, true},
-		{"timeout after Attach, stalled headers", false, false},
-		{"timeout after Attach, stalled body", false, true},
+		{"timeout before Attach, stalled headers", true, false, false, "retry 1, ok 200"},
+		{"timeout before Attach, stalled body", true, true, false, "retry 1, ok 200"},
+		{"timeout after Attach, stalled headers", false, false, false, "retry 1, gave up"},
+		{"timeout after Attach, stalled body", false, true, false, "retry 1, gave up"},
+		{"async, timeout after Attach, stalled headers", false, false, true, "retry 1, ok 200"},
+		{"async, timeout after Attach, stalled body", false, true, true, "retry 1, ok 200"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := stallOnce(t, tc.body)
 			g := &Guard{Rate: rate.Inf, Backoff: 30 * time.Millisecond}
-			c := colly.NewCollector()
+			c := colly.NewCollector(colly.Async(tc.async))
 			if tc.before {
 				c.SetRequestTimeout(time.Second)
 				g.Attach(c)
@@ -69,10 +79,19 @@ func TestRequestTimeoutOutcome(t *testing.T) {
 			}
 			var log outcomeLog
 			log.attach(c)
+			var final error
+			c.OnError(func(_ *colly.Response, err error) {
+				if IsFinal(err) {
+					final = err
+				}
+			})
 			c.Visit(s.URL + "/slow")
 			waitOrFail(t, "Wait", c.Wait)
-			if got, want := log.get("/slow"), "retry 1, ok 200"; got != want {
-				t.Errorf("Visit(/slow) outcomes %q, want %q", got, want)
+			if got := log.get("/slow"); got != tc.want {
+				t.Errorf("Visit(/slow) outcomes %q, want %q", got, tc.want)
+			}
+			if tc.want == "retry 1, gave up" && !strings.Contains(fmt.Sprint(final), "the client's timeout ends at") {
+				t.Errorf("final outcome %v, want the Guard's, naming the client's timeout", final)
 			}
 		})
 	}

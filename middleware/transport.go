@@ -84,7 +84,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, v.err
 	case !v.gated:
 		ctx := req.Context()
-		l, _, err := g.gate(ctx, g.hostFor(v, req.URL), req.URL, g.waitLimit(ctx), time.Time{})
+		l, _, err := t.gateAgain(ctx, v, g.hostFor(v, req.URL), req.URL)
 		if err != nil {
 			closeBody(req)
 			return nil, err
@@ -103,7 +103,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			g.newFlight(h, lease, time.Time{}).unsent()
 			v.lease = 0
 			ctx := req.Context()
-			l, at, err := g.gate(ctx, h, req.URL, g.waitLimit(ctx), time.Time{})
+			l, at, err := t.gateAgain(ctx, v, h, req.URL)
 			if err != nil {
 				closeBody(req)
 				return nil, err
@@ -114,7 +114,28 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if v != nil {
 		v.lease, v.taken = 0, true // the flight has the lease now
 	}
-	return t.send(req, v, lease)
+	resp, err := t.send(req, v, lease)
+	if v.colly() && inPlace(v.c) {
+		return t.retryInPlace(req, v, resp, err)
+	}
+	return resp, err
+}
+
+// gateAgain passes the gate of h for u, the request of visit v that
+// reached the transport without its lease, waiting at most MaxWait and
+// ctx's deadline; a synchronous collector's request waits out any
+// deferral in place (inplace.go), until ctx's deadline at most.
+func (t *guardTransport) gateAgain(ctx context.Context, v *visit, h *host, u *url.URL) (uint64, time.Time, error) {
+	g := t.g
+	lease, at, err := g.gate(ctx, h, u, g.waitLimit(ctx), time.Time{})
+	var de *DeferredError
+	if v.colly() && inPlace(v.c) && errors.As(err, &de) {
+		err = g.untilAdmitted(ctx, u, func(bool) error {
+			lease, at, err = g.gate(ctx, h, u, g.waitLimit(ctx), time.Time{})
+			return err
+		})
+	}
+	return lease, at, err
 }
 
 // stale reports whether the request of visit v, which holds a lease of a shared

@@ -1,0 +1,216 @@
+package robotsmw
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// A synchronous collector (Async false) runs every callback on the
+// goroutine inside Visit (or Request, Post, queue.Run), and its user's
+// callbacks may share state without a lock, as colly's examples do. So for
+// such a collector the Guard never sends a request from a goroutine of its
+// own: what an asynchronous collector does later, from the Guard's
+// deferral queue (outcome.go), a synchronous one does in place, on the
+// caller's goroutine, and Visit returns the request's final outcome:
+//
+//   - its waits for robots.txt, the host's pause, its position and its
+//     gate are not bounded by MaxWait (limitFor): a synchronous collector
+//     has no other request to free its thread for, and a deferral that
+//     comes all the same (a robots.txt store that cannot be read, a
+//     shared Pacer's horizon) is waited out (untilAdmitted);
+//   - a redirect hop waits in place too, and gets the client's timeout
+//     anew once it passes its gate;
+//   - a failed attempt (429, 5xx, a network error, a body cut short) is
+//     retried inside the transport (retryInPlace): the attempt is first
+//     reported to the collector's OnError callbacks, with its
+//     *DeferredError (reportAttempt), then the request waits for its host
+//     and is sent again, up to MaxRetries times. To see a body cut short
+//     before colly does, the transport reads the body of a synchronous
+//     collector's response (up to MaxBodySize) before handing it on;
+//   - every attempt sent again counts against colly's MaxRequests, as a
+//     Request.Retry would: once it is reached the request ends with an
+//     error wrapping ErrGaveUp and colly.ErrMaxRequests;
+//   - when the client has a Timeout of its own (SetRequestTimeout after
+//     Attach), net/http bounds the whole call, retries included: a retry
+//     whose host asked for a pause beyond it is not sent, and the
+//     request ends with an error wrapping ErrGaveUp that names the
+//     pause's end.
+//
+// The Guard's deferral queue is not used for synchronous collectors.
+
+// inPlace reports whether the requests of c wait and are retried in place.
+func inPlace(c *colly.Collector) bool { return c != nil && !c.Async }
+
+// limitFor returns how long a request of c may wait inside a colly
+// callback: MaxWait for an asynchronous collector, no bound for a
+// synchronous one.
+func (g *Guard) limitFor(c *colly.Collector) time.Duration {
+	if inPlace(c) {
+		return maxDuration
+	}
+	return g.maxWait()
+}
+
+// untilAdmitted calls try until it returns anything but a *DeferredError,
+// waiting out each deferral on ctx, and returns that. reserved says that
+// the last deferral kept the request's position. A wait ctx cuts short
+// ends the request for u.
+func (g *Guard) untilAdmitted(ctx context.Context, u *url.URL, try func(reserved bool) error) error {
+	reserved := false
+	for {
+		err := try(reserved)
+		var de *DeferredError
+		if !errors.As(err, &de) {
+			return err
+		}
+		reserved = de.reserved
+		if err := g.pause(ctx, max(de.Until.Sub(g.clock()), minDeferral), nil); err != nil {
+			return g.ended(u, err)
+		}
+	}
+}
+
+// retryInPlace takes the outcome of an attempt of req, sent for visit v of
+// a synchronous collector (resp, or err), and sends the request again in
+// place until it is fetched or its outcome is final (see the top of this
+// file).
+func (t *guardTransport) retryInPlace(req *http.Request, v *visit, resp *http.Response, err error) (*http.Response, error) {
+	g := t.g
+	for {
+		if err == nil {
+			if resp.Body != io.ReadCloser(&v.body) {
+				return resp, nil // a redirect: the client goes on to its next hop
+			}
+			if resp, err = t.buffered(resp, v); err == nil {
+				return resp, nil
+			}
+		}
+		var de *DeferredError
+		if !errors.As(err, &de) {
+			v.outcome = err
+			return nil, err // final
+		}
+		var lease uint64
+		if lease, err = g.again(req, v, de); err != nil {
+			v.outcome = err
+			return nil, err
+		}
+		next := req.WithContext(req.Context())
+		if req.Body != nil && req.Body != http.NoBody {
+			if next.Body, err = req.GetBody(); err != nil {
+				g.release(g.host(req.URL), lease, 0, false, true, time.Time{}, false)
+				err = fmt.Errorf("%w: %s %s could not be sent again: %w", ErrGaveUp, req.Method, req.URL.Redacted(), err)
+				v.outcome = err
+				return nil, err
+			}
+		}
+		v.outcome = nil
+		resp, err = t.send(next, v, lease)
+	}
+}
+
+// again reports failed attempt de of req (visit v) to the collector's
+// OnError callbacks, waits until req may be sent again, and returns its
+// lease; or it returns the request's final outcome: colly's MaxRequests
+// reached, a pause that ends past the client's own deadline, the crawl's
+// end.
+func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, error) {
+	c := v.c
+	g.reportAttempt(v, de)
+	if c.MaxRequests > 0 {
+		// Every attempt sent again is a request to colly, as a
+		// Request.Retry would be.
+		n := collyRequestCount(c)
+		if n == nil || n.Load() >= c.MaxRequests {
+			return 0, fmt.Errorf("%w: %s %s could not be sent again: %w", ErrGaveUp, req.Method, v.orig.Redacted(), colly.ErrMaxRequests)
+		}
+		n.Add(1)
+	}
+	ctx := req.Context()
+	if dl, ok := ctx.Deadline(); ok && !v.crawlDeadline(dl) && !de.Until.Before(dl.Add(-earlyTimeout)) {
+		// net/http's Timeout bounds the whole call, retries included
+		// (SetRequestTimeout after Attach): a retry that could not be
+		// sent before it runs out is not waited for.
+		return 0, fmt.Errorf("%w: %s %s: the client's timeout ends at %s, before the host's pause (until %s): %w",
+			ErrGaveUp, req.Method, v.orig.Redacted(), dl.UTC().Format(time.RFC3339Nano), de.Until.UTC().Format(time.RFC3339Nano), de.Err)
+	}
+	ctx = withCrawl(ctx, c)
+	var lease uint64
+	start := g.clock()
+	err := g.untilAdmitted(ctx, req.URL, func(reserved bool) error {
+		var err error
+		lease, err = g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), maxDuration, reserved || de.reserved, true)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	now := g.clock()
+	v.sent = now.UnixNano()
+	g.waits.observe(max(now.Sub(start), 0)) // each attempt sent counts its wait (WaitStats)
+	return lease, nil
+}
+
+// reportAttempt hands failed attempt de of visit v's request to the
+// collector's OnError callbacks, as colly would have, before it is sent
+// again in place; the Guard's own OnError callback passes it by.
+func (g *Guard) reportAttempt(v *visit, de *DeferredError) {
+	r := v.request()
+	if r == nil {
+		return
+	}
+	g.logDeferred(r, de)
+	resp := &colly.Response{Request: r, Ctx: r.Ctx}
+	err := &reportedError{err: de}
+	for _, f := range collyErrorCallbacks(v.c) {
+		f(resp, err)
+	}
+}
+
+// buffered reads the body of resp, the response to an attempt of visit v,
+// up to the collector's MaxBodySize, so that a body cut short is a failed
+// attempt the transport retries in place: it returns that attempt's
+// outcome, a *DeferredError. Otherwise it returns resp with the bytes read
+// as its body, followed by the read's error if the read ended in a final
+// one: colly meets it reading the body, as it would have without the
+// read ahead (the crawl's end, say, which colly reports as it is).
+func (t *guardTransport) buffered(resp *http.Response, v *visit) (*http.Response, error) {
+	var r io.Reader = resp.Body
+	if n := v.c.MaxBodySize; n > 0 {
+		r = io.LimitReader(r, int64(n))
+	}
+	body, err := io.ReadAll(r)
+	var de *DeferredError
+	if errors.As(err, &de) {
+		resp.Body.Close()
+		return nil, err
+	}
+	var rest io.Reader = bytes.NewReader(body)
+	if err != nil {
+		rest = io.MultiReader(rest, failingReader{err})
+	}
+	resp.Body = &readBody{Reader: rest, body: resp.Body}
+	return resp, nil
+}
+
+// A readBody is a response's body read ahead: Close closes the body it
+// was read from.
+type readBody struct {
+	io.Reader
+	body io.Closer
+}
+
+func (b *readBody) Close() error { return b.body.Close() }
+
+// A failingReader fails every read with err.
+type failingReader struct{ err error }
+
+func (f failingReader) Read([]byte) (int, error) { return 0, f.err }

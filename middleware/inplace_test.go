@@ -1,0 +1,198 @@
+package robotsmw
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"golang.org/x/time/rate"
+)
+
+// goroutineID returns the id of the calling goroutine, as runtime.Stack
+// names it ("goroutine 7 [running]:").
+func goroutineID(t *testing.T) int {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	f := bytes.Fields(buf)
+	if len(f) < 2 || string(f[0]) != "goroutine" {
+		t.Fatalf("runtime.Stack begins %q, want \"goroutine N\"", buf)
+	}
+	id, err := strconv.Atoi(string(f[1]))
+	if err != nil {
+		t.Fatalf("runtime.Stack begins %q: %v", buf, err)
+	}
+	return id
+}
+
+// A synchronous collector keeps colly's contract: every callback runs on
+// the goroutine inside Visit, one at a time, whatever the Guard does to a
+// request — waits beyond MaxWait for a host's pacing, retries after a 503
+// with Retry-After and after a 500's back-off, a body cut short, a
+// redirect — so callback state needs no lock (this test's has none: -race
+// checks it). Every URL gets exactly one final outcome (OnResponse, or a
+// final error in OnError), each failed attempt reaches OnError first, in
+// order, and the Guard's deferral queue is never used.
+func TestSyncCrawlStaysOnCallersGoroutine(t *testing.T) {
+	var retry, backoff, cut atomic.Int32
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		paced := strings.HasPrefix(r.Host, "localhost:")
+		switch p := r.URL.Path; {
+		case p == "/robots.txt" && paced:
+			// Pacing beyond MaxWait: deferred, were the collector async.
+			w.Write([]byte("User-agent: *\nCrawl-delay: 0.3\n"))
+		case p == "/robots.txt":
+			w.Write([]byte("User-agent: *\nAllow: /\n"))
+		case p == "/start":
+			w.Header().Set("Content-Type", "text/html")
+			var b strings.Builder
+			b.WriteString("<html><body>")
+			for _, l := range []string{"/retry", "/backoff", "/cut", "/redir", "/gone"} {
+				fmt.Fprintf(&b, `<a href="%s">x</a>`, l)
+			}
+			for i := 1; i <= 3; i++ {
+				fmt.Fprintf(&b, `<a href="http://localhost:%s/paced%d">x</a>`, r.Host[strings.LastIndexByte(r.Host, ':')+1:], i)
+			}
+			b.WriteString("</body></html>")
+			w.Write([]byte(b.String()))
+		case p == "/retry" && retry.Add(1) == 1:
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case p == "/backoff" && backoff.Add(1) == 1:
+			w.WriteHeader(http.StatusInternalServerError)
+		case p == "/cut" && cut.Add(1) == 1:
+			// The body ends short of its length: net/http closes the
+			// connection once the handler returns.
+			w.Header().Set("Content-Length", "100")
+			w.Write([]byte("partial"))
+		case p == "/redir":
+			http.Redirect(w, r, "/target", http.StatusFound)
+		case p == "/gone":
+			w.WriteHeader(http.StatusBadGateway)
+		default:
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write([]byte("ok"))
+		}
+	})
+	g := &Guard{Rate: rate.Inf, Backoff: 20 * time.Millisecond, MaxRetries: 1, MaxWait: 50 * time.Millisecond}
+	c := colly.NewCollector(g.Attach)
+	me := goroutineID(t)
+
+	// Callback state, unsynchronised on purpose.
+	var (
+		visited   []string             // OnRequest, by original path
+		fetched   []string             // OnResponse, by original path
+		finals    []string             // a final error in OnError, by original path
+		attempts  = map[string][]int{} // failed attempts reported to OnError
+		links     []string
+		elsewhere []string // callbacks that ran on another goroutine
+		queued    int      // the most the Guard's deferral queue held
+	)
+	check := func(what string) {
+		if id := goroutineID(t); id != me {
+			elsewhere = append(elsewhere, fmt.Sprintf("%s on goroutine %d", what, id))
+		}
+		queued = max(queued, g.later.len())
+	}
+	orig := func(r *colly.Request) string { return r.Ctx.Get("orig") }
+	c.OnRequest(func(r *colly.Request) {
+		check("OnRequest " + r.URL.Path)
+		r.Ctx.Put("orig", r.URL.Path)
+		visited = append(visited, r.URL.Path)
+	})
+	c.OnResponse(func(r *colly.Response) {
+		check("OnResponse " + orig(r.Request))
+		fetched = append(fetched, orig(r.Request))
+	})
+	c.OnError(func(r *colly.Response, err error) {
+		check("OnError " + orig(r.Request))
+		var de *DeferredError
+		switch {
+		case errors.As(err, &de):
+			attempts[orig(r.Request)] = append(attempts[orig(r.Request)], de.Attempt)
+		default:
+			finals = append(finals, orig(r.Request))
+		}
+	})
+	c.OnHTML("a[href]", func(e *colly.HTMLElement) {
+		check("OnHTML " + orig(e.Request))
+		links = append(links, e.Attr("href"))
+		e.Request.Visit(e.Attr("href"))
+	})
+
+	if err := c.Visit(s.URL + "/start"); err != nil {
+		t.Fatalf("Visit(/start) = %v, want nil", err)
+	}
+	c.Wait()
+
+	if len(elsewhere) != 0 {
+		t.Errorf("callbacks ran off Visit's goroutine %d: %v", me, elsewhere)
+	}
+	if len(links) != 8 {
+		t.Errorf("OnHTML saw %d links, want 8", len(links))
+	}
+	// One final outcome per URL: fetched, or a final error.
+	outcomes := map[string]int{}
+	for _, p := range append(append([]string(nil), fetched...), finals...) {
+		outcomes[p]++
+	}
+	wantFetched := []string{"/backoff", "/cut", "/paced1", "/paced2", "/paced3", "/redir", "/retry", "/start"}
+	sort.Strings(fetched)
+	if fmt.Sprint(fetched) != fmt.Sprint(wantFetched) {
+		t.Errorf("OnResponse for %v, want %v", fetched, wantFetched)
+	}
+	if fmt.Sprint(finals) != "[/gone]" {
+		t.Errorf("final errors in OnError for %v, want [/gone]", finals)
+	}
+	if len(visited) != 9 {
+		t.Errorf("OnRequest for %v, want 9 requests", visited)
+	}
+	for _, p := range visited {
+		if outcomes[p] != 1 {
+			t.Errorf("%s has %d final outcomes, want 1", p, outcomes[p])
+		}
+	}
+	// Each failed attempt reached OnError, in order, before the next.
+	for p, want := range map[string]string{"/retry": "[1]", "/backoff": "[1]", "/cut": "[1]", "/gone": "[1]"} {
+		if got := fmt.Sprint(attempts[p]); got != want {
+			t.Errorf("OnError got the failed attempts %s of %s, want %s", got, p, want)
+		}
+	}
+	if len(attempts) != 4 {
+		t.Errorf("OnError got failed attempts for %v, want /retry, /backoff, /cut and /gone only", attempts)
+	}
+	if n := s.count("/target"); n != 1 {
+		t.Errorf("/target fetched %d times, want 1", n)
+	}
+	// The paced host was paced: its pages came at least its Crawl-delay
+	// apart, waited for in place.
+	var paced []time.Time
+	for _, h := range s.log() {
+		if strings.HasPrefix(h.path, "/paced") {
+			paced = append(paced, h.at)
+		}
+	}
+	for i := 1; i < len(paced); i++ {
+		if gap := paced[i].Sub(paced[i-1]); gap < 300*time.Millisecond {
+			t.Errorf("paced page %d came %v after the one before, want ≥ 300ms (Crawl-delay)", i+1, gap)
+		}
+	}
+	q := &g.later
+	q.mu.Lock()
+	used := q.running || q.sem != nil || len(q.items) > 0
+	q.mu.Unlock()
+	if used || queued != 0 {
+		t.Errorf("the Guard's deferral queue was used (held up to %d requests)", queued)
+	}
+	if st := g.Stats(); st.Total.Deferred != 0 || st.Waiting != 0 {
+		t.Errorf("Stats: Deferred %d, Waiting %d; want 0: a synchronous collector waits in place", st.Total.Deferred, st.Waiting)
+	}
+}
