@@ -45,6 +45,9 @@ import (
 // The returned RoundTripper is safe for concurrent use. Transport panics
 // if g's settings are invalid (see the fields), as Attach does.
 func (g *Guard) Transport(base http.RoundTripper) http.RoundTripper {
+	if g == nil {
+		panic("robotsmw: Guard.Transport: the Guard is nil")
+	}
 	g.mustValidate()
 	if base == nil {
 		base = http.DefaultTransport

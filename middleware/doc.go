@@ -221,9 +221,9 @@
 //
 // A WithTransport, SetProxyFunc or SetClient after Attach replaces the
 // Guard's transport. The callbacks then decide alone: they abort what they
-// do not admit and report it to ErrorHandler and Stats, but colly reports
-// nothing for an aborted request (Visit returns nil, OnError is not
-// called), failures are not retried, and colly checks the requests of
+// do not admit and report it to ErrorHandler, Stats and the collector's
+// OnError callbacks themselves (colly reports nothing for an aborted
+// request: Visit returns nil), failures are not retried, and colly checks the requests of
 // Visit calls made before the first OnRequest against robots.txt itself
 // if COLLY_IGNORE_ROBOTSTXT asks it to. Install such transports before
 // Attach:

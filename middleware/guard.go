@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/robotsmw/robotsmw/pace"
 
@@ -240,7 +241,8 @@ type Guard struct {
 	// answer for a sixth of its timeout, "robots.txt unreachable" with
 	// next_fetch, when robots.txt is asked for again; a Cache of your own
 	// logs to its own Logger), and so does Seed's walker
-	// (sitemap.Walker.Logger: "sitemap read", "sitemap failed").
+	// (sitemap.Walker.Logger: "sitemap read", "sitemap failed", "sitemap
+	// large", "sitemap disallowed").
 	// Times are on the Guard's clock. If nil, nothing is logged; an event
 	// whose level the Logger does not enable costs a level check and
 	// allocates nothing. Logger may be set after Attach, before the first
@@ -285,6 +287,10 @@ type Guard struct {
 	// unguarded is set once a request of a collector the Guard is
 	// attached to was not under its transport (see onResponseHeaders).
 	unguarded atomic.Bool
+	// attached holds the collectors Attach registered its callbacks with
+	// (weak.Pointer[colly.Collector] keys), so that a second Attach to the
+	// same collector changes nothing.
+	attached  sync.Map
 	canonical canonSet // CleanParams: canonical forms requested
 
 	token  atomic.Pointer[agentToken] // the last User-Agent's product token
@@ -339,17 +345,24 @@ func Attach() colly.CollectorOption {
 // A later c.WithTransport, SetProxyFunc or SetClient replaces the Guard's
 // transport (see the package documentation): install those first.
 //
-// colly's Clone drops callbacks: call Attach on each clone too. Clones share
+// Attaching a Guard to a collector it is attached to already changes
+// nothing. colly's Clone drops callbacks: call Attach on each clone too. Clones share
 // the HTTP client, so the redirect handler of the collector attached last
 // serves them all, and so does one transport: a client that has it
 // already is left alone.
 func (g *Guard) Attach(c *colly.Collector) {
-	if c == nil {
+	switch {
+	case g == nil:
+		panic("robotsmw: Guard.Attach: the Guard is nil")
+	case c == nil:
 		panic("robotsmw: Guard.Attach: the collector is nil")
 	}
 	g.mustValidate()
 	if err := collyCheck(); err != nil {
 		panic(err)
+	}
+	if _, again := g.attached.LoadOrStore(weak.Make(c), struct{}{}); again {
+		return // attached already: its callbacks are registered once
 	}
 	c.IgnoreRobotsTxt = true
 	g.install(c)

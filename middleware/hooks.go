@@ -71,8 +71,10 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		// which the Guard's redirect handler still admits, until its
 		// response's headers (untaken) or its error arrive.
 		if err != nil {
+			// colly reports an aborted request nowhere: the Guard hands
+			// its outcome to OnError itself.
 			r.Abort()
-			g.deliver(c, r, v, err, false)
+			g.deliver(c, r, v, err, true)
 		}
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"strings"
 	"time"
 )
 
@@ -46,8 +47,8 @@ func (g *Guard) validate() error {
 	}
 	for i, r := range g.Hosts {
 		field := fmt.Sprintf("Hosts[%d]", i)
-		if _, err := path.Match(r.Host, ""); r.Host == "" || err != nil {
-			return bad(field+".Host", fmt.Sprintf("%q", r.Host), "want a host name or a path.Match pattern")
+		if _, err := path.Match(r.Host, ""); r.Host == "" || err != nil || strings.ContainsAny(r.Host, "/:") {
+			return bad(field+".Host", fmt.Sprintf("%q", r.Host), "want a host name or a path.Match pattern, without scheme or port")
 		}
 		if r.Rate < 0 || math.IsNaN(float64(r.Rate)) {
 			return bad(field+".Rate", r.Rate, "want 0 (Guard.Rate), a positive rate, or rate.Inf")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,8 @@ func TestGuardSettings(t *testing.T) {
 		{&Guard{Hosts: []HostRule{{Host: ""}}}, "Hosts[0].Host"},
 		{&Guard{Hosts: []HostRule{{Host: "a.test"}, {Host: "[x"}}}, "Hosts[1].Host"},
 		{&Guard{Hosts: []HostRule{{Host: "a.test", Rate: -1}}}, "Hosts[0].Rate"},
+		{&Guard{Hosts: []HostRule{{Host: "http://a.test"}}}, "Hosts[0].Host"},
+		{&Guard{Hosts: []HostRule{{Host: "a.test:8080"}}}, "Hosts[0].Host"},
 		{&Guard{Hosts: []HostRule{{Host: "a.test", InFlight: -1}}}, "Hosts[0].InFlight"},
 	} {
 		err := tc.g.validate()
@@ -92,4 +95,53 @@ func panicOf(f func()) (err error) {
 	}()
 	f()
 	return nil
+}
+
+// A second Attach of a Guard to the same collector changes nothing: its
+// callbacks run once per request, and the crawl goes on as with one.
+func TestAttachTwice(t *testing.T) {
+	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", nil))
+	g := &Guard{Rate: rate.Inf}
+	var errs []error
+	c := colly.NewCollector(g.Attach, colly.Async())
+	g.Attach(c)
+	c.OnError(func(_ *colly.Response, err error) { errs = append(errs, err) })
+	for _, p := range []string{"/a", "/b", "/private/x"} {
+		c.Visit(s.URL + p)
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	for _, p := range []string{"/a", "/b"} {
+		if n := s.count(p); n != 1 {
+			t.Errorf("server saw %s %d times, want 1", p, n)
+		}
+	}
+	if len(errs) != 1 || !errors.Is(errs[0], ErrDisallowed) {
+		t.Errorf("OnError got %v, want one ErrDisallowed", errs)
+	}
+	var nilGuard *Guard
+	if p := panicOf(func() { colly.NewCollector(nilGuard.Attach) }); p == nil || !strings.Contains(p.Error(), "Guard is nil") {
+		t.Errorf("Attach on a nil *Guard panicked with %v, want a message", p)
+	}
+	if GuardOf(nil) != nil {
+		t.Errorf("GuardOf(nil) != nil")
+	}
+}
+
+// With the Guard's transport replaced after Attach, a request the
+// callbacks do not admit still reaches OnError (colly reports an aborted
+// request nowhere, so the Guard does).
+func TestAbortedOutcomeReachesOnError(t *testing.T) {
+	s := newSite(t, robots("User-agent: *\nDisallow: /private\n", nil))
+	g := &Guard{Rate: rate.Inf}
+	c := colly.NewCollector(g.Attach)
+	c.WithTransport(&http.Transport{})
+	var errs []error
+	c.OnError(func(_ *colly.Response, err error) { errs = append(errs, err) })
+	c.Visit(s.URL + "/private/x")
+	if len(errs) != 1 || !errors.Is(errs[0], ErrDisallowed) || !IsFinal(errs[0]) {
+		t.Errorf("OnError got %v, want one final ErrDisallowed", errs)
+	}
+	if n := s.count("/private/x"); n != 0 {
+		t.Errorf("server saw /private/x %d times, want 0", n)
+	}
 }

@@ -102,6 +102,9 @@ func (g *Guard) inFlight() int {
 // fields must not be changed after its first request; set them on a Guard
 // of your own (&Guard{...}.Attach) instead.
 func GuardOf(c *colly.Collector) *Guard {
+	if c == nil {
+		return nil
+	}
 	if t := guarded(c); t != nil {
 		return t.g
 	}

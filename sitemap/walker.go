@@ -248,8 +248,9 @@ type Walker struct {
 	// unchanged or failed on, when OnSitemap would be: "sitemap read"
 	// (Info; url, depth, and pages and children for an index, or
 	// not_modified) or "sitemap failed" (Warn; url, depth, error, and
-	// what was read of it). A sitemap robots.txt disallows is logged at
-	// Debug ("sitemap disallowed"). If nil, nothing is logged.
+	// what was read of it). A sitemap past Options.WarnSize is logged at
+	// Warn ("sitemap large"), one robots.txt disallows at Debug ("sitemap
+	// disallowed"). If nil, nothing is logged.
 	Logger *slog.Logger
 
 	Options

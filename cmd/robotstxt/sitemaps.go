@@ -328,7 +328,11 @@ func walkErrText(fe *sitemap.FetchError, timeout time.Duration) string {
 		parts = append(parts, "answered "+statusText(fe.StatusCode))
 	}
 	if fe.Err != nil {
-		parts = append(parts, strings.TrimPrefix(describe(fe.Err, timeout), "sitemap: "))
+		d := strings.TrimPrefix(describe(fe.Err, timeout), "sitemap: ")
+		if len(parts) == 0 || d != parts[0] {
+			// A robots.txt's failure already says what it answered.
+			parts = append(parts, d)
+		}
 	}
 	return fe.URL + ": " + strings.Join(parts, ": ")
 }
