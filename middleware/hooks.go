@@ -253,11 +253,11 @@ func (g *Guard) hopInPlace(c *colly.Collector, v *visit, req *http.Request) erro
 		switch {
 		case errors.As(err, &de):
 			// Not wrapped: the request is not deferred, it ends here.
-			err = fmt.Errorf("%w: %s %s: the redirect to %s could not be sent within the client's timeout (%v): %v",
-				ErrGaveUp, v.method, v.orig.Redacted(), req.URL.Redacted(), hc.Timeout, de.Err)
+			err = gaveUp(v.method, v.orig, "", fmt.Errorf("the redirect to %s could not be sent within the client's timeout (%v): %v",
+				req.URL.Redacted(), hc.Timeout, de.Err))
 		case err != nil && ctx.Err() == nil && hctx.Err() != nil && collectorContext(c).Err() == nil:
-			err = fmt.Errorf("%w: %s %s: the redirect to %s could not be sent within the client's timeout (%v): %w",
-				ErrGaveUp, v.method, v.orig.Redacted(), req.URL.Redacted(), hc.Timeout, err)
+			err = gaveUp(v.method, v.orig, "", fmt.Errorf("the redirect to %s could not be sent within the client's timeout (%v): %w",
+				req.URL.Redacted(), hc.Timeout, err))
 		}
 		return g.hopAdmitted(v, req, lease, err)
 	}

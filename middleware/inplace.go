@@ -107,7 +107,7 @@ func (t *guardTransport) retryInPlace(req *http.Request, v *visit, resp *http.Re
 		if req.Body != nil && req.Body != http.NoBody {
 			if next.Body, err = req.GetBody(); err != nil {
 				g.release(g.host(req.URL), lease, 0, false, true, time.Time{}, false)
-				err = fmt.Errorf("%w: %s %s could not be sent again: %w", ErrGaveUp, req.Method, req.URL.Redacted(), err)
+				err = gaveUp(req.Method, req.URL, "could not be sent again", err)
 				v.outcome = err
 				return nil, err
 			}
@@ -130,7 +130,7 @@ func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, e
 		// Request.Retry would be.
 		n := collyRequestCount(c)
 		if n == nil || n.Load() >= c.MaxRequests {
-			return 0, fmt.Errorf("%w: %s %s could not be sent again: %w", ErrGaveUp, req.Method, v.orig.Redacted(), colly.ErrMaxRequests)
+			return 0, gaveUp(req.Method, v.orig, "could not be sent again", colly.ErrMaxRequests)
 		}
 		n.Add(1)
 	}
@@ -139,8 +139,8 @@ func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, e
 		// net/http's Timeout bounds the whole call, retries included
 		// (SetRequestTimeout after Attach): a retry that could not be
 		// sent before it runs out is not waited for.
-		return 0, fmt.Errorf("%w: %s %s: the client's timeout ends at %s, before the host's pause (until %s): %w",
-			ErrGaveUp, req.Method, v.orig.Redacted(), dl.UTC().Format(time.RFC3339Nano), de.Until.UTC().Format(time.RFC3339Nano), de.Err)
+		return 0, gaveUp(req.Method, v.orig, "", fmt.Errorf("the client's timeout ends at %s, before the host's pause (until %s): %w",
+			dl.UTC().Format(time.RFC3339Nano), de.Until.UTC().Format(time.RFC3339Nano), de.Err))
 	}
 	ctx = withCrawl(ctx, c)
 	var lease uint64
