@@ -130,7 +130,7 @@ func TestUnreachable(t *testing.T) {
 }
 
 // TestVerboseLog: -v prints the Guard's log on stderr instead of the
-// progress line: blocked with its rule and line, the demo shop's 503, the
+// progress line: blocked with its line and rule, the demo shop's 503, the
 // robots.txt and sitemaps read; -v=debug the deferrals and links not
 // followed too. -metrics says where it serves.
 func TestVerboseLog(t *testing.T) {
@@ -142,11 +142,12 @@ func TestVerboseLog(t *testing.T) {
 	for _, want := range []string{
 		"politecrawl: metrics on http://127.0.0.1:",
 		`level=INFO msg="request blocked" host=127.0.0.1 url=http://127.0.0.1:`,
-		`rule="line 8: disallow: /*.pdf$" line=8`,
-		`level=WARN msg="host paused" host=127.0.0.1 url=http://127.0.0.1:`,
-		`status=503 until=`, // whichever /shop/ page arrives first
-		`retry_after=1s`,
-		`level=INFO msg="request retried"`,
+		`line=8 rule="disallow: /*.pdf$"`,
+		// The demo shop's 503, whichever /shop/ page arrives first: one
+		// line, with the pause it started.
+		`level=INFO msg="request retried" host=127.0.0.1 url=http://127.0.0.1:`,
+		`cause="robotsmw: status 503 Service Unavailable" next_attempt=`,
+		`host_pause=1s retry_after=1s`,
 		`level=INFO msg="robots.txt fetched" origin=http://127.0.0.1:`,
 		`level=INFO msg="sitemap read" url=http://127.0.0.1:`,
 		`level=DEBUG msg="link not followed"`,
