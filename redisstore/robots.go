@@ -251,7 +251,7 @@ func (s *robotsStore) Save(ctx context.Context, origin string, r policy.Record) 
 		return fmt.Errorf("redisstore: robots.txt of %s: %w", origin, err)
 	}
 	err = s.f.client.Set(ctx, s.recordKey(origin), b, recordTTL(r, s.f.now())).Err()
-	s.seen(ctx, err)
+	s.seenWrite(ctx, err)
 	if err != nil {
 		return fmt.Errorf("redisstore: saving robots.txt of %s: %w", origin, err)
 	}
@@ -327,11 +327,19 @@ func (s *robotsStore) seen(ctx context.Context, err error) {
 	s.f.seen(err)
 }
 
+// seenWrite is seen for a call that writes.
+func (s *robotsStore) seenWrite(ctx context.Context, err error) {
+	if err != nil && ctx.Err() != nil {
+		return
+	}
+	s.f.seenWrite(err)
+}
+
 // tryAcquire runs acquireScript: it reports whether the lease was taken,
 // and returns the record's encoding (empty when there is none).
 func (s *robotsStore) tryAcquire(ctx context.Context, keys []string, token string, ms int64) (got bool, rec []byte, err error) {
 	v, err := s.acquire.Run(ctx, s.f.client, keys, token, ms).Slice()
-	s.seen(ctx, err)
+	s.seenWrite(ctx, err)
 	if err != nil {
 		return false, nil, err
 	}

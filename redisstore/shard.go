@@ -171,9 +171,16 @@ func (fr *frontier) evalOnce(ctx context.Context, calls []call, once bool) ([][]
 		return nil, err
 	}
 	out := make([][]any, len(calls))
-	run := f.wait
+	// Only a pop and a step are sure to be refused by a full Redis (their
+	// first write adds data), so only they tell that it takes writes again.
+	write := calls[0].script == popScript || calls[0].script == stepScript
+	run := func(ctx context.Context, fn func(ctx context.Context) error) error {
+		return f.waitAs(ctx, write, fn)
+	}
 	if once {
-		run = f.try
+		run = func(ctx context.Context, fn func(ctx context.Context) error) error {
+			return f.tryAs(ctx, write, fn)
+		}
 	}
 	err := run(ctx, func(ctx context.Context) error {
 		if len(calls) == 1 {

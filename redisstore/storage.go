@@ -127,7 +127,7 @@ func (s *Storage) IsVisited(requestID uint64) (bool, error) {
 		return false, nil
 	}
 	var visited bool
-	err := s.f.wait(s.f.front.ctx(), func(ctx context.Context) error {
+	err := s.f.waitAs(s.f.front.ctx(), false, func(ctx context.Context) error {
 		n, err := s.f.client.HExists(ctx, s.f.crawlKey("visited"), visitedMember(requestID)).Result()
 		visited = n
 		return err
@@ -208,7 +208,7 @@ func (s *Storage) SetCookies(u *url.URL, cookies string) {
 		p.PExpire(ctx, key, cookieTTL)
 		return nil
 	})
-	s.f.seen(err)
+	s.f.seenWrite(err)
 }
 
 // store keeps the cookies of host, dropping an arbitrary host when the
