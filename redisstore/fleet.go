@@ -160,6 +160,7 @@ type Fleet struct {
 
 	robots  *robotsStore
 	pacer   *pacer
+	member  *memberPacer // the Pacer Attach gives the Guard
 	storage *Storage
 	queue   *Queue
 
@@ -182,6 +183,7 @@ func (f *Fleet) init() {
 		f.urls = whatwg.NewParser(whatwg.WithPercentEncodeSinglePercentSign())
 		f.robots = newRobotsStore(f)
 		f.pacer = newPacer(f)
+		f.member = newMemberPacer(f.pacer)
 		f.storage = &Storage{f: f}
 		f.queue = &Queue{f: f}
 		f.front.init(f)
@@ -206,6 +208,7 @@ func (f *Fleet) Close() error {
 	default:
 		close(f.closed)
 	}
+	f.member.close()
 	f.pacer.close()
 	return nil
 }

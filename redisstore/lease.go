@@ -80,12 +80,12 @@ func leaseOf(r *colly.Request) string {
 	return r.Ctx.Get(ctxLease)
 }
 
-// end ends r's lease with outcome, and pushes the links waiting.
+// end ends r's lease with outcome: the end, with the links the page
+// added, goes with the member's next pop, in the same round trip, or
+// after commitFlush at the latest.
 func (f *Fleet) end(r *colly.Request, outcome string) {
 	if e := leaseOf(r); e != "" && f.front.end(e, outcome) {
-		// One try: while Redis cannot be reached, the end and the links
-		// wait for the next commit (the next page's end, or Run's).
-		_ = f.front.commit(f.front.ctx(), true)
+		f.front.flushSoon()
 	}
 }
 

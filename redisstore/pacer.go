@@ -148,8 +148,11 @@ return {1, id, 0, iv, paused, lat, n + 1}
 `)
 
 // leaseReleaseScript: KEYS[1] the host's hash, KEYS[2] its leases; ARGV lease,
-// latency_us, failed, unsent, floor_us, keep_ms, cut_keep_ms. Gives the
-// lease back, records the end and smooths the latency as
+// latency_us, failed, unsent, floor_us, keep_ms, cut_keep_ms, and
+// optionally ago_us: how long before the call the response ended (a
+// release sent with the member's next round trip; never before the end
+// already recorded). Gives the lease back, records the end and smooths
+// the latency as
 // robotsmw.MemoryPacer does (a slowdown at once, a recovery a quarter of
 // the way per response, a failure never lowers it), and sets the TTL from
 // what the host still holds: a lease given back holds it no longer.
@@ -170,8 +173,9 @@ if ARGV[4] ~= '1' then
     elseif ARGV[3] ~= '1' then lat = lat - math.floor((lat - sample) / 4)
     end
   end
-  redis.call('HSET', KEYS[1], 'le', now, 'lat', lat)
-  le = now
+  local ended = now - math.max(tonumber(ARGV[8] or '0'), 0)
+  le = math.max(le, ended)
+  redis.call('HSET', KEYS[1], 'le', le, 'lat', lat)
 end
 local keep = tonumber(ARGV[6])
 if cut > 0 then keep = tonumber(ARGV[7]) end
@@ -314,13 +318,24 @@ func (p *pacer) slowFloor(floor time.Duration) time.Duration {
 
 // Reserve implements robotsmw.Pacer: one EVALSHA.
 func (p *pacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) (robotsmw.Slot, error) {
+	v, err := reserveScript.Run(ctx, p.f.client, p.key(host), p.reserveArgs(a)...).Result()
+	return p.reserved(ctx, host, a, v, err)
+}
+
+// reserveArgs returns reserveScript's ARGV for a.
+func (p *pacer) reserveArgs(a robotsmw.Ask) []any {
 	// A lease lasts no longer than a member's TTL unless renewed: the
 	// member renews it while its response runs (leaserenew.go).
 	ttl := min(leaseTTL(a.Lease), p.f.memberTTL())
-	v, err := reserveScript.Run(ctx, p.f.client, p.key(host),
-		us(a.Floor), us(a.Gap), strconv.FormatFloat(a.Latency, 'g', -1, 64), us(a.Limit), max(a.InFlight, 1),
+	return []any{us(a.Floor), us(a.Gap), strconv.FormatFloat(a.Latency, 'g', -1, 64), us(a.Limit), max(a.InFlight, 1),
 		us(ttl), flag(a.Positioned), flag(a.NoLease), p.f.pacerIdle().Milliseconds(),
-		us(robotsmw.MaxLatencyGap), us(busyPoll), us(minBusyWait), p.f.pacerCutIdle().Milliseconds()).Result()
+		us(robotsmw.MaxLatencyGap), us(busyPoll), us(minBusyWait), p.f.pacerCutIdle().Milliseconds()}
+}
+
+// reserved returns the Slot of reserveScript's reply v (or error err) to
+// a.
+func (p *pacer) reserved(ctx context.Context, host string, a robotsmw.Ask, v any, err error) (robotsmw.Slot, error) {
+	ttl := min(leaseTTL(a.Lease), p.f.memberTTL())
 	p.f.seen(err)
 	if err != nil {
 		if isDown(err) && p.f.WhenDown == Slow {
@@ -372,9 +387,20 @@ func (p *pacer) Release(ctx context.Context, host string, r robotsmw.Release) (r
 	if r.Lease != 0 {
 		p.unhold(host, r.Lease)
 	}
-	v, err := leaseReleaseScript.Run(ctx, p.f.client, p.key(host),
-		r.Lease, us(r.Latency), flag(r.Failed), flag(r.Unsent), us(r.Floor),
-		p.f.pacerIdle().Milliseconds(), p.f.pacerCutIdle().Milliseconds()).Result()
+	v, err := leaseReleaseScript.Run(ctx, p.f.client, p.key(host), p.releaseArgs(r, 0)...).Result()
+	return p.released(ctx, host, r, v, err)
+}
+
+// releaseArgs returns leaseReleaseScript's ARGV for r, whose response
+// ended ago before the call.
+func (p *pacer) releaseArgs(r robotsmw.Release, ago time.Duration) []any {
+	return []any{r.Lease, us(r.Latency), flag(r.Failed), flag(r.Unsent), us(r.Floor),
+		p.f.pacerIdle().Milliseconds(), p.f.pacerCutIdle().Milliseconds(), us(ago)}
+}
+
+// released returns the Pace of leaseReleaseScript's reply v (or error
+// err) to r.
+func (p *pacer) released(ctx context.Context, host string, r robotsmw.Release, v any, err error) (robotsmw.Pace, error) {
 	p.f.seen(err)
 	if err != nil {
 		if isDown(err) && p.f.WhenDown == Slow {
@@ -508,11 +534,15 @@ func (p *pacer) close() {
 }
 
 // Attach makes g share the fleet's robots.txt records and per-host pacing:
-// it sets g.RobotsStore and g.Pacer. Call it before g's first request.
-// The collector's visited set and queue are set on the collector and the
+// it sets g.RobotsStore, and g.Pacer to the fleet's shared schedule with
+// what this member knows of it in front (see the package documentation's
+// round trips), so that the member's threads waiting for one host do not
+// each ask Redis again and again. Call it before g's first request. The
+// collector's visited set and queue are set on the collector and the
 // queue (Storage, Queue).
 func (f *Fleet) Attach(g *robotsmw.Guard) {
 	g.RobotsStore = f.Robots()
-	g.Pacer = f.Pacer()
+	f.init()
+	g.Pacer = f.member
 	f.guard.Store(g) // issue 22: the frontier's host gap follows g.Rate
 }

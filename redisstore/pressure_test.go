@@ -120,7 +120,7 @@ func TestRoundTripsPerPage(t *testing.T) {
 		threads             int
 	}{
 		{"one host", 300, 1, 20, 10 * time.Millisecond, 50, 4},
-		{"many hosts", 3000, 1000, 20, 10 * time.Millisecond, 50, 4},
+		{"many hosts", 6000, 1000, 20, 5 * time.Millisecond, 50, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := redistest.Start(t)
