@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -49,7 +50,15 @@ func (f *Fleet) watchEnds(c *colly.Collector) {
 	// Before the Guard's checks and after its gate (the wait for the
 	// host's slot, in OnRequestHeaders), so that a request that slept
 	// through a stop of the process is not sent once others have it.
-	c.OnRequest(func(r *colly.Request) { f.checkLease(r) })
+	c.OnRequest(func(r *colly.Request) {
+		f.checkLease(r)
+		if !r.IsAbort() && r.Ctx.Get(ctxReturned) == "1" {
+			// Given back by a dead member: its lease, asked for next,
+			// goes before the host's schedule (see memberPacer.front).
+			r.Ctx.Put(ctxReturned, "2")
+			f.member.front(strings.TrimSuffix(strings.ToLower(r.URL.Hostname()), "."))
+		}
+	})
 	c.OnRequestHeaders(func(r *colly.Request) { f.checkLease(r) })
 	c.OnScraped(func(r *colly.Response) { f.end(r.Request, outFetched) })
 	c.OnError(func(r *colly.Response, err error) {

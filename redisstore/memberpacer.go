@@ -70,8 +70,12 @@ type hostView struct {
 	// taken for a request that goes before the schedule (see front).
 	positions []heldPosition
 	// notBefore is the earliest a lease can be had, from Redis's last
-	// answer and the leases given back since.
+	// answer and the leases given back since; freeAt is the part of it
+	// that the host's rules set (its places, spacing and gap), without the
+	// position a request took in its schedule, which a request given back
+	// by a dead member does not wait for.
 	notBefore time.Time
+	freeAt    time.Time
 	// busy says the host's places were full at the last answer; ours says
 	// how many of them this member holds.
 	busy bool
@@ -188,19 +192,28 @@ func (m *memberPacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) 
 				return robotsmw.Slot{}, ctx.Err()
 			}
 		}
-		if now.Before(v.notBefore) {
-			s := robotsmw.Slot{Reserved: true, Wait: v.notBefore.Sub(now), Pace: v.paceFor(a)}
+		until := v.notBefore
+		if v.front > 0 {
+			until = v.freeAt
+		}
+		if now.Before(until) {
+			s := robotsmw.Slot{Reserved: true, Wait: until.Sub(now), Pace: v.paceFor(a)}
 			if v.busy {
 				s.InFlight = max(s.InFlight, places)
 			}
 			m.mu.Unlock()
 			return s, nil
 		}
-		pos, positioned := v.takeDue(now)
-		front := pos.front
-		if !positioned && v.front > 0 {
+		// A request given back by a dead member goes first; the
+		// others use the positions this member took, as they come.
+		var positioned, front bool
+		if v.front > 0 {
 			v.front--
-			positioned, front = true, true
+			front = true
+		} else {
+			var pos heldPosition
+			pos, positioned = v.takeDue(now)
+			front = pos.front
 		}
 		ch := make(chan struct{})
 		v.asking = ch
@@ -209,7 +222,7 @@ func (m *memberPacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) 
 
 		call := a
 		call.Positioned = positioned
-		s, err := m.reserve(ctx, host, call, rel)
+		s, err := m.reserve(ctx, host, call, front, rel)
 
 		m.mu.Lock()
 		v.asking = nil
@@ -243,24 +256,29 @@ func (m *memberPacer) learn(v *hostView, s robotsmw.Slot, call robotsmw.Ask, fro
 			wait = max(wait, est)
 		}
 		v.notBefore = now.Add(wait)
+		v.freeAt = v.notBefore
 	case s.Reserved:
 		// A position taken now (call was not positioned) or kept: the
 		// request asks again with it once the wait is over.
 		v.keep(heldPosition{at: now.Add(s.Wait), front: front})
 		v.busy = s.InFlight >= places
 		v.notBefore = now.Add(s.Wait)
+		if call.Positioned || front || v.busy {
+			v.freeAt = v.notBefore // a wait for the host's rules
+		}
 	}
 }
 
 // reserve asks Redis for call, with the leases given back in rel before
 // it in one round trip.
-func (m *memberPacer) reserve(ctx context.Context, host string, a robotsmw.Ask, rel []pendingRelease) (robotsmw.Slot, error) {
+func (m *memberPacer) reserve(ctx context.Context, host string, a robotsmw.Ask, front bool, rel []pendingRelease) (robotsmw.Slot, error) {
 	p := m.core
 	if len(rel) == 0 {
-		return p.Reserve(ctx, host, a)
+		v, err := reserveScript.Run(ctx, p.f.client, p.key(host), p.reserveArgs(a, front)...).Result()
+		return p.reserved(ctx, host, a, v, err)
 	}
 	calls := m.releaseCalls(rel)
-	calls = append(calls, call{script: reserveScript, keys: p.key(host), args: p.reserveArgs(a)})
+	calls = append(calls, call{script: reserveScript, keys: p.key(host), args: p.reserveArgs(a, front)})
 	cmds, err := p.f.pipe(ctx, calls)
 	m.releasedAll(rel, cmds, err)
 	if len(cmds) != len(calls) {
@@ -289,7 +307,7 @@ func (m *memberPacer) Release(ctx context.Context, host string, r robotsmw.Relea
 		v.pace.Latency = smoothLatency(v.pace.Latency, r.Latency, r.Failed)
 		free = later(free, now.Add(endGap(v.ask.Gap, v.pace.Latency, v.ask.Latency)))
 	}
-	v.notBefore = free
+	v.notBefore, v.freeAt = free, free
 	m.rel = append(m.rel, pendingRelease{host: host, r: r, at: now})
 	if !m.flushing {
 		m.flushing = true
@@ -387,8 +405,10 @@ func (m *memberPacer) Watch(fn func(host string, pc robotsmw.Pace)) (stop func()
 	})
 }
 
-// front records that the request just popped for host was given back by
-// a dead member: it goes before the host's schedule.
+// front records that a request to host given back by a dead member is
+// about to ask for its lease (its OnRequest ran): the next of the host's
+// requests here that holds no position, as a rule that one, goes before
+// the host's schedule.
 func (m *memberPacer) front(host string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

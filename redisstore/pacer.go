@@ -24,6 +24,8 @@ import (
 //	le   when the last response ended
 //	lat  the smoothed response time; 0 or absent when not known
 //	nl   the last lease's id
+//	fc   until when a request given back by a dead member claims the next
+//	     lease (see reserveScript's front)
 //
 // and a sorted set, f.politeKey("lease", "{host}"), of the leases in flight:
 // member the lease's id, score when it runs out. A lease whose member died
@@ -86,9 +88,15 @@ end
 // reserveScript: KEYS[1] the host's hash, KEYS[2] its leases; ARGV
 // floor_us, gap_us, latency factor, limit_us, in-flight, lease_us,
 // positioned, nolease, keep_ms, max_latency_gap_us, busy_poll_us,
-// min_busy_us, cut_keep_ms. Returns {reserved, lease, wait_us,
-// interval_us, paused_us, latency_us, in_flight}. See
+// min_busy_us, cut_keep_ms, front, claim_us. Returns {reserved, lease,
+// wait_us, interval_us, paused_us, latency_us, in_flight}. See
 // robotsmw.Pacer.Reserve.
+//
+// With front ("1"), the request was given back by a dead member: it goes
+// before the host's schedule. It takes no position (as if positioned) and
+// gets the next lease the host's rules allow; until it does, it claims it
+// (fc) for claim_us from each ask, and other requests get no lease while
+// the claim holds.
 var reserveScript = redis.NewScript(luaNow + luaKeep + `
 local floor = tonumber(ARGV[1])
 local gap = tonumber(ARGV[2])
@@ -99,7 +107,10 @@ local ttl = tonumber(ARGV[6])
 local positioned = ARGV[7] == '1'
 local nolease = ARGV[8] == '1'
 local keep = tonumber(ARGV[9])
-local v = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'pu', 'ls', 'le', 'lat')
+local front = ARGV[14] == '1'
+if front then positioned = true end
+local v = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'pu', 'ls', 'le', 'lat', 'fc')
+local fc = tonumber(v[7]) or 0
 local tat = tonumber(v[1]) or now
 local cut = tonumber(v[2]) or 0
 local iv = math.max(cut, floor)
@@ -130,15 +141,21 @@ elseif pu > now then
 elseif nolease then
   return {1, 0, 0, iv, paused, lat, n}
 end
+local est = ls + lat + g - now
+if lat == 0 then est = math.max(iv, tonumber(ARGV[11])) end
+if front and (n >= maxf or math.max(ls + iv, le + g) > now) then
+  redis.call('HSET', KEYS[1], 'fc', now + tonumber(ARGV[15]))
+elseif not front and fc > now then
+  return {1, 0, math.max(math.min(est, fc - now), tonumber(ARGV[12])), iv, paused, lat, n}
+end
 if n >= maxf then
-  local est = ls + lat + g - now
-  if lat == 0 then est = math.max(iv, tonumber(ARGV[11])) end
   return {1, 0, math.max(est, tonumber(ARGV[12])), iv, paused, lat, n}
 end
 local free = math.max(ls + iv, le + g)
 if free > now then
   return {1, 0, free - now, iv, paused, lat, n}
 end
+if front then redis.call('HDEL', KEYS[1], 'fc') end
 local id = redis.call('HINCRBY', KEYS[1], 'nl', 1)
 redis.call('ZADD', KEYS[2], now + ttl, id)
 redis.call('PEXPIRE', KEYS[2], math.ceil(ttl / 1000) + keep)
@@ -318,18 +335,24 @@ func (p *pacer) slowFloor(floor time.Duration) time.Duration {
 
 // Reserve implements robotsmw.Pacer: one EVALSHA.
 func (p *pacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) (robotsmw.Slot, error) {
-	v, err := reserveScript.Run(ctx, p.f.client, p.key(host), p.reserveArgs(a)...).Result()
+	v, err := reserveScript.Run(ctx, p.f.client, p.key(host), p.reserveArgs(a, false)...).Result()
 	return p.reserved(ctx, host, a, v, err)
 }
 
-// reserveArgs returns reserveScript's ARGV for a.
-func (p *pacer) reserveArgs(a robotsmw.Ask) []any {
+// frontClaim is how long a request given back by a dead member claims
+// its host's next lease from each of its asks (see reserveScript).
+const frontClaim = 3 * time.Second
+
+// reserveArgs returns reserveScript's ARGV for a; front for a request
+// given back by a dead member.
+func (p *pacer) reserveArgs(a robotsmw.Ask, front bool) []any {
 	// A lease lasts no longer than a member's TTL unless renewed: the
 	// member renews it while its response runs (leaserenew.go).
 	ttl := min(leaseTTL(a.Lease), p.f.memberTTL())
 	return []any{us(a.Floor), us(a.Gap), strconv.FormatFloat(a.Latency, 'g', -1, 64), us(a.Limit), max(a.InFlight, 1),
 		us(ttl), flag(a.Positioned), flag(a.NoLease), p.f.pacerIdle().Milliseconds(),
-		us(robotsmw.MaxLatencyGap), us(busyPoll), us(minBusyWait), p.f.pacerCutIdle().Milliseconds()}
+		us(robotsmw.MaxLatencyGap), us(busyPoll), us(minBusyWait), p.f.pacerCutIdle().Milliseconds(),
+		flag(front), us(frontClaim)}
 }
 
 // reserved returns the Slot of reserveScript's reply v (or error err) to

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,6 +67,7 @@ func webMemberProcess(spec string) int {
 	g.FollowLinks(c)
 	pid := fmt.Sprint(os.Getpid())
 	c.OnRequest(func(r *colly.Request) { r.Headers.Set("X-Member", pid) })
+	fmt.Println("id", f.ID())
 	var fetched, last atomic.Int64
 	c.OnResponse(func(*colly.Response) {
 		fetched.Add(1)
@@ -268,4 +270,143 @@ func TestFleetRedisFullPauses(t *testing.T) {
 	if st, err := f.Stats(context.Background()); err != nil || st.Queued != 0 || st.InFlight != 0 {
 		t.Errorf("Stats after the crawl = %+v, %v; want nothing queued or held", st, err)
 	}
+}
+
+// Three member processes crawl one host whose pages take 300 ms, one
+// request in flight fleet-wide; one member is killed (SIGKILL) while the
+// server works on one of its pages. Judged at the server: that page is
+// fetched again within two member TTLs of the kill, while the others are
+// still busy with the queue, and before every other request the killed
+// member held (read from Redis right after the kill).
+func TestFleetKilledMemberInFlightFirst(t *testing.T) {
+	const runs = 3
+	var delays []time.Duration
+	for run := 0; run < runs; run++ {
+		delays = append(delays, killInFlight(t, run))
+	}
+	t.Logf("the killed member's in-flight page was fetched again %v after the kill", delays)
+}
+
+func killInFlight(t *testing.T, run int) time.Duration {
+	srv := redistest.Start(t)
+	client := srv.Client()
+	const pages, ttl = 60, 3 * time.Second
+	type hit struct {
+		path   string
+		at     time.Time
+		member string
+	}
+	var mu sync.Mutex // guards hits, victim, killed, inFlight
+	var hits []hit
+	var victim string // the pid of the member to kill
+	var killed time.Time
+	var inFlight string
+	var kill func()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		m := r.Header.Get("X-Member")
+		mu.Lock()
+		hits = append(hits, hit{r.URL.Path, time.Now(), m})
+		if killed.IsZero() && victim != "" && m == victim && len(hits) >= 10 {
+			inFlight, killed = r.URL.Path, time.Now()
+			kill()
+		}
+		mu.Unlock()
+		time.Sleep(300 * time.Millisecond)
+		fmt.Fprint(w, "<html>page</html>")
+	}))
+	defer site.Close()
+	prefix := fmt.Sprintf("test:%s:%d", t.Name(), run)
+	seedQueue(client, prefix, 1, pages)
+	spec := fmt.Sprintf("%s %s %s - %d 2 4", srv.Addr, prefix, strings.TrimPrefix(site.URL, "http://"), ttl.Milliseconds())
+	var cmds []*exec.Cmd
+	ids := make([]string, 3)
+	var wg sync.WaitGroup
+	idSeen := make(chan struct{}, 3)
+	for i := range ids {
+		cmd, sc := startProcess(t, webMemberEnv, spec)
+		cmds = append(cmds, cmd)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sc.Scan() {
+				if id, ok := strings.CutPrefix(sc.Text(), "id "); ok {
+					ids[i] = id
+					idSeen <- struct{}{}
+				}
+			}
+		}()
+	}
+	for range ids {
+		<-idSeen
+	}
+	held := make(chan []string, 1)
+	mu.Lock()
+	victim = fmt.Sprint(cmds[0].Process.Pid)
+	kill = func() {
+		cmds[0].Process.Kill()
+		go func() {
+			// What the killed member held, as Redis has it.
+			f := New(client)
+			f.Prefix = prefix
+			defer f.Close()
+			f.init()
+			es, _ := client.ZRange(context.Background(), f.base(0)+"hz:"+ids[0], 0, -1).Result()
+			held <- es
+		}()
+	}
+	mu.Unlock()
+	wg.Wait()
+	cmds[0].Wait()
+	for i, cmd := range cmds[1:] {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("run %d: surviving member %d: %v", run, i+1, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if killed.IsZero() {
+		t.Fatalf("run %d: the member was never killed", run)
+	}
+	var others []string
+	for _, e := range <-held {
+		if _, item, ok := strings.Cut(e, "\n"); ok {
+			if _, path, ok := strings.Cut(item, " "); ok && path != inFlight {
+				others = append(others, path)
+			}
+		}
+	}
+	first := map[string]time.Time{} // first fetch after the kill
+	var again time.Time
+	for _, h := range hits {
+		if !h.at.After(killed) {
+			continue
+		}
+		if h.path == inFlight && again.IsZero() {
+			again = h.at
+		}
+		if _, ok := first[h.path]; !ok {
+			first[h.path] = h.at
+		}
+	}
+	end := hits[len(hits)-1].at
+	if again.IsZero() {
+		t.Fatalf("run %d: %s, in flight when its member was killed, never fetched again", run, inFlight)
+	}
+	d := again.Sub(killed)
+	if d > 2*ttl {
+		t.Errorf("run %d: %s, in flight when its member was killed, fetched again %v after the kill, want within two member TTLs (%v)", run, inFlight, d, 2*ttl)
+	}
+	if !again.Before(end) {
+		t.Errorf("run %d: %s fetched again as the crawl ended, want while it was busy", run, inFlight)
+	}
+	for _, p := range others {
+		if at, ok := first[p]; ok && at.Before(again) {
+			t.Errorf("run %d: %s, held by the killed member, fetched %v after the kill, before %s, its page in flight (%v)", run, p, at.Sub(killed), inFlight, d)
+		}
+	}
+	t.Logf("run %d: %s in flight at the kill, fetched again after %v; the member's %d other requests %v; the crawl ended %v after the kill", run, inFlight, d, len(others), others, end.Sub(killed))
+	return d
 }

@@ -437,9 +437,10 @@ func (fr *frontier) step(ctx context.Context) (shardState, error) {
 
 // popped is what pop found.
 type popped struct {
-	entry string // "HOST\nITEM", "" if none
-	shard int
-	wait  int64 // ms until a host of the shard is ready; -1 if none queued
+	entry    string // "HOST\nITEM", "" if none
+	shard    int
+	wait     int64 // ms until a host of the shard is ready; -1 if none queued
+	returned bool  // given back by a dead member
 }
 
 // pop takes a request from shard i.
@@ -470,7 +471,11 @@ func (fr *frontier) pop(ctx context.Context, i int, gap time.Duration) (popped, 
 		switch code, _ := v[0].(int64); code {
 		case 1:
 			e, _ := v[1].(string)
-			return popped{entry: e, shard: i}, nil
+			var back int64
+			if len(v) > 5 {
+				back, _ = v[5].(int64)
+			}
+			return popped{entry: e, shard: i, returned: back == 1}, nil
 		case 0:
 			w, _ := v[3].(int64)
 			return popped{shard: i, wait: w}, nil
