@@ -16,9 +16,10 @@ import (
 // good, or it was blocked. The end goes in one round trip with the links
 // the page added (commit), so a page's links are in Redis before its end
 // is: a member that dies before that has its page fetched again, links
-// and all. From a colly callback it is tried once; while Redis cannot be
-// reached it waits in memory for the next commit (the next page's end,
-// the heartbeat, Run's loop), so no colly thread waits for Redis. The member's heartbeat renews its deadline on
+// and all. It goes with the member's next pop, or on its own within
+// commitFlush, tried once; while Redis cannot be reached (or is full) it
+// waits in memory for the next commit (the next pop, the heartbeat, Run's
+// loop), so no colly thread waits for Redis. The member's heartbeat renews its deadline on
 // every shard; once the deadline passes, any member's next pop or
 // heartbeat gives the requests back, to the front of their hosts'
 // queues: within a TTL of the last heartbeat, two TTLs at most.

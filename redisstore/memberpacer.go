@@ -362,15 +362,35 @@ func (m *memberPacer) releaseCalls(rel []pendingRelease) []call {
 
 // releasedAll records the outcome of sending rel: a lease whose release
 // did not reach Redis runs out there.
+//
+// A release that did not reach Redis because Redis could not be reached
+// waits for the next round trip again, with when its response ended, so
+// that the host's place is not held until the lease runs out.
 func (m *memberPacer) releasedAll(rel []pendingRelease, cmds []*redis.Cmd, err error) {
-	if len(cmds) < len(rel) {
-		m.core.f.seen(err)
+	var again []pendingRelease
+	for i, r := range rel {
+		var v any
+		e := err
+		if i < len(cmds) {
+			v, e = cmds[i].Result()
+		}
+		if isDown(e) && time.Since(r.at) < m.core.f.memberTTL() {
+			again = append(again, r)
+			continue
+		}
+		m.core.released(context.Background(), r.host, r.r, v, e)
+	}
+	if len(again) == 0 {
 		return
 	}
-	for i, r := range rel {
-		v, err := cmds[i].Result()
-		m.core.released(context.Background(), r.host, r.r, v, err)
+	m.core.f.seen(err)
+	m.mu.Lock()
+	m.rel = append(again, m.rel...)
+	if !m.flushing {
+		m.flushing = true
+		time.AfterFunc(time.Second, m.flush)
 	}
+	m.mu.Unlock()
 }
 
 // Strike implements robotsmw.Pacer: the positions this member holds in

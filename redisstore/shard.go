@@ -453,10 +453,17 @@ func (fr *frontier) pop(ctx context.Context, i int, gap time.Duration) (popped, 
 	args := append(fr.tendArgs(i, epoch), f.token(), gap.Milliseconds(), crawlKeep.Milliseconds())
 	for {
 		// The ends and links of the pages done since the last round
-		// trip go with the pop, in the same round trip, before it.
+		// trip go with the pop, in the same round trip, before it: tried
+		// once; if Redis does not answer, they wait for the next commit,
+		// and the pop waits for Redis on its own (a pop tried again gets
+		// the same request).
+		call := []call{{script: popScript, shard: i, args: args}}
 		fr.commitMu.Lock()
-		res, err := fr.commitWith(ctx, false, []call{{script: popScript, shard: i, args: args}})
+		res, err := fr.commitWith(ctx, true, call)
 		fr.commitMu.Unlock()
+		if err != nil && fr.failed() == nil && ctx.Err() == nil {
+			res, err = fr.eval(ctx, call)
+		}
 		if err != nil {
 			return popped{}, err
 		}
