@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -281,11 +282,16 @@ func (m *memberPacer) reserve(ctx context.Context, host string, a robotsmw.Ask, 
 	calls = append(calls, call{script: reserveScript, keys: p.key(host), args: p.reserveArgs(a, front)})
 	cmds, err := p.f.pipe(ctx, calls)
 	m.releasedAll(rel, cmds, err)
-	if len(cmds) != len(calls) {
+	if len(cmds) != len(calls) || !answered(cmds[len(cmds)-1:]) {
+		if len(cmds) == len(calls) && cmds[len(cmds)-1].Err() != nil {
+			err = cmds[len(cmds)-1].Err()
+		}
+		if err == nil {
+			err = errors.New("redisstore: no reply from Redis")
+		}
 		return p.reserved(ctx, host, a, nil, err)
 	}
-	v, err := cmds[len(cmds)-1].Result()
-	return p.reserved(ctx, host, a, v, err)
+	return p.reserved(ctx, host, a, cmds[len(cmds)-1].Val(), nil)
 }
 
 // Release implements robotsmw.Pacer: the lease is given back here at once
@@ -371,8 +377,10 @@ func (m *memberPacer) releasedAll(rel []pendingRelease, cmds []*redis.Cmd, err e
 	for i, r := range rel {
 		var v any
 		e := err
-		if i < len(cmds) {
-			v, e = cmds[i].Result()
+		if i < len(cmds) && answered(cmds[i : i+1]) {
+			v, e = cmds[i].Val(), nil
+		} else if i < len(cmds) && cmds[i].Err() != nil {
+			e = cmds[i].Err()
 		}
 		if isDown(e) && time.Since(r.at) < m.core.f.memberTTL() {
 			again = append(again, r)

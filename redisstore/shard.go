@@ -235,13 +235,8 @@ func (fr *frontier) evalOnce(ctx context.Context, calls []call, once bool) ([][]
 		cmds, err := f.pipe(ctx, all)
 		if len(rel) > 0 {
 			f.member.releasedAll(rel, cmds, err)
-			if err != nil && len(cmds) == len(all) {
-				err = nil // the frontier's calls' own errors decide
-				for _, c := range cmds[len(rel):] {
-					if e := c.Err(); e != nil && err == nil {
-						err = e
-					}
-				}
+			if err != nil && answered(cmds[len(rel):]) {
+				err = nil // a release failed; the frontier's calls did not
 			}
 		}
 		if err != nil {
@@ -267,6 +262,18 @@ func (fr *frontier) evalOnce(ctx context.Context, calls []call, once bool) ([][]
 		}
 	}
 	return out, nil
+}
+
+// answered reports whether every one of cmds has a reply that is not an
+// error. (A pipeline that never reached Redis may leave its commands
+// without an error of their own.)
+func answered(cmds []*redis.Cmd) bool {
+	for _, c := range cmds {
+		if c.Err() != nil || c.Val() == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // pipe sends calls in one pipeline (one round trip) and returns their
