@@ -377,7 +377,7 @@ func (m *memberPacer) releasedAll(rel []pendingRelease, cmds []*redis.Cmd, err e
 	for i, r := range rel {
 		var v any
 		e := err
-		if i < len(cmds) && answered(cmds[i : i+1]) {
+		if i < len(cmds) && answered(cmds[i:i+1]) {
 			v, e = cmds[i].Val(), nil
 		} else if i < len(cmds) && cmds[i].Err() != nil {
 			e = cmds[i].Err()
