@@ -90,8 +90,8 @@ type hostView struct {
 	// lastLease is when this member was last granted a lease.
 	lastLease time.Time
 	// front counts the requests given back by a dead member that this
-	// member popped: the next of the host's requests here that holds no
-	// position goes before the schedule.
+	// member popped: the next of the host's asks here goes before the
+	// schedule.
 	front int
 	used  time.Time
 }
@@ -197,7 +197,7 @@ func (m *memberPacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) 
 		if v.front > 0 {
 			until = v.freeAt
 		}
-		if now.Before(until) {
+		if now.Before(until) && until.Sub(now) <= m.localMax(v) {
 			s := robotsmw.Slot{Reserved: true, Wait: until.Sub(now), Pace: v.paceFor(a)}
 			if v.busy {
 				s.InFlight = max(s.InFlight, places)
@@ -235,6 +235,21 @@ func (m *memberPacer) Reserve(ctx context.Context, host string, a robotsmw.Ask) 
 		m.mu.Unlock()
 		return s, err
 	}
+}
+
+// localMax is the longest wait told here rather than by Redis: a
+// request told to wait longer than its Guard's MaxWait is deferred, and it
+// should then hold a place in the host's schedule (Redis gives it one), so
+// that the member's requests keep the order in which they came.
+func (m *memberPacer) localMax(v *hostView) time.Duration {
+	d := robotsmw.DefaultMaxWait
+	if g := m.core.f.guard.Load(); g != nil && g.MaxWait > 0 {
+		d = g.MaxWait
+	}
+	if v.busy {
+		return max(d, busyPoll) // a busy host's wait is only a bound
+	}
+	return d
 }
 
 // learn records Redis's answer s to call for v at now. m.mu must be held.
