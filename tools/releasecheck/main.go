@@ -29,7 +29,7 @@ var userMain []byte
 // its crawl fetched one page and was refused one by robots.txt.
 var wantMetrics = []string{
 	"robotsmw_pages_fetched_total 1",
-	`robotsmw_outcomes_total{outcome="blocked"} 1`,
+	`robotsmw_final_outcomes_total{outcome="blocked"} 1`,
 }
 
 func main() {
