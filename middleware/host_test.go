@@ -233,10 +233,10 @@ func TestStrike(t *testing.T) {
 
 	// First hard strike: own back-off, interval doubled (rate × 0.5).
 	if p := strike(h, now, hard, 0, false, base, limit); p != base {
-		t.Errorf("strike #1 = %v, want %v", p, base)
+		t.Errorf("strike case 1 = %v, want %v", p, base)
 	}
 	if h.interval != 2*time.Second {
-		t.Errorf("after strike #1 interval = %v; want 2s", h.interval)
+		t.Errorf("after strike case 1 interval = %v; want 2s", h.interval)
 	}
 	// Same incident (arriving during the pause): no cut, no new strike.
 	if p := strike(h, now.Add(500*time.Millisecond), hard, 0, false, base, limit); p != base {
@@ -248,10 +248,10 @@ func TestStrike(t *testing.T) {
 	// A new incident after the pause: the back-off doubles, the rate halves again.
 	now = now.Add(base + time.Second)
 	if p := strike(h, now, hard, 0, false, base, limit); p != 2*base {
-		t.Errorf("strike #2 = %v, want %v", p, 2*base)
+		t.Errorf("strike case 2 = %v, want %v", p, 2*base)
 	}
 	if h.interval != 4*time.Second {
-		t.Errorf("after strike #2 interval = %v, want 4s", h.interval)
+		t.Errorf("after strike case 2 interval = %v, want 4s", h.interval)
 	}
 	if want := now.Add(2 * base).UnixNano(); h.pauseUntil != want {
 		t.Errorf("pauseUntil = %v; want %v", h.pauseUntil, want)

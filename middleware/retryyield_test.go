@@ -49,12 +49,12 @@ func TestRetryGoesAfterWaitingRequest(t *testing.T) {
 	}
 
 	if err := visit("1"); !IsFinal(err) || !errors.Is(err, ErrGaveUp) {
-		t.Fatalf("Request(/500) #1 = %v, want the final ErrGaveUp after its retry in place", err)
+		t.Fatalf("Request(/500) (1) = %v, want the final ErrGaveUp after its retry in place", err)
 	}
 	c.ParseHTTPErrorResponse = true
 	visit("2")
 	if !slices.Equal(parsed, []string{"2"}) {
-		t.Errorf("Request(/500) #2 with ParseHTTPErrorResponse: error page parsed for visits %q, want [2]", parsed)
+		t.Errorf("Request(/500) (2) with ParseHTTPErrorResponse: error page parsed for visits %q, want [2]", parsed)
 	}
 	waitOrFail(t, "Wait", c.Wait)
 

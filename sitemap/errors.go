@@ -15,7 +15,7 @@ var ErrTooLarge = errors.New("sitemap: limit reached")
 // ErrNotSitemap is matched (errors.Is) by the error [Reader.Next] returns
 // when the body is no sitemap: an empty body, an HTML error page, JSON,
 // binary data, an XML document with another root element, or text without
-// a single URL line (docs/sitemaps.md, cases #29, #32, #33, #56). No entries are
+// a single URL line (docs/sitemaps.md, cases 29, 32, 33, 56). No entries are
 // returned before it.
 var ErrNotSitemap = errors.New("sitemap: not a sitemap")
 

@@ -3,7 +3,7 @@ package sitemap
 import "bytes"
 
 // feedChild handles a child of an RSS <item> or an Atom <entry>
-// (sitemaps.org "Syndication feed"; docs/sitemaps.md, cases #85-#89). Feed-level
+// (sitemaps.org "Syndication feed"; docs/sitemaps.md, cases 85-89). Feed-level
 // links are never entries: only children of items and entries are read.
 func (r *Reader) feedChild(local []byte, depth int) {
 	s := &r.xml
@@ -30,7 +30,7 @@ func (r *Reader) feedChild(local []byte, depth int) {
 
 // atomLink keeps the entry's first <link href>, replaced by a later one
 // without rel (or with rel="alternate") when the kept one has another rel
-// such as "edit" (docs/sitemaps.md, case #88; crawler-commons does the same).
+// such as "edit" (docs/sitemaps.md, case 88; crawler-commons does the same).
 func (r *Reader) atomLink() {
 	s := &r.xml
 	href, _ := attr(s.scratch[:0], s.attrs, "href")

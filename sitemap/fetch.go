@@ -344,7 +344,7 @@ func (wk *walk) hopClient() *http.Client {
 // scheme and host written as their origin (policy.Origin: lower case, no
 // trailing dot, IDN in punycode, no default port), no fragment; so that
 // "HTTP://S.test.:80/p" and "http://s.test/p" are one page. It reports
-// false for anything else (docs/sitemaps.md, case #96).
+// false for anything else (docs/sitemaps.md, case 96).
 func normalize(u *url.URL) bool {
 	if u.Host == "" || u.Opaque != "" {
 		return false

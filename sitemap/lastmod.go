@@ -6,10 +6,10 @@ import (
 )
 
 // parseTime parses a date of a sitemap or feed: the six W3C Datetime forms
-// of sitemaps.org <lastmod> (docs/sitemaps.md, case #62), the deviations
-// seen in the wild (#63: a space instead of T, no zone, "+0100",
+// of sitemaps.org <lastmod> (docs/sitemaps.md, case 62), the deviations
+// seen in the wild (case 63: a space instead of T, no zone, "+0100",
 // "2024/01/01"), and the RFC 822/1123 dates of RSS <pubDate> with or without
-// weekday, with two-digit years (#86). A value without a zone is read as
+// weekday, with two-digit years (case 86). A value without a zone is read as
 // UTC. ok is false when no form matches.
 func parseTime(s string) (t time.Time, ok bool) {
 	s = strings.TrimSpace(s)

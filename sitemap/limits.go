@@ -15,16 +15,16 @@ const (
 )
 
 // Internal caps that keep memory flat whatever the input
-// (docs/sitemaps.md#limits, cases #58, #60). They are far above anything a
+// (docs/sitemaps.md#limits, cases 58, 60). They are far above anything a
 // valid sitemap needs.
 const (
-	maxLoc        = 2048    // characters in a Loc (sitemaps.org XSD tLoc; docs/sitemaps.md, case #97)
+	maxLoc        = 2048    // characters in a Loc (sitemaps.org XSD tLoc; docs/sitemaps.md, case 97)
 	maxValue      = 8 << 10 // bytes kept of one element's text
 	maxTag        = 8 << 10 // bytes kept of one tag
-	maxDepth      = 256     // open elements (docs/sitemaps.md, case #58)
+	maxDepth      = 256     // open elements (docs/sitemaps.md, case 58)
 	maxName       = 256     // bytes of an element name kept to match its end tag
 	maxAlternates = 1000    // hreflang links kept per entry
-	maxGzipLayers = 2       // transport encoding plus a .gz file (docs/sitemaps.md, case #25)
+	maxGzipLayers = 2       // transport encoding plus a .gz file (docs/sitemaps.md, case 25)
 	bufSize       = 4 << 10 // the Reader's window on the decompressed file
 )
 

@@ -12,7 +12,7 @@ import (
 )
 
 // TestGzipBomb reads one entry followed by 120 MB of spaces, gzipped to
-// about 120 KB (docs/sitemaps.md#limits, case #30): Next returns the entry,
+// about 120 KB (docs/sitemaps.md#limits, case 30): Next returns the entry,
 // then an error wrapping ErrTooLarge once 50 MiB are decompressed, and the
 // Reader allocates a few hundred KB, not the decompressed size.
 func TestGzipBomb(t *testing.T) {
@@ -41,7 +41,7 @@ func TestGzipBomb(t *testing.T) {
 		t.Errorf("reading the bomb allocated %d bytes, want under 2 MiB", alloc)
 	}
 
-	// The same with gzip over gzip (docs/sitemaps.md, case #25).
+	// The same with gzip over gzip (docs/sitemaps.md, case 25).
 	b.Reset()
 	w = gzip.NewWriter(&b)
 	w.Write(bomb)
@@ -53,7 +53,7 @@ func TestGzipBomb(t *testing.T) {
 }
 
 // TestScrapyBomb reads the corpus's gzip bomb (27,988 bytes that expand to
-// 11,511,612) with a 10 MiB limit (docs/sitemaps.md, case #30).
+// 11,511,612) with a 10 MiB limit (docs/sitemaps.md, case 30).
 func TestScrapyBomb(t *testing.T) {
 	f, err := os.Open(filepath.Join(corpusDir(t), "scrapy__bomb-gzip.bin"))
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 // the formats of sitemaps.org (docs/sitemaps.md#formats): an XML urlset or sitemap
 // index, RSS 2.0, RSS 1.0 (RDF), Atom 0.3 or 1.0, or plain text with one URL
 // a line, each optionally gzip-compressed. The format is found from the
-// content, never from a URL or a Content-Type (docs/sitemaps.md#formats, cases #22-#34).
+// content, never from a URL or a Content-Type (docs/sitemaps.md#formats, cases 22-34).
 //
 // The Reader streams: it holds a fixed-size buffer and one entry at a time,
 // never the file, so its memory does not grow with the file's size.
@@ -60,16 +60,16 @@ func NewReader(r io.Reader) *Reader {
 // io.EOF. Otherwise the error is sticky and is one of:
 //
 //   - an error matching ErrTooLarge (errors.Is): a limit was reached
-//     (docs/sitemaps.md, cases #30, #59, #84, #103);
+//     (docs/sitemaps.md, cases 30, 59, 84, 103);
 //   - an error matching ErrNotSitemap: the body is empty or no sitemap
-//     (#29, #32, #33, #56); no entries were returned;
-//   - a *SyntaxError: the file is truncated or broken (#27, #28, #47, #48,
-//     #50, #70). Every complete entry before the break was returned; for an
+//     (case 29, case 32, case 33, case 56); no entries were returned;
+//   - a *SyntaxError: the file is truncated or broken (case 27, case 28, case 47, case 48,
+//     case 50, case 70). Every complete entry before the break was returned; for an
 //     XML entry that means its <loc> was closed.
 //
 // A malformed value (a raw "&", an undefined entity, invalid UTF-8, an
-// unparseable date or priority) costs at most that value (#36, #49, #51,
-// #63, #64).
+// unparseable date or priority) costs at most that value (case 36, case 49, case 51,
+// case 63, case 64).
 func (r *Reader) Next() (Entry, error) {
 	if r.err != nil {
 		return Entry{}, r.err
@@ -111,7 +111,7 @@ func (r *Reader) Next() (Entry, error) {
 
 // start unwraps gzip layers, skips byte order marks and white space and
 // chooses the format from the first byte (docs/sitemaps.md#formats,
-// cases #22-#34).
+// cases 22-34).
 func (r *Reader) start() error {
 	maxSize := r.MaxSize
 	if maxSize <= 0 {
@@ -207,7 +207,7 @@ func (r *Reader) fail(err error) error {
 }
 
 // isSpace reports whether c is XML white space or a form feed or vertical
-// tab (docs/sitemaps.md, case #34).
+// tab (docs/sitemaps.md, case 34).
 func isSpace(c byte) bool {
 	switch c {
 	case ' ', '\t', '\n', '\r', '\v', '\f':

@@ -150,17 +150,17 @@ func TestCorpusByHand(t *testing.T) {
 		n     int
 		first string
 	}{
-		// docs/sitemaps.md, case #43: 74 pages; counting every *:loc gives 168.
+		// docs/sitemaps.md, case 43: 74 pages; counting every *:loc gives 168.
 		{"crawler-commons__hebdenbridgetimes-articles-sitemap.xml", 74, "http://www.hebdenbridgetimes.co.uk/news/local/video-tour-de-yorkshire-in-calderdale-1-7242580"},
 		{"cyberbivash-sitemap__sitemap.xml", 32, "https://cyberbivash.blogspot.com/"},                          // grep -c '<loc>': 32
 		{"go-sitemap__sitemap.xml", 13, "http://HOST/"},                                                        // grep -c '<loc>': 13
-		{"crawler-commons__xmlRss_pubDate.xml", 7, "http://www.example.com/article_1"},                         // grep -c '<item>': 7 (#86)
-		{"go-sitemap-parser__sitemapindex-1.xml.gz", 3, "http://HOST/sitemap-01.xml.gz"},                       // zcat | grep -c '<loc>': 3 (#80)
-		{"crawler-commons__sitemap.txt.gz", 5, "http://www.example.com/"},                                      // zcat | grep -c '^http': 5 (#23)
-		{"crawler-commons__sitemap.index.xml", 15, "https://example.com/sitemap.jss?portalCode=10260&lang=en"}, // #68
-		{"advertools__regular_sitemap.xml.gz", 5, "http://www.example.com/"},                                   // #24: plain XML named .gz
-		{"0install-web-site__sitemap.txt", 4, "https://0install.net/index.html"},                               // #83
-		{"crawler-commons__atom.xml", 1, "http://example.org/2003/12/13/atom03"},                               // #88
+		{"crawler-commons__xmlRss_pubDate.xml", 7, "http://www.example.com/article_1"},                         // grep -c '<item>': 7 (case 86)
+		{"go-sitemap-parser__sitemapindex-1.xml.gz", 3, "http://HOST/sitemap-01.xml.gz"},                       // zcat | grep -c '<loc>': 3 (case 80)
+		{"crawler-commons__sitemap.txt.gz", 5, "http://www.example.com/"},                                      // zcat | grep -c '^http': 5 (case 23)
+		{"crawler-commons__sitemap.index.xml", 15, "https://example.com/sitemap.jss?portalCode=10260&lang=en"}, // case 68
+		{"advertools__regular_sitemap.xml.gz", 5, "http://www.example.com/"},                                   // case 24: plain XML named .gz
+		{"0install-web-site__sitemap.txt", 4, "https://0install.net/index.html"},                               // case 83
+		{"crawler-commons__atom.xml", 1, "http://example.org/2003/12/13/atom03"},                               // case 88
 	}
 	for _, tt := range tests {
 		f, err := os.Open(filepath.Join(dir, tt.file))

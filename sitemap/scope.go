@@ -16,7 +16,7 @@ import (
 // IPv6 canonical, no default port) without the scheme, so that
 // "http://S.test.:80" and "https://s.test:443" are both "s.test" and a
 // sitemap at example.com:8080 does not cover example.com (docs/sitemaps.md,
-// case #94).
+// case 94).
 func hostKey(u *url.URL) string {
 	o, err := policy.Origin(u)
 	if err != nil {
@@ -39,7 +39,7 @@ type scope struct {
 	host   string   // hostKey(final)
 	owners []string // hosts whose robots.txt announced the sitemap or its index
 	own    bool     // the sitemap is on one of owners, or was redirected there from one within its domain
-	dir    string   // Strict: scheme://host/path/ up to the last '/', query ignored (#92)
+	dir    string   // Strict: scheme://host/path/ up to the last '/', query ignored (case 92)
 }
 
 func (wk *walk) scopeOf(j job, final *url.URL) *scope {
@@ -67,7 +67,7 @@ func (wk *walk) scopeOf(j job, final *url.URL) *scope {
 }
 
 // under reports whether u is under the sitemap's directory (Strict): same
-// scheme, host and port, and a path below (docs/sitemaps.md, cases #91-#93).
+// scheme, host and port, and a path below (docs/sitemaps.md, cases 91-93).
 func (sc *scope) under(u *url.URL) bool {
 	if sc.dir == "" {
 		return true
@@ -77,7 +77,7 @@ func (sc *scope) under(u *url.URL) bool {
 
 // inChildScope reports whether an index may list the sitemap u: on the
 // index's host or a host that announced the index (docs/sitemaps.md,
-// case #76), and in Strict mode under its directory (Google).
+// case 76), and in Strict mode under its directory (Google).
 func (sc *scope) inChildScope(u *url.URL) bool {
 	h := hostKey(u)
 	if h == sc.host {

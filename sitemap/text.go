@@ -10,7 +10,7 @@ import (
 // sniffText rejects binary data before it is read as a text sitemap: a text
 // sitemap is UTF-8 text (sitemaps.org "Text file"), so a control character
 // other than white space in its first 512 bytes means it is none
-// (docs/sitemaps.md, case #32).
+// (docs/sitemaps.md, case 32).
 func (r *Reader) sniffText() error {
 	b, err := r.br.Peek(512)
 	if err != nil && err != io.EOF && len(b) == 0 {
@@ -26,9 +26,9 @@ func (r *Reader) sniffText() error {
 
 // nextLine returns the next URL of a text sitemap: one URL a line
 // (sitemaps.org "Text file"). Lines are trimmed; blank lines and lines that
-// are no http or https URL are skipped (docs/sitemaps.md, cases #81, #82);
-// CRLF line ends and a BOM are accepted (#81). A file without a single URL
-// line is no sitemap (#29). A line cut by a read error is not returned.
+// are no http or https URL are skipped (docs/sitemaps.md, cases 81, 82);
+// CRLF line ends and a BOM are accepted (case 81). A file without a single URL
+// line is no sitemap (case 29). A line cut by a read error is not returned.
 func (r *Reader) nextLine() (Entry, bool, error) {
 	for {
 		line, err := r.readLine()
@@ -102,9 +102,9 @@ func hasPrefixFold(b []byte, prefix string) bool {
 }
 
 // locString returns b as a Loc: trimmed of Unicode white space
-// (docs/sitemaps.md, case #39), with invalid UTF-8 read as ISO-8859-1 if
-// latin1 is set (#35) and replaced by U+FFFD otherwise (#36), at most maxLoc
-// characters (#97). ok is false when nothing is left or the value is too
+// (docs/sitemaps.md, case 39), with invalid UTF-8 read as ISO-8859-1 if
+// latin1 is set (case 35) and replaced by U+FFFD otherwise (case 36), at most maxLoc
+// characters (case 97). ok is false when nothing is left or the value is too
 // long.
 func locString(b []byte, latin1 bool) (string, bool) {
 	s := cleanText(b, latin1)

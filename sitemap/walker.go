@@ -52,7 +52,7 @@ const (
 	// the walk fetch many robots.txt files.
 	maxForeignHosts = 64
 	// defaultRetries is how often a sitemap answered 429 or 503 is asked
-	// again (docs/sitemaps.md, case #100), after Retry-After or 2 s, then 4
+	// again (docs/sitemaps.md, case 100), after Retry-After or 2 s, then 4
 	// s, when Options.Retries is zero.
 	defaultRetries = 2
 	// maxRetryWait is the longest Retry-After waited for; a longer one
@@ -118,7 +118,7 @@ type Options struct {
 	// Strict adds the path rule of sitemaps.org to the scope: a sitemap at
 	// /catalog/sitemap.xml lists only URLs of the same scheme, host and port
 	// under /catalog/ (the query of the sitemap's URL is ignored,
-	// docs/sitemaps.md, cases #91-#94); an index only children under its
+	// docs/sitemaps.md, cases 91-94); an index only children under its
 	// directory (Google). By default only the host and port must match, so
 	// that the https pages of a site whose sitemap is still served over http
 	// are kept.

@@ -196,8 +196,8 @@ func TestWalkIndexFormats(t *testing.T) {
 func TestWalkRobotsLines(t *testing.T) {
 	// Duplicate and relative Sitemap lines, a comment, junk, robots.txt
 	// listed as a sitemap, and robots.txt redirected: relative lines resolve
-	// against where it redirected to (docs/sitemaps.md, cases #3, #11, #21,
-	// #74).
+	// against where it redirected to (docs/sitemaps.md, cases 3, 11, 21,
+	// case 74).
 	s := newTestSite(t, map[string]*testFile{
 		"/robots.txt": {to: "/new/robots.txt"},
 		"/new/robots.txt": {body: `Sitemap: sm.xml
@@ -256,7 +256,7 @@ func TestWalkRobotsLineNotUTF8(t *testing.T) {
 
 func TestWalkLoops(t *testing.T) {
 	// An index that lists itself, a cycle a → b → a, and a child that
-	// redirects to an ancestor (docs/sitemaps.md, cases #72, #73).
+	// redirects to an ancestor (docs/sitemaps.md, cases 72, 73).
 	s := newTestSite(t, map[string]*testFile{
 		"/robots.txt": {body: "Sitemap: /a.xml\n"},
 		"/a.xml":      {body: indexOf("/a.xml", "/b.xml", "/moved.xml")},
@@ -292,7 +292,7 @@ func TestWalkDepth(t *testing.T) {
 		t.Errorf("Walk error = %v, want ErrTooDeep", err)
 	}
 	if st.Sitemaps != 4 || st.Skipped.Limit != 1 {
-		t.Errorf("Walk stats = %+v, want 4 sitemaps read, 1 skipped for depth (docs/sitemaps.md, case #75)", st)
+		t.Errorf("Walk stats = %+v, want 4 sitemaps read, 1 skipped for depth (docs/sitemaps.md, case 75)", st)
 	}
 }
 
@@ -335,7 +335,7 @@ func TestWalkRetryAfter(t *testing.T) {
 	if !slices.Equal(*waits, []time.Duration{time.Second}) {
 		t.Errorf("Walk waited %v, want [1s] (Retry-After: 1)", *waits)
 	}
-	// The 404 child is reported; its siblings were walked (#78).
+	// The 404 child is reported; its siblings were walked (case 78).
 	var we *WalkError
 	var fe *FetchError
 	if !errors.As(err, &we) || !errors.As(err, &fe) || fe.StatusCode != 404 || !strings.HasSuffix(fe.URL, "/gone.xml") {
@@ -392,7 +392,7 @@ func TestWalkCrossHost(t *testing.T) {
 
 func TestWalkForeignChild(t *testing.T) {
 	// An index child on another host is not fetched (docs/sitemaps.md,
-	// case #76); a sitemap robots.txt announces on another host is, and may
+	// case 76); a sitemap robots.txt announces on another host is, and may
 	// list the announcing host's pages, but not its own host's (an
 	// attacker's robots.txt must not make the walk seed another host).
 	o := newTestSite(t, map[string]*testFile{
@@ -427,7 +427,7 @@ func TestWalkStrict(t *testing.T) {
 		t.Fatalf("Walk: %v", err)
 	}
 	if want := []string{"H/catalog/", "H/catalog/show?item=1"}; !slices.Equal(got, want) {
-		t.Errorf("Walk pages = %q, want %q (docs/sitemaps.md, cases #91, #92)", got, want)
+		t.Errorf("Walk pages = %q, want %q (docs/sitemaps.md, cases 91, 92)", got, want)
 	}
 	if st.Dropped.Scope != 2 {
 		t.Errorf("Walk Dropped.Scope = %d, want 2", st.Dropped.Scope)

@@ -54,7 +54,7 @@ func (d *Drops) add(o Drops) {
 }
 
 // ErrTooDeep is the Err of the [FetchError] recorded for an index child
-// past the Walker's MaxDepth (docs/sitemaps.md, case #75).
+// past the Walker's MaxDepth (docs/sitemaps.md, case 75).
 var ErrTooDeep = errors.New("sitemap: index nested deeper than MaxDepth")
 
 // A FetchError reports a sitemap that could not be fetched or read, or was

@@ -82,7 +82,7 @@ func (r *Reader) nextElement() (Entry, bool, error) {
 		}
 		if s.rootDone {
 			// Whatever follows the root (comments, junk, a second
-			// document) is not read (docs/sitemaps.md, case #55).
+			// document) is not read (docs/sitemaps.md, case 55).
 			if r.damage != nil {
 				return Entry{}, false, r.damage
 			}
@@ -94,7 +94,7 @@ func (r *Reader) nextElement() (Entry, bool, error) {
 				return Entry{}, false, notSitemap("no root element")
 			}
 			// A truncated file: the open entry counts if its <loc> was
-			// closed (docs/sitemaps.md, cases #48, #70).
+			// closed (docs/sitemaps.md, cases 48, 70).
 			s.field = 0
 			if s.entry != 0 {
 				s.bareOver = true // the bare text may be cut
@@ -147,7 +147,7 @@ func (r *Reader) startElement() error {
 	}
 	if s.field != 0 {
 		// An element inside a field's text, as in <loc><url>…</url></loc>
-		// (docs/sitemaps.md, case #46), is ignored; its text is kept. A
+		// (docs/sitemaps.md, case 46), is ignored; its text is kept. A
 		// sibling field closes a field whose end tag is missing.
 		if !(s.mode == modeURLSet || s.mode == modeIndex) || depth != s.fieldAt+1 || !isSitemapField(local) {
 			r.endIfEmpty(depth)
@@ -188,14 +188,14 @@ func (r *Reader) startElement() error {
 // definitions; Google's extensions, docs/sitemaps.md#sources). Children are
 // matched in any order (the schema's sequence is not relied on;
 // docs/sitemaps.md#leniency); the extensions' own <loc> elements are one
-// level deeper and so never taken for the page's (#43).
+// level deeper and so never taken for the page's (case 43).
 func (r *Reader) sitemapChild(local []byte, depth int) {
 	s := &r.xml
 	switch string(local) {
 	case "loc":
 		if s.hasLoc {
 			// A second <loc>: the end tag of the entry is missing
-			// (docs/sitemaps.md, case #69). Its other fields stay with the first.
+			// (docs/sitemaps.md, case 69). Its other fields stay with the first.
 			r.emit()
 		}
 		s.startField(fieldLoc, depth)
@@ -228,7 +228,7 @@ func (r *Reader) sitemapChild(local []byte, depth int) {
 		s.scratch = href[:0]
 		loc, ok := locString(href, s.latin1)
 		if !ok {
-			return // docs/sitemaps.md, case #44: a link without href
+			return // docs/sitemaps.md, case 44: a link without href
 		}
 		lang, _ := attr(s.scratch[:0], s.attrs, "hreflang")
 		s.cur.Alternates = append(s.cur.Alternates, Alternate{Hreflang: string(bytes.TrimSpace(lang)), Href: loc})
@@ -280,7 +280,7 @@ func (s *xmlState) startField(f, depth int) {
 // endElement handles the end tag in s.name: it closes the innermost open
 // element of that name and every element inside it. An end tag that matches
 // no open element is ignored and counts as damage (docs/sitemaps.md,
-// case #47).
+// case 47).
 func (r *Reader) endElement() {
 	s := &r.xml
 	for i := len(s.ends) - 1; i >= 0; i-- {
@@ -348,7 +348,7 @@ func (r *Reader) finishField() {
 		s.sink = sinkBare
 	}
 	if s.valOver {
-		return // docs/sitemaps.md, case #60: a value too long to keep is dropped
+		return // docs/sitemaps.md, case 60: a value too long to keep is dropped
 	}
 	v := s.val
 	switch f {
@@ -413,11 +413,11 @@ func (r *Reader) emit() {
 	case modeIndex:
 		e.Index = true
 		if !s.hasLoc && !s.bareOver {
-			// docs/sitemaps.md, case #68: <sitemap> with the URL as bare text.
+			// docs/sitemaps.md, case 68: <sitemap> with the URL as bare text.
 			e.Loc, s.hasLoc = locString(s.bare, s.latin1)
 		}
 	case modeRSS:
-		// docs/sitemaps.md, case #85: <link>, or else a <guid> holding a URL.
+		// docs/sitemaps.md, case 85: <link>, or else a <guid> holding a URL.
 		e.Loc, s.hasLoc = s.link, s.link != ""
 		if !s.hasLoc && isHTTP([]byte(s.guid)) {
 			e.Loc, s.hasLoc = s.guid, true

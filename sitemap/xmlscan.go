@@ -11,8 +11,8 @@ import (
 // This file is a small XML tokenizer over the Reader's bufio.Reader. It does
 // not use encoding/xml: it recovers from what that package rejects (a raw
 // "&", undefined entities, invalid UTF-8; docs/sitemaps.md#leniency), it
-// never interprets a DOCTYPE (no entity expansion, no external access: #52,
-// #53), and it copies only the text of the elements the Reader keeps.
+// never interprets a DOCTYPE (no entity expansion, no external access: case 52,
+// case 53), and it copies only the text of the elements the Reader keeps.
 
 // Tokens returned by token.
 const (
@@ -24,14 +24,14 @@ const (
 const (
 	sinkNone = iota
 	sinkVal  // the text of the field being read
-	sinkBare // the direct text of a <sitemap> without <loc> (docs/sitemaps.md, case #68)
+	sinkBare // the direct text of a <sitemap> without <loc> (docs/sitemaps.md, case 68)
 )
 
 // token reads up to and including the next start or end tag and leaves its
 // name, attributes and self-closing flag in r.xml. Text before it goes to
 // the current sink, entity-decoded; CDATA sections go there as they are
-// (docs/sitemaps.md, case #38). Comments, processing instructions and
-// declarations such as DOCTYPE are skipped (#52-#55). err is io.EOF at the
+// (docs/sitemaps.md, case 38). Comments, processing instructions and
+// declarations such as DOCTYPE are skipped (cases 52-55). err is io.EOF at the
 // end of the input between tokens.
 func (r *Reader) token() (int, error) {
 	s := &r.xml
@@ -127,7 +127,7 @@ func (r *Reader) appendSeg(b []byte) {
 
 // flushText decodes the pending text segment into the sink. Decoding the
 // whole segment at once joins entities split across reads (docs/sitemaps.md,
-// case #38).
+// case 38).
 func (r *Reader) flushText() {
 	s := &r.xml
 	if len(s.seg) > 0 || s.segOver {
@@ -160,7 +160,7 @@ func (s *xmlState) appendSink(b []byte, decode, over bool) {
 
 // readTag reads a tag after its "<" or "</" up to and including its ">". A
 // "<" inside a tag ends it there and counts as damage, so that one broken
-// tag does not swallow the file (docs/sitemaps.md, case #50). A quote opens
+// tag does not swallow the file (docs/sitemaps.md, case 50). A quote opens
 // a value only after "=", for the same reason.
 func (r *Reader) readTag() error {
 	s := &r.xml
@@ -257,7 +257,7 @@ func (s *xmlState) parseTag() {
 }
 
 // xmlDecl looks at the XML declaration, if the buffer starts with one, for
-// an encoding that means ISO-8859-1 bytes (docs/sitemaps.md, case #35);
+// an encoding that means ISO-8859-1 bytes (docs/sitemaps.md, case 35);
 // windows-1252 is read as ISO-8859-1 too. Other encodings are read as UTF-8.
 func (r *Reader) xmlDecl() {
 	buf, _ := r.buffered(256)
@@ -301,7 +301,7 @@ func (r *Reader) skipUntil(delim string, keep bool) error {
 // skipDecl consumes a declaration after its "<!" (DOCTYPE, with an internal
 // subset in brackets) up to and including its ">". Nothing in it is
 // interpreted: entities are never defined, so never expanded
-// (docs/sitemaps.md, cases #52, #53).
+// (docs/sitemaps.md, cases 52, 53).
 func (r *Reader) skipDecl() error {
 	depth := 0
 	for {
@@ -348,7 +348,7 @@ func isNameStart(c byte) bool {
 
 // localName returns name without its namespace prefix: elements are matched
 // by local name, so any prefix and any or no namespace work
-// (docs/sitemaps.md, cases #40-#42).
+// (docs/sitemaps.md, cases 40-42).
 func localName(name []byte) []byte {
 	if i := bytes.LastIndexByte(name, ':'); i >= 0 {
 		return name[i+1:]
@@ -359,7 +359,7 @@ func localName(name []byte) []byte {
 // decodeEntities appends b to dst with the five predefined entities and
 // character references decoded. Anything else after "&" (a raw "&", an
 // undefined entity such as &nbsp;) is kept as it is (docs/sitemaps.md,
-// cases #49, #51).
+// cases 49, 51).
 func decodeEntities(dst, b []byte) []byte {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '&')
