@@ -54,9 +54,9 @@ func BenchmarkHooksCold(b *testing.B) {
 // benchmarkHooks runs BenchmarkHooks over hosts hosts, with depth
 // requests' OnRequest between a request's OnRequest and the rest of it.
 func benchmarkHooks(b *testing.B, hosts, depth int) {
-	for _, mode := range []string{"bare", "guard", "fixedpace"} {
+	for _, mode := range []string{"bare", "guard", "fixedpace", "async"} {
 		b.Run(mode, func(b *testing.B) {
-			c := colly.NewCollector()
+			c := colly.NewCollector(colly.Async(mode == "async"))
 			rb := []byte("User-agent: *\nDisallow: /private\nAllow: /private/ok\n")
 			body := []byte("<html><body>ok</body></html>")
 			var rt http.RoundTripper = roundTripFunc(func(r *http.Request) (*http.Response, error) {
@@ -197,7 +197,8 @@ func BenchmarkTransport(b *testing.B) {
 	r := &colly.Request{URL: req.URL, Method: "GET", Headers: &req.Header}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		v := &visit{strong: r, method: r.Method, orig: r.URL, gated: true, key: keyOf(req.Header)}
+		v := &visit{method: r.Method, orig: r.URL, gated: true, key: keyOf(req.Header)}
+		v.pass(r)
 		g.visits.put(v)
 		resp, err := t.RoundTrip(req)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"time"
-	"weak"
 
 	"github.com/gocolly/colly/v2"
 )
@@ -99,9 +98,9 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 func (g *Guard) visitOf(c *colly.Collector, r *colly.Request) *visit {
 	k := keyOf(*r.Headers)
 	if v := g.visits.get(k); v != nil {
-		if v.reissuing && v.c == c {
-			v.reissuing = false
-			v.r, v.strong = weak.Make(r), nil
+		if v.reissuing.Load() && v.c == c {
+			v.reissuing.Store(false)
+			v.attempt(r)
 			v.resetAttempt(c)
 			return v
 		}
@@ -115,7 +114,8 @@ func (g *Guard) visitOf(c *colly.Collector, r *colly.Request) *visit {
 			return v
 		}
 	}
-	v := &visit{c: c, method: r.Method, orig: r.URL, key: k, r: weak.Make(r)}
+	v := &visit{c: c, method: r.Method, orig: r.URL, key: k}
+	v.r.Store(r)
 	v.resetAttempt(c)
 	g.visits.put(v)
 	return v
@@ -143,7 +143,7 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if v.err != nil {
 		return // the transport fails r with it
 	}
-	v.strong = r // no callback of the user can abort r any more
+	v.pass(r)
 	now := g.clock()
 	h := g.hostFor(v, r.URL)
 	v.h = h

@@ -470,11 +470,11 @@ func (g *Guard) reissue(it *laterItem) {
 		return
 	}
 	if v != nil {
-		v.reissuing = true
+		v.reissuing.Store(true)
 	}
 	if err := r.Retry(); err != nil && (it.c.Async || notSent(err)) {
 		if v != nil {
-			v.reissuing = false
+			v.reissuing.Store(false)
 		}
 		g.deliver(it.c, r, v, gaveUp(r.Method, r.URL, "could not be sent again", err), true)
 	}

@@ -676,3 +676,36 @@ func TestAbortedRequestsDoNotAccumulate(t *testing.T) {
 		t.Errorf("aborted /p0 sent %d times", got)
 	}
 }
+
+// Sweeps run on whichever request's OnRequest grows the index past its
+// mark, beside other requests passing their gates and ending: an
+// asynchronous crawl with more requests waiting for colly's LimitRule
+// slots than a sweep's mark passes -race, fetches every page once, and
+// leaves the index empty.
+func TestSweepBesideGates(t *testing.T) {
+	s := newSite(t, robots("", nil))
+	g := &Guard{Rate: rate.Inf, FixedPace: true, InFlight: 64}
+	c := colly.NewCollector(g.Attach, colly.Async(true))
+	if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8}); err != nil {
+		t.Fatalf("Limit: %v", err)
+	}
+	var pages atomic.Int64
+	c.OnResponse(func(*colly.Response) { pages.Add(1) })
+	c.OnError(func(r *colly.Response, err error) { t.Errorf("OnError(%s): %v", r.Request.URL, err) })
+	const n = 3 * sweepVisits
+	for i := 0; i < n; i++ {
+		if err := c.Visit(fmt.Sprintf("%s/p%d", s.URL, i)); err != nil {
+			t.Fatalf("Visit(/p%d): %v", i, err)
+		}
+	}
+	waitOrFail(t, "Wait", c.Wait)
+	if got := pages.Load(); got != n {
+		t.Errorf("OnResponse ran %d times, want %d", got, n)
+	}
+	if got := s.count("/p0"); got != 1 {
+		t.Errorf("/p0 sent %d times, want 1", got)
+	}
+	if left := g.visits.len(); left != 0 {
+		t.Errorf("%d visits kept after the crawl, want 0", left)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 	"weak"
@@ -35,11 +36,16 @@ type visit struct {
 	key  reqKey   // the key the index holds the visit under
 	hops []reqKey // the keys of its redirect hops in the index
 
-	// r is the colly request of the current attempt: held weakly until it
-	// passes its gate (a user's later OnRequest callback may abort it, and
-	// then no stage of the Guard sees it again), strongly from then on.
-	r      weak.Pointer[colly.Request]
-	strong *colly.Request
+	// r is the colly request of the current attempt. A sweep of the index
+	// that finds the visit short of its gate holds the request weakly
+	// instead (held): a user's later OnRequest callback may have aborted
+	// it, and then no stage of the Guard sees it again, so once it is
+	// collected the next sweep drops the visit. Past its gate (passed) it
+	// is held strongly. All three are atomic: a sweep runs on whichever
+	// request's OnRequest grew the index, beside the request's own stages.
+	r      atomic.Pointer[colly.Request]
+	held   atomic.Pointer[weak.Pointer[colly.Request]]
+	passed atomic.Bool
 	seq    uint32 // when the visit was indexed, in visits indexed before it
 
 	// The current attempt, as the callbacks leave it for the transport.
@@ -69,8 +75,9 @@ type visit struct {
 	// every retry keeps (set once an attempt failed).
 	parse parseSnapshot
 	// reissuing says the Guard is sending the request again (Retry): the
-	// next OnRequest under the key is its next attempt.
-	reissuing bool
+	// next OnRequest under the key is its next attempt. Atomic, as a
+	// sweep reads it.
+	reissuing atomic.Bool
 	// finished says deliver has delivered the final outcome; guarded by
 	// the index's mutex.
 	finished bool
@@ -82,10 +89,43 @@ func (v *visit) colly() bool { return v != nil && v.method != "" }
 
 // request returns v's colly request, or nil if it is gone.
 func (v *visit) request() *colly.Request {
-	if v.strong != nil {
-		return v.strong
+	if r := v.r.Load(); r != nil {
+		return r
 	}
-	return v.r.Value()
+	if w := v.held.Load(); w != nil {
+		return w.Value()
+	}
+	return nil
+}
+
+// attempt makes r the colly request of v's attempt, short of its gate.
+func (v *visit) attempt(r *colly.Request) {
+	v.passed.Store(false)
+	v.r.Store(r)
+	v.held.Store(nil)
+}
+
+// pass holds r, the request of v's attempt, strongly once it passed its
+// gate: no callback of the user can abort it any more.
+func (v *visit) pass(r *colly.Request) {
+	v.passed.Store(true) // before r: see loosen
+	v.r.Store(r)
+}
+
+// loosen holds the request of v's attempt weakly, unless it passed its
+// gate; the index's mutex is held.
+func (v *visit) loosen() {
+	r := v.r.Load()
+	if r == nil || v.passed.Load() {
+		return
+	}
+	w := weak.Make(r)
+	v.held.Store(&w)
+	if v.r.CompareAndSwap(r, nil) && v.passed.Load() {
+		// It passed its gate meanwhile: pass stored passed before r, so
+		// either its r is the one kept, or passed is seen here.
+		v.r.Store(r)
+	}
 }
 
 // crawlDeadline reports whether dl, the deadline of a request's context,
@@ -128,7 +168,10 @@ func keyOf(h http.Header) reqKey {
 // user's OnRequest or OnRequestHeaders callback aborted them after the
 // Guard's) are dropped once their request is collected, or once maxVisitAge
 // visits were indexed after them. A sweep runs whenever the index has
-// doubled since the last one, so it costs O(1) per visit.
+// doubled since the last one, so it costs O(1) per visit: it holds the
+// requests short of their gates weakly (visit.loosen), which a request
+// would cost on its way if it made its weak pointer itself, and drops the
+// visits whose weakly held request was collected since.
 const (
 	maxVisitAge = 1 << 20
 	sweepVisits = 1 << 12 // the smallest index that is swept
@@ -237,7 +280,13 @@ func (x *visitIndex) sweep() {
 		if k != v.key {
 			continue // a hop's key: dropped with its visit
 		}
-		if now-v.seq > maxVisitAge || (!v.reissuing && v.request() == nil) {
+		switch {
+		case now-v.seq > maxVisitAge:
+			x.dropLocked(v)
+		case v.reissuing.Load() || v.passed.Load():
+		case v.r.Load() != nil:
+			v.loosen()
+		case v.request() == nil:
 			x.dropLocked(v)
 		}
 	}

@@ -40,8 +40,10 @@ func TestRetryKeepsParseHTTPErrorResponse(t *testing.T) {
 		hdr := http.Header{}
 		if tc.retry {
 			// The visit a failed attempt with it off leaves for its retry.
-			g.visits.put(&visit{c: c, method: "GET", orig: mustURL(t, s.URL+"/500"), key: keyOf(hdr),
-				reissuing: true, parse: parseSnapshot{set: true, value: false}})
+			v := &visit{c: c, method: "GET", orig: mustURL(t, s.URL+"/500"), key: keyOf(hdr),
+				parse: parseSnapshot{set: true, value: false}}
+			v.reissuing.Store(true)
+			g.visits.put(v)
 		}
 		c.Request("GET", s.URL+"/500", nil, ctx, hdr)
 		waitOrFail(t, "Wait", c.Wait)
@@ -74,8 +76,10 @@ func TestRetryDeferredAgainKeepsParse(t *testing.T) {
 		ctx := colly.NewContext()
 		hdr := http.Header{}
 		if tc.retry {
-			g.visits.put(&visit{c: c, method: "GET", orig: u, key: keyOf(hdr),
-				reissuing: true, parse: parseSnapshot{set: true, value: false}})
+			v := &visit{c: c, method: "GET", orig: u, key: keyOf(hdr),
+				parse: parseSnapshot{set: true, value: false}}
+			v.reissuing.Store(true)
+			g.visits.put(v)
 		}
 		r := &colly.Request{URL: u, Method: "GET", Ctx: ctx, Headers: &hdr}
 		g.onRequest(c, r)
