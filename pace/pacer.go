@@ -235,14 +235,14 @@ func EndGap(gap, latency time.Duration, factor float64) time.Duration {
 	return max(gap, min(time.Duration(float64(latency)*factor), MaxLatencyGap))
 }
 
-// smoothLatency returns the smoothed response time after a response that
+// SmoothLatency returns the smoothed response time after a response that
 // took sample. A slower response raises it to its own time at once (a
 // host that slows down is eased off from its very next request); faster
 // ones lower it by a quarter of the difference each, an exponentially
 // weighted mean as in TCP's RTT estimate and Scrapy's AutoThrottle, so a
 // host recovers over a few responses. A failed response never lowers it
 // (AutoThrottle: error responses never shorten the delay).
-func smoothLatency(old, sample time.Duration, failed bool) time.Duration {
+func SmoothLatency(old, sample time.Duration, failed bool) time.Duration {
 	switch {
 	case sample <= 0:
 		return old

@@ -3,11 +3,12 @@ package redisstore
 import (
 	"context"
 	"fmt"
-	"github.com/robotsmw/robotsmw/pace"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/robotsmw/robotsmw/pace"
 
 	"github.com/redis/go-redis/v9"
 
@@ -25,6 +26,8 @@ import (
 //	le   when the last response ended
 //	lat  the smoothed response time; 0 or absent when not known
 //	nl   the last lease's id
+//	fc   until when a request given back by a dead member claims the next
+//	     lease (see reserveScript's front)
 //
 // and a sorted set, f.politeKey("lease", "{host}"), of the leases in flight:
 // member the lease's id, score when it runs out. A lease whose member died
@@ -87,9 +90,15 @@ end
 // reserveScript: KEYS[1] the host's hash, KEYS[2] its leases; ARGV
 // floor_us, gap_us, latency factor, limit_us, in-flight, lease_us,
 // positioned, nolease, keep_ms, max_latency_gap_us, busy_poll_us,
-// min_busy_us, cut_keep_ms. Returns {reserved, lease, wait_us,
-// interval_us, paused_us, latency_us, in_flight}. See
+// min_busy_us, cut_keep_ms, front, claim_us. Returns {reserved, lease,
+// wait_us, interval_us, paused_us, latency_us, in_flight}. See
 // pace.Pacer.Reserve.
+//
+// With front ("1"), the request was given back by a dead member: it goes
+// before the host's schedule. It takes no position (as if positioned) and
+// gets the next lease the host's rules allow; until it does, it claims it
+// (fc) for claim_us from each ask, and other requests get no lease while
+// the claim holds.
 var reserveScript = redis.NewScript(luaNow + luaKeep + `
 local floor = tonumber(ARGV[1])
 local gap = tonumber(ARGV[2])
@@ -100,7 +109,10 @@ local ttl = tonumber(ARGV[6])
 local positioned = ARGV[7] == '1'
 local nolease = ARGV[8] == '1'
 local keep = tonumber(ARGV[9])
-local v = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'pu', 'ls', 'le', 'lat')
+local front = ARGV[14] == '1'
+if front then positioned = true end
+local v = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'pu', 'ls', 'le', 'lat', 'fc')
+local fc = tonumber(v[7]) or 0
 local tat = tonumber(v[1]) or now
 local cut = tonumber(v[2]) or 0
 local iv = math.max(cut, floor)
@@ -131,15 +143,21 @@ elseif pu > now then
 elseif nolease then
   return {1, 0, 0, iv, paused, lat, n}
 end
+local est = ls + lat + g - now
+if lat == 0 then est = math.max(iv, tonumber(ARGV[11])) end
+if front and (n >= maxf or math.max(ls + iv, le + g) > now) then
+  redis.call('HSET', KEYS[1], 'fc', now + tonumber(ARGV[15]))
+elseif not front and fc > now then
+  return {1, 0, math.max(math.min(est, fc - now), tonumber(ARGV[12])), iv, paused, lat, n}
+end
 if n >= maxf then
-  local est = ls + lat + g - now
-  if lat == 0 then est = math.max(iv, tonumber(ARGV[11])) end
   return {1, 0, math.max(est, tonumber(ARGV[12])), iv, paused, lat, n}
 end
 local free = math.max(ls + iv, le + g)
 if free > now then
   return {1, 0, free - now, iv, paused, lat, n}
 end
+if front then redis.call('HDEL', KEYS[1], 'fc') end
 local id = redis.call('HINCRBY', KEYS[1], 'nl', 1)
 redis.call('ZADD', KEYS[2], now + ttl, id)
 redis.call('PEXPIRE', KEYS[2], math.ceil(ttl / 1000) + keep)
@@ -149,8 +167,11 @@ return {1, id, 0, iv, paused, lat, n + 1}
 `)
 
 // leaseReleaseScript: KEYS[1] the host's hash, KEYS[2] its leases; ARGV lease,
-// latency_us, failed, unsent, floor_us, keep_ms, cut_keep_ms. Gives the
-// lease back, records the end and smooths the latency as
+// latency_us, failed, unsent, floor_us, keep_ms, cut_keep_ms, and
+// optionally ago_us: how long before the call the response ended (a
+// release sent with the member's next round trip; never before the end
+// already recorded). Gives the lease back, records the end and smooths
+// the latency as
 // pace.Memory does (a slowdown at once, a recovery a quarter of
 // the way per response, a failure never lowers it), and sets the TTL from
 // what the host still holds: a lease given back holds it no longer.
@@ -171,8 +192,9 @@ if ARGV[4] ~= '1' then
     elseif ARGV[3] ~= '1' then lat = lat - math.floor((lat - sample) / 4)
     end
   end
-  redis.call('HSET', KEYS[1], 'le', now, 'lat', lat)
-  le = now
+  local ended = now - math.max(tonumber(ARGV[8] or '0'), 0)
+  le = math.max(le, ended)
+  redis.call('HSET', KEYS[1], 'le', le, 'lat', lat)
 end
 local keep = tonumber(ARGV[6])
 if cut > 0 then keep = tonumber(ARGV[7]) end
@@ -315,13 +337,30 @@ func (p *pacer) slowFloor(floor time.Duration) time.Duration {
 
 // Reserve implements pace.Pacer: one EVALSHA.
 func (p *pacer) Reserve(ctx context.Context, host string, a pace.Ask) (pace.Slot, error) {
+	v, err := reserveScript.Run(ctx, p.f.client, p.key(host), p.reserveArgs(a, false)...).Result()
+	return p.reserved(ctx, host, a, v, err)
+}
+
+// frontClaim is how long a request given back by a dead member claims
+// its host's next lease from each of its asks (see reserveScript).
+const frontClaim = 3 * time.Second
+
+// reserveArgs returns reserveScript's ARGV for a; front for a request
+// given back by a dead member.
+func (p *pacer) reserveArgs(a pace.Ask, front bool) []any {
 	// A lease lasts no longer than a member's TTL unless renewed: the
 	// member renews it while its response runs (leaserenew.go).
 	ttl := min(leaseTTL(a.Lease), p.f.memberTTL())
-	v, err := reserveScript.Run(ctx, p.f.client, p.key(host),
-		us(a.Floor), us(a.Gap), strconv.FormatFloat(a.Latency, 'g', -1, 64), us(a.Limit), max(a.InFlight, 1),
+	return []any{us(a.Floor), us(a.Gap), strconv.FormatFloat(a.Latency, 'g', -1, 64), us(a.Limit), max(a.InFlight, 1),
 		us(ttl), flag(a.Positioned), flag(a.NoLease), p.f.pacerIdle().Milliseconds(),
-		us(pace.MaxLatencyGap), us(busyPoll), us(minBusyWait), p.f.pacerCutIdle().Milliseconds()).Result()
+		us(pace.MaxLatencyGap), us(busyPoll), us(minBusyWait), p.f.pacerCutIdle().Milliseconds(),
+		flag(front), us(frontClaim)}
+}
+
+// reserved returns the Slot of reserveScript's reply v (or error err) to
+// a.
+func (p *pacer) reserved(ctx context.Context, host string, a pace.Ask, v any, err error) (pace.Slot, error) {
+	ttl := min(leaseTTL(a.Lease), p.f.memberTTL())
 	p.f.seen(err)
 	if err != nil {
 		if isDown(err) && p.f.WhenDown == Slow {
@@ -373,9 +412,20 @@ func (p *pacer) Release(ctx context.Context, host string, r pace.Release) (pace.
 	if r.Lease != 0 {
 		p.unhold(host, r.Lease)
 	}
-	v, err := leaseReleaseScript.Run(ctx, p.f.client, p.key(host),
-		r.Lease, us(r.Latency), flag(r.Failed), flag(r.Unsent), us(r.Floor),
-		p.f.pacerIdle().Milliseconds(), p.f.pacerCutIdle().Milliseconds()).Result()
+	v, err := leaseReleaseScript.Run(ctx, p.f.client, p.key(host), p.releaseArgs(r, 0)...).Result()
+	return p.released(ctx, host, r, v, err)
+}
+
+// releaseArgs returns leaseReleaseScript's ARGV for r, whose response
+// ended ago before the call.
+func (p *pacer) releaseArgs(r pace.Release, ago time.Duration) []any {
+	return []any{r.Lease, us(r.Latency), flag(r.Failed), flag(r.Unsent), us(r.Floor),
+		p.f.pacerIdle().Milliseconds(), p.f.pacerCutIdle().Milliseconds(), us(ago)}
+}
+
+// released returns the Pace of leaseReleaseScript's reply v (or error
+// err) to r.
+func (p *pacer) released(ctx context.Context, host string, r pace.Release, v any, err error) (pace.State, error) {
 	p.f.seen(err)
 	if err != nil {
 		if isDown(err) && p.f.WhenDown == Slow {
@@ -509,11 +559,15 @@ func (p *pacer) close() {
 }
 
 // Attach makes g share the fleet's robots.txt records and per-host pacing:
-// it sets g.RobotsStore and g.Pacer. Call it before g's first request.
-// The collector's visited set and queue are set on the collector and the
+// it sets g.RobotsStore, and g.Pacer to the fleet's shared schedule with
+// what this member knows of it in front (see the package documentation's
+// round trips), so that the member's threads waiting for one host do not
+// each ask Redis again and again. Call it before g's first request. The
+// collector's visited set and queue are set on the collector and the
 // queue (Storage, Queue).
 func (f *Fleet) Attach(g *robotsmw.Guard) {
 	g.RobotsStore = f.Robots()
-	g.Pacer = f.Pacer()
-	f.guard.Store(g) // the frontier's host gap follows g.Rate
+	f.init()
+	g.Pacer = f.member
+	f.guard.Store(g) // issue 22: the frontier's host gap follows g.Rate
 }
