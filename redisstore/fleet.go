@@ -387,13 +387,9 @@ const (
 	retryMax = 5 * time.Second
 )
 
-// try runs fn once, and returns its error, wrapping ErrNotRedis if the
-// reply was not Redis's protocol.
-func (f *Fleet) try(ctx context.Context, fn func(ctx context.Context) error) error {
-	return f.tryAs(ctx, false, fn)
-}
-
-// tryAs is try; write says that a full Redis refuses fn (see seenWrite).
+// tryAs runs fn once, and returns its error, wrapping ErrNotRedis if the
+// reply was not Redis's protocol; write says that a full Redis refuses fn
+// (see seenWrite).
 func (f *Fleet) tryAs(ctx context.Context, write bool, fn func(ctx context.Context) error) error {
 	f.init()
 	err := fn(ctx)

@@ -186,12 +186,13 @@ func (s *Storage) Cookies(u *url.URL) string {
 	key := s.f.crawlKey("cookies")
 	var get *redis.StringCmd
 	var exists *redis.IntCmd
-	_, err := s.f.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	// Each command's own error is read below.
+	_, _ = s.f.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		get = p.HGet(ctx, key, u.Host)
 		exists = p.Exists(ctx, key)
 		return nil
 	})
-	c, err = get.Result()
+	c, err := get.Result()
 	s.f.seen(err)
 	switch {
 	case errors.Is(err, redis.Nil):
