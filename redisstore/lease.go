@@ -26,7 +26,10 @@ import (
 //
 // A member that was silent that long (stopped, or cut off) learns it at
 // its next renewal, and drops the requests it held then before sending
-// them: other members have them now.
+// them: other members have them now. Which those are, Redis says: a
+// request popped after the renewal that found the member gone (another
+// thread's pop, which renewed it first) is the member's, and is kept, or
+// no one would ever end it and the fleet would never be drained.
 
 // Outcomes counted in the shards' meta hashes.
 const (
@@ -129,7 +132,7 @@ func (f *Fleet) checkLease(r *colly.Request) {
 			return
 		}
 	}
-	if fr.stale(e) {
+	if fr.stale(e) && !fr.stillHeld(e) {
 		fr.forget(e)
 		r.Abort()
 	}

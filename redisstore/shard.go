@@ -661,6 +661,35 @@ func (fr *frontier) stale(entry string) bool {
 	return ok && l.gen < fr.gen.Load()
 }
 
+// stillHeld reports whether Redis has entry, which stale called stale, as
+// held by this member: popped after its registration was renewed, by a
+// pop whose reply came before the one that found the member gone. If so
+// it is this generation's again. If Redis cannot say, it is kept too:
+// sent twice at worst, rather than held for ever with no one to end it.
+func (fr *frontier) stillHeld(entry string) bool {
+	fr.mu.Lock()
+	l, ok := fr.held[entry]
+	fr.mu.Unlock()
+	if !ok {
+		return false
+	}
+	f := fr.f
+	ctx, cancel := context.WithTimeout(fr.ctx(), beatTimeout)
+	defer cancel()
+	_, err := f.client.ZScore(ctx, f.base(l.shard)+"hz:"+f.id, entry).Result()
+	f.seen(err)
+	if errors.Is(err, redis.Nil) {
+		return false
+	}
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	if l, ok := fr.held[entry]; ok {
+		l.gen = fr.gen.Load()
+		fr.held[entry] = l
+	}
+	return true
+}
+
 // heldEntries returns the requests the member holds.
 func (fr *frontier) heldEntries() []string {
 	fr.mu.Lock()
