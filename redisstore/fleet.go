@@ -161,6 +161,7 @@ type Fleet struct {
 	robots  *robotsStore
 	pacer   *pacer
 	member  *memberPacer // the Pacer Attach gives the Guard
+	stalls  stallWatch   // while Run runs
 	storage *Storage
 	queue   *Queue
 

@@ -33,7 +33,8 @@ import (
 //     ago the response ended, with the member's next round trip to Redis
 //     (the next request's lease, or a page's end and the next pop), or
 //     after releaseFlush at the latest: the host's gap runs from the end
-//     of the response, as if it had been sent at once.
+//     of the response, as if it had been sent at once. Its response time
+//     leaves out any stop of this process meanwhile (stallWatch).
 //
 // Politeness is kept by Redis either way: a lease is granted only by the
 // shared schedule's script, which checks the host's places, its spacing,
@@ -325,6 +326,8 @@ func (m *memberPacer) Release(ctx context.Context, host string, r pace.Release) 
 	v.busy = false
 	free := v.lastLease.Add(max(v.pace.Interval, r.Floor))
 	if !r.Unsent {
+		// A stop of this process is not the host's response time.
+		r.Latency = m.core.f.stalls.unstalled(r.Latency, now)
 		v.pace.Latency = pace.SmoothLatency(v.pace.Latency, r.Latency, r.Failed)
 		free = later(free, now.Add(pace.EndGap(v.ask.Gap, v.pace.Latency, v.ask.Latency)))
 	}
