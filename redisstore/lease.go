@@ -60,7 +60,7 @@ func (f *Fleet) watchEnds(c *colly.Collector) {
 			// Given back by a dead member: its lease, asked for next,
 			// goes before the host's schedule (see memberPacer.front).
 			r.Ctx.Put(ctxReturned, "2")
-			f.member.front(strings.TrimSuffix(strings.ToLower(r.URL.Hostname()), "."))
+			f.member.front(strings.TrimSuffix(strings.ToLower(r.URL.Hostname()), "."), r.URL.String())
 		}
 	})
 	c.OnRequestHeaders(func(r *colly.Request) { f.checkLease(r) })

@@ -35,6 +35,13 @@ import (
 //     after releaseFlush at the latest: the host's gap runs from the end
 //     of the response, as if it had been sent at once. Its response time
 //     leaves out any stop of this process meanwhile (stallWatch).
+//   - A request given back by a dead member (popped, see popped) asks
+//     for its own lease, before the schedule, and the host's other
+//     requests here wait for it. One that waits for a queue thread (all
+//     of them wait for the host) gets one: the next of the others to ask
+//     asks on its behalf (relay), and its thread is free once its
+//     request has been sent. A request the dead member had in flight goes
+//     before the other requests it held (see reserveScript).
 //
 // Politeness is kept by Redis either way: a lease is granted only by the
 // shared schedule's script, which checks the host's places, its spacing,
@@ -45,12 +52,14 @@ import (
 type memberPacer struct {
 	core *pacer
 
-	// mu guards hosts, rel, flushing and swept.
-	mu       sync.Mutex
-	hosts    map[string]*hostView
-	rel      []pendingRelease
-	flushing bool // a flush of rel is armed (releaseFlush)
-	swept    time.Time
+	// mu guards hosts, rel, flushing, swept, watchers and nextWatch.
+	mu        sync.Mutex
+	hosts     map[string]*hostView
+	rel       []pendingRelease
+	flushing  bool // a flush of rel is armed (releaseFlush)
+	swept     time.Time
+	watchers  map[int]func(string, pace.State)
+	nextWatch int
 }
 
 // releaseFlush bounds how long a lease given back waits for the member's
@@ -90,18 +99,45 @@ type hostView struct {
 	ask  pace.Ask
 	// lastLease is when this member was last granted a lease.
 	lastLease time.Time
-	// front counts the requests given back by a dead member that this
-	// member popped: the next of the host's asks here goes before the
-	// schedule.
-	front int
-	used  time.Time
+	// fronts are the requests given back by a dead member that this
+	// member popped, by URL: each asks for its own lease before the
+	// schedule, and while one waits for it (up to frontHold since it was
+	// popped or last asked), the host's other requests here wait too, so
+	// that none of them takes the lease it claims.
+	fronts map[string]*frontRequest
+	used   time.Time
+}
+
+// A frontRequest is a request given back by a dead member that this
+// member popped.
+type frontRequest struct {
+	at time.Time // when it was popped, or last asked
+	// until is when it (or a request on its behalf, relay) may ask
+	// again, as Redis last told it: its own answer, for the claims it
+	// waits for are its own.
+	until time.Time
+	// started says its colly callbacks run: it has a queue thread. Until
+	// then it waits for one, held by the colly queue's loop while every
+	// thread is busy (as a rule, waiting for the host): freed says one
+	// of the host's other requests here was granted a lease on its
+	// behalf (relay), so that its thread is free for it next.
+	started, freed bool
 }
 
 // A heldPosition is a position this member holds in a host's schedule.
 type heldPosition struct {
-	at    time.Time
-	front bool
+	at time.Time
 }
+
+// frontHold is how long a request given back by a dead member holds the
+// host's other requests here back after it was popped or last asked (it
+// was deferred, or dropped, if it does not ask again by then).
+const frontHold = frontClaim
+
+// frontStart is how long a request given back by a dead member may wait
+// for a queue thread before one of its host's other requests here asks
+// for its lease on its behalf (relay), to free its thread for it.
+const frontStart = 20 * time.Millisecond
 
 // A pendingRelease is a lease given back, not sent to Redis yet.
 type pendingRelease struct {
@@ -134,7 +170,7 @@ func (m *memberPacer) view(host string, now time.Time) *hostView {
 func (m *memberPacer) sweep(now time.Time) {
 	m.swept = now
 	for host, v := range m.hosts {
-		if v.asking == nil && v.ours == 0 && v.front == 0 && now.After(v.notBefore) &&
+		if v.asking == nil && v.ours == 0 && len(v.fronts) == 0 && now.After(v.notBefore) &&
 			(len(v.positions) == 0 || now.Sub(v.positions[len(v.positions)-1].at) > time.Minute) {
 			delete(m.hosts, host)
 		}
@@ -194,28 +230,43 @@ func (m *memberPacer) Reserve(ctx context.Context, host string, a pace.Ask) (pac
 				return pace.Slot{}, ctx.Err()
 			}
 		}
+		front := v.isFront(a)
+		var relay string // the URL this request asks for its lease on behalf of
+		held := !front && v.frontWaits(now)
+		if held {
+			relay = v.needsThread(now)
+			held = relay == ""
+		}
 		until := v.notBefore
-		if v.front > 0 {
-			until = v.freeAt
+		switch {
+		case front:
+			until = later(v.fronts[a.URL.String()].until, v.freeAt)
+		case relay != "":
+			until = later(v.fronts[relay].until, v.freeAt)
+		case held:
+			// A request given back by a dead member claims the lease:
+			// ask again once it may have it (a lease given back here
+			// wakes this one sooner).
+			until = later(until, now.Add(busyPoll))
 		}
 		if now.Before(until) && until.Sub(now) <= m.localMax(v) {
 			s := pace.Slot{Reserved: true, Wait: until.Sub(now), State: v.paceFor(a)}
-			if v.busy {
+			if v.busy || held {
 				s.InFlight = max(s.InFlight, places)
 			}
 			m.mu.Unlock()
 			return s, nil
 		}
-		// A request given back by a dead member goes first; the
-		// others use the positions this member took, as they come.
-		var positioned, front bool
-		if v.front > 0 {
-			v.front--
-			front = true
-		} else {
-			var pos heldPosition
-			pos, positioned = v.takeDue(now)
-			front = pos.front
+		// A request given back by a dead member asks for its own lease,
+		// before the schedule, and so does one that asks on behalf of one
+		// waiting for a queue thread (relay); the others use the
+		// positions this member took, as they come.
+		var positioned bool
+		switch {
+		case front:
+			v.fronts[a.URL.String()].at = now
+		case relay == "":
+			_, positioned = v.takeDue(now)
 		}
 		ch := make(chan struct{})
 		v.asking = ch
@@ -224,18 +275,71 @@ func (m *memberPacer) Reserve(ctx context.Context, host string, a pace.Ask) (pac
 
 		call := a
 		call.Positioned = positioned
-		s, err := m.reserve(ctx, host, call, front, rel)
+		s, err := m.reserve(ctx, host, call, front, relay, rel)
 
 		m.mu.Lock()
 		v.asking = nil
 		close(ch)
 		now = time.Now()
-		if err == nil {
-			m.learn(v, s, call, front, places, now)
+		if err == nil && s.Lease == 0 && (front || relay != "") {
+			// An answer for the request given back alone: the claims
+			// it waits for are not the host's.
+			u := relay
+			if front {
+				u = a.URL.String()
+			}
+			if fr := v.fronts[u]; fr != nil {
+				fr.until = now.Add(s.Wait)
+			}
+			v.pace = s.State
+		} else if err == nil {
+			m.learn(v, s, call, front || relay != "", places, now)
+			if s.Lease != 0 {
+				if front {
+					delete(v.fronts, a.URL.String())
+				} else if fr := v.fronts[relay]; fr != nil {
+					fr.freed = true // this request's thread goes to it next
+				}
+			}
 		}
 		m.mu.Unlock()
 		return s, err
 	}
+}
+
+// isFront reports whether a is the ask for its lease of a request given
+// back by a dead member that this member popped (see memberPacer.front).
+func (v *hostView) isFront(a pace.Ask) bool {
+	if len(v.fronts) == 0 || a.URL == nil || a.NoLease {
+		return false
+	}
+	_, ok := v.fronts[a.URL.String()]
+	return ok
+}
+
+// frontWaits reports whether a request given back by a dead member waits
+// for its lease here, and forgets those that stopped asking.
+func (v *hostView) frontWaits(now time.Time) bool {
+	for u, fr := range v.fronts {
+		if now.Sub(fr.at) > frontHold {
+			delete(v.fronts, u)
+		}
+	}
+	return len(v.fronts) > 0
+}
+
+// needsThread returns the URL of a request given back by a dead member
+// that has waited frontStart for a queue thread with none freed for it
+// yet, "" if none has. The caller, a request waiting for the host, asks
+// for its lease on its behalf (see reserveScript's relay): once that
+// request is sent and ends, its thread is free for it.
+func (v *hostView) needsThread(now time.Time) string {
+	for u, fr := range v.fronts {
+		if !fr.started && !fr.freed && now.Sub(fr.at) >= frontStart {
+			return u
+		}
+	}
+	return ""
 }
 
 // localMax is the longest wait told here rather than by Redis: a
@@ -276,8 +380,11 @@ func (m *memberPacer) learn(v *hostView, s pace.Slot, call pace.Ask, front bool,
 		v.freeAt = v.notBefore
 	case s.Reserved:
 		// A position taken now (call was not positioned) or kept: the
-		// request asks again with it once the wait is over.
-		v.keep(heldPosition{at: now.Add(s.Wait), front: front})
+		// request asks again with it once the wait is over. A request
+		// given back by a dead member holds none: it asks again itself.
+		if !front {
+			v.keep(heldPosition{at: now.Add(s.Wait)})
+		}
 		v.busy = s.InFlight >= places
 		v.notBefore = now.Add(s.Wait)
 		if call.Positioned || front || v.busy {
@@ -286,16 +393,18 @@ func (m *memberPacer) learn(v *hostView, s pace.Slot, call pace.Ask, front bool,
 	}
 }
 
-// reserve asks Redis for call, with the leases given back in rel before
-// it in one round trip.
-func (m *memberPacer) reserve(ctx context.Context, host string, a pace.Ask, front bool, rel []pendingRelease) (pace.Slot, error) {
+// reserve asks Redis for call (front, or on behalf of relay: see
+// reserveScript), with the leases given back in rel before it in one
+// round trip.
+func (m *memberPacer) reserve(ctx context.Context, host string, a pace.Ask, front bool, relay string, rel []pendingRelease) (pace.Slot, error) {
 	p := m.core
+	args := p.reserveArgs(a, front || relay != "", relay)
 	if len(rel) == 0 {
-		v, err := reserveScript.Run(ctx, p.f.client, p.key(host), p.reserveArgs(a, front)...).Result()
+		v, err := reserveScript.Run(ctx, p.f.client, p.key(host), args...).Result()
 		return p.reserved(ctx, host, a, v, err)
 	}
 	calls := m.releaseCalls(rel)
-	calls = append(calls, call{script: reserveScript, keys: p.key(host), args: p.reserveArgs(a, front)})
+	calls = append(calls, call{script: reserveScript, keys: p.key(host), args: args})
 	cmds, err := p.f.pipe(ctx, calls)
 	m.releasedAll(rel, cmds, err)
 	if len(cmds) != len(calls) || !answered(cmds[len(cmds)-1:]) {
@@ -441,24 +550,82 @@ func (m *memberPacer) Recover(ctx context.Context, host string, interval, floor 
 }
 
 // Watch implements pace.Pacer: a pause another member reports voids
-// this member's positions too.
+// this member's positions too. fn is also called with a zero State to
+// wake the requests waiting for a host (see memberPacer.popped).
 func (m *memberPacer) Watch(fn func(host string, pc pace.State)) (stop func()) {
-	return m.core.Watch(func(host string, pc pace.State) {
+	m.mu.Lock()
+	if m.watchers == nil {
+		m.watchers = map[int]func(string, pace.State){}
+	}
+	id := m.nextWatch
+	m.nextWatch++
+	m.watchers[id] = fn
+	m.mu.Unlock()
+	stopCore := m.core.Watch(func(host string, pc pace.State) {
 		if pc.Paused > 0 {
 			m.void(host)
 		}
 		fn(host, pc)
 	})
+	return func() {
+		stopCore()
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		delete(m.watchers, id)
+	}
 }
 
-// front records that a request to host given back by a dead member is
-// about to ask for its lease (its OnRequest ran): the next of the host's
-// requests here that holds no position, as a rule that one, goes before
-// the host's schedule.
-func (m *memberPacer) front(host string) {
+// wake has the requests waiting for host ask again, if the request to u
+// given back by a dead member still waits for a queue thread.
+func (m *memberPacer) wake(host, u string) {
+	m.mu.Lock()
+	v := m.hosts[host]
+	if v == nil || v.fronts[u] == nil || v.fronts[u].started {
+		m.mu.Unlock()
+		return
+	}
+	fns := make([]func(string, pace.State), 0, len(m.watchers))
+	for _, fn := range m.watchers {
+		fns = append(fns, fn)
+	}
+	m.mu.Unlock()
+	for _, fn := range fns {
+		fn(host, pace.State{})
+	}
+}
+
+// popped records that this member popped the request to u given back by
+// a dead member: it goes before the host's schedule, and the host's other
+// requests here wait for it. If it finds no queue thread within
+// frontStart (every one waits for the host), they are woken, and the
+// first to ask gives its thread up for it.
+func (m *memberPacer) popped(host, u string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.view(host, time.Now()).front++
+	now := time.Now()
+	v := m.view(host, now)
+	if v.fronts == nil {
+		v.fronts = map[string]*frontRequest{}
+	}
+	v.fronts[u] = &frontRequest{at: now}
+	time.AfterFunc(frontStart, func() { m.wake(host, u) })
+}
+
+// front records that the request to u given back by a dead member is
+// about to ask for its lease: its OnRequest ran (see popped).
+func (m *memberPacer) front(host, u string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := time.Now()
+	v := m.view(host, now)
+	if v.fronts == nil {
+		v.fronts = map[string]*frontRequest{}
+	}
+	if fr := v.fronts[u]; fr != nil {
+		fr.at, fr.started = now, true
+	} else {
+		v.fronts[u] = &frontRequest{at: now, started: true}
+	}
 }
 
 // close sends the leases given back that wait.

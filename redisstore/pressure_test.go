@@ -275,13 +275,10 @@ func TestFleetRedisFullPauses(t *testing.T) {
 // Three member processes crawl one host whose pages take 300 ms, one
 // request in flight fleet-wide; one member is killed (SIGKILL) while the
 // server works on one of its pages. Judged at the server: that page is
-// fetched again, while the others are still busy with the queue. How soon
-// (the aim: within two member TTLs) and whether before the other requests
-// the killed member held is measured and logged, not asserted: the
-// give-back follows the order the member popped its requests, which is
-// the in-flight one first as a rule, not by construction, and a surviving
-// member takes it when one of its queue threads is free (see
-// docs/fleet.md).
+// fetched again within two member TTLs of the kill, while the others are
+// still busy with the queue, and before any other request the killed
+// member held (see docs/fleet.md), every time, the surviving members'
+// queue threads all waiting for the host.
 func TestFleetKilledMemberInFlightFirst(t *testing.T) {
 	const runs = 3
 	var delays []time.Duration
@@ -401,14 +398,14 @@ func killInFlight(t *testing.T, run int) time.Duration {
 	}
 	d := again.Sub(killed)
 	if d > 2*ttl {
-		t.Logf("run %d: %s, in flight when its member was killed, fetched again %v after the kill, later than two member TTLs (%v)", run, inFlight, d, 2*ttl)
+		t.Errorf("run %d: %s, in flight when its member was killed, fetched again %v after the kill, later than two member TTLs (%v)", run, inFlight, d, 2*ttl)
 	}
 	if !again.Before(end) {
 		t.Errorf("run %d: %s fetched again as the crawl ended, want while it was busy", run, inFlight)
 	}
 	for _, p := range others {
 		if at, ok := first[p]; ok && at.Before(again) {
-			t.Logf("run %d: %s, held by the killed member, fetched %v after the kill, before %s, its page in flight (%v)", run, p, at.Sub(killed), inFlight, d)
+			t.Errorf("run %d: %s, held by the killed member, fetched %v after the kill, before %s, its page in flight (%v)", run, p, at.Sub(killed), inFlight, d)
 		}
 	}
 	t.Logf("run %d: %s in flight at the kill, fetched again after %v; the member's %d other requests %v; the crawl ended %v after the kill", run, inFlight, d, len(others), others, end.Sub(killed))

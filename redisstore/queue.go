@@ -345,6 +345,13 @@ func (f *Fleet) decode(entry string, returned bool) ([]byte, error) {
 		return nil, err
 	}
 	f.front.hold(entry, f.shardOf(host), f.requestID(s.URL, s.Body))
+	if returned {
+		// It goes first at its host's gate (see memberPacer.popped), under
+		// the URL colly will parse from it.
+		if u, err := url.Parse(s.URL); err == nil {
+			f.member.popped(strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), u.String())
+		}
+	}
 	return b, nil
 }
 
