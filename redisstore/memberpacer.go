@@ -64,7 +64,7 @@ type memberPacer struct {
 
 // releaseFlush bounds how long a lease given back waits for the member's
 // next round trip before it is sent on its own.
-const releaseFlush = 20 * time.Millisecond
+const releaseFlush = 50 * time.Millisecond
 
 // positionDue is how early a position kept here counts as come: a
 // request woken at its position is a little early or late.

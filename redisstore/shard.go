@@ -62,7 +62,7 @@ type frontier struct {
 
 // commitFlush bounds how long a page's end and links wait for the
 // member's next pop before they are sent on their own.
-const commitFlush = 30 * time.Millisecond
+const commitFlush = 50 * time.Millisecond
 
 // flushSoon makes sure the ends and links waiting are sent within
 // commitFlush: with the next pop, which carries them, or on their own,
