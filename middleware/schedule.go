@@ -38,6 +38,7 @@ func (g *Guard) watch(p pace.Pacer) {
 		if h := g.hosts.lookup(name); h != nil {
 			h.mu.Lock()
 			h.apply(g.clock().UnixNano(), pc, h.base)
+			h.notify() // the waiters ask again (see pace.Pacer.Watch)
 			h.mu.Unlock()
 		}
 	})
@@ -158,6 +159,7 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			// one rather than together at its end.
 		}
 		a := g.ask(h, horizon)
+		a.URL = u
 		jitter := g.Jitter > 0 && !positioned
 		a.Positioned, a.NoLease = positioned, !lease || jitter
 		var s pace.Slot

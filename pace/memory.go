@@ -272,7 +272,7 @@ func (m *Memory) ReleaseHint(host string, r Release, hint *Hint, now time.Time) 
 	}
 	if !r.Unsent {
 		p.lastEnd = maxTime(p.lastEnd, now)
-		p.latency = smoothLatency(p.latency, r.Latency, r.Failed)
+		p.latency = SmoothLatency(p.latency, r.Latency, r.Failed)
 	}
 	return p.state(now, r.Floor), nil
 }

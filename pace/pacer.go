@@ -3,6 +3,7 @@ package pace
 import (
 	"context"
 	"errors"
+	"net/url"
 	"time"
 )
 
@@ -92,8 +93,10 @@ type Pacer interface {
 
 	// Watch calls fn whenever a member's Strike changes a host's pause or
 	// interval, so that requests already waiting for a slot learn of it at
-	// once. fn may be called concurrently and must not block. stop ends
-	// the calls.
+	// once. A Pacer may also call fn, with a zero State, to have the
+	// requests waiting for the host ask it again (package redisstore does
+	// when a request that a dead member held is to go first). fn may be
+	// called concurrently and must not block. stop ends the calls.
 	Watch(fn func(host string, p State)) (stop func())
 }
 
@@ -125,6 +128,11 @@ type Ask struct {
 	// its position, its gate the lease, once no later callback of the
 	// user can abort it).
 	NoLease bool
+	// URL, if set, is the request's URL, for a Pacer that tells a
+	// host's requests apart (package redisstore lets a request that a
+	// dead member had in flight go first); a Pacer may ignore it, and
+	// must not change it. The Guard sets it.
+	URL *url.URL
 }
 
 // A Release gives a lease back (see Pacer.Release).
@@ -235,14 +243,14 @@ func EndGap(gap, latency time.Duration, factor float64) time.Duration {
 	return max(gap, min(time.Duration(float64(latency)*factor), MaxLatencyGap))
 }
 
-// smoothLatency returns the smoothed response time after a response that
+// SmoothLatency returns the smoothed response time after a response that
 // took sample. A slower response raises it to its own time at once (a
 // host that slows down is eased off from its very next request); faster
 // ones lower it by a quarter of the difference each, an exponentially
 // weighted mean as in TCP's RTT estimate and Scrapy's AutoThrottle, so a
 // host recovers over a few responses. A failed response never lowers it
 // (AutoThrottle: error responses never shorten the delay).
-func smoothLatency(old, sample time.Duration, failed bool) time.Duration {
+func SmoothLatency(old, sample time.Duration, failed bool) time.Duration {
 	switch {
 	case sample <= 0:
 		return old

@@ -45,6 +45,12 @@ func (c *commandCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 				name = "commit"
 			case stepScript.Hash():
 				name = "step"
+			case leaseReleaseScript.Hash():
+				name = "release"
+			case renewScript.Hash():
+				name = "renew"
+			case deferScript.Hash():
+				name = "defer"
 			}
 		}
 		c.mu.Lock()

@@ -39,13 +39,16 @@
 //     into shards of hosts, each shard in one Redis Cluster slot. A
 //     request is queued once per crawl: the script that pushes it checks
 //     and records its id (colly's) in the same step, and a page's links go
-//     in one round trip with the page's end. A member pops the front
+//     in one round trip with the page's end, which goes with the member's
+//     next pop. A member pops the front
 //     request of a host that may go now, so a paused or slow host's
 //     requests wait in its queue instead of cycling through the others.
 //     A popped request is held under a lease that the member's heartbeat
 //     renews; when the member dies, any other member's next pop or
-//     heartbeat gives it back, to the front of its host's queue, within
-//     two TTLs. [Fleet.Run] returns once nothing is queued or held.
+//     heartbeat gives it back, to the front of its host's queue (the one
+//     it popped first in front), within two TTLs, and the member that pops
+//     it lets it go before the host's schedule: it claims the host's next
+//     lease. [Fleet.Run] returns once nothing is queued or held.
 //   - the crawl's identity: every script checks the crawl's epoch, so a
 //     member whose crawl vanished from Redis (a restart without
 //     persistence) or was replaced stops with a [*CrawlLostError] rather
@@ -53,24 +56,34 @@
 //   - the crawl's counts ([Fleet.Stats]): queued, in flight per host,
 //     fetched, blocked, given up, deferred, duplicates, given back.
 //
-// Redis round trips per page fetched from the shared queue: one to pop
-// it, one for the Guard's slot, and one for its end with all its links
-// (one script per shard concerned, in one pipeline); none for colly's
-// visited check (the request was deduplicated when queued), none for
-// QueueSize, and none for robots.txt while its record is fresh.
-//
+// Redis round trips per page fetched from the shared queue, as the wire
+// sees them (a pipeline is one): about two. One pops the page, carrying
+// the ends and links of the pages done since and the leases given back;
+// one takes the page's place in its host's schedule and its lease at once
+// when the host is free. [Fleet.Attach] puts what the member knows of each
+// host in front of the shared schedule: the member's threads waiting for
+// one host do not each ask Redis again and again, but wait for one answer
+// and for the leases given back in the member, which go to Redis with its
+// next round trip (the response's end counted from when it ended). None
+// for colly's visited check (the request was deduplicated when queued),
+// none for QueueSize, and none for robots.txt while its record is fresh.
+// Measured by TestRoundTripsPerPage: 2.4 a page on one busy host (4
+// threads), 2.8 on 1,000 hosts of 6 pages (robots.txt included).
+
 // A server that does not speak Redis's protocol ends every call with an
 // error wrapping [ErrNotRedis] at once; Run's ctx ends any wait for Redis.
 // [Fleet].Politeness lets crawls with separate frontiers pace each host
 // once, together.
 //
-// When Redis cannot be reached, nothing runs at full speed and nothing is
-// lost: with [Pause] (the default) requests are deferred and sent again
+// When Redis cannot be reached, or is full (it refuses writes with OOM:
+// maxmemory under the noeviction policy), nothing runs at full speed and
+// nothing is lost: with [Pause] (the default) requests are deferred and sent again
 // once it answers; with [Slow] each member paces each host alone at its
 // interval times the number of members. The queue and the visited set
 // wait for Redis in either mode, and a call tried again after a lost
 // reply keeps its effect exactly once. [Fleet].OnDown tells when Redis
-// stops and starts answering.
+// stops and starts answering (or taking writes: [ErrFull]), and
+// [Fleet].Logger logs it at warning, for a full Redis with what to do.
 //
 // All keys start with the prefix (robots.txt and pacing with the
 // politeness namespace); keys of one host or origin share a hash tag, and

@@ -75,15 +75,21 @@ type Fleet struct {
 	// none was seen.
 	SlowFactor int
 
-	// OnDown, if set, is called when Redis stops answering, with the
-	// error, and with nil once it answers again. It must not block.
+	// OnDown, if set, is called when Redis stops answering, or is full
+	// (it refuses writes with OOM: maxmemory under the noeviction
+	// policy; the error then wraps ErrFull), with the error, and with nil once it answers (takes writes)
+	// again. A full Redis is an outage like any other: the fleet pauses
+	// (WhenDown) and resumes once writes succeed, losing nothing. It
+	// must not block.
 	OnDown func(err error)
 
 	// Logger, if set, is told when Redis stops answering ("redis
 	// unreachable", Warn: member, mode, error) and answers again ("redis
-	// reachable", Info: member), and when Run finds the fleet drained
-	// ("fleet drained", Info: member). Give the Guard the same Logger for
-	// its own events. If nil, nothing is logged.
+	// reachable", Info: member), when it is full ("redis full", Warn:
+	// member, mode, error and what to do) and takes writes again ("redis
+	// takes writes again", Info: member), and when Run finds the fleet
+	// drained ("fleet drained", Info: member). Give the Guard the same
+	// Logger for its own events. If nil, nothing is logged.
 	Logger *slog.Logger
 
 	// MaxLocal is the number of robots.txt records kept in memory in front
@@ -137,8 +143,11 @@ type Fleet struct {
 	closed   chan struct{}
 	closeMu  sync.Mutex // guards closing of closed
 
-	// down is set while Redis is known to be unreachable.
+	// down is set while Redis is known to be unreachable, or full; full
+	// is set while it is full (it refuses writes: maxmemory with
+	// noeviction), and only a write that succeeds clears it.
 	down    atomic.Bool
+	full    atomic.Bool
 	members atomic.Int64 // members Run saw last; 0 if none
 
 	urls whatwg.Parser // colly's URL parser, for request ids
@@ -151,6 +160,8 @@ type Fleet struct {
 
 	robots  *robotsStore
 	pacer   *pacer
+	member  *memberPacer // the Pacer Attach gives the Guard
+	stalls  stallWatch   // while Run runs
 	storage *Storage
 	queue   *Queue
 
@@ -173,6 +184,7 @@ func (f *Fleet) init() {
 		f.urls = whatwg.NewParser(whatwg.WithPercentEncodeSinglePercentSign())
 		f.robots = newRobotsStore(f)
 		f.pacer = newPacer(f)
+		f.member = newMemberPacer(f.pacer)
 		f.storage = &Storage{f: f}
 		f.queue = &Queue{f: f}
 		f.front.init(f)
@@ -197,6 +209,7 @@ func (f *Fleet) Close() error {
 	default:
 		close(f.closed)
 	}
+	f.member.close()
 	f.pacer.close()
 	return nil
 }
@@ -270,7 +283,8 @@ func isProtocol(err error) bool {
 }
 
 // isDown reports whether err means that Redis could not be reached or
-// cannot serve now, rather than that it answered.
+// cannot serve now (it is full, among others), rather than that it
+// answered.
 func isDown(err error) bool {
 	if err == nil || errors.Is(err, redis.Nil) || isProtocol(err) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -278,7 +292,7 @@ func isDown(err error) bool {
 	}
 	var re redis.Error
 	if errors.As(err, &re) {
-		for _, p := range []string{"LOADING", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN", "READONLY", "BUSY"} {
+		for _, p := range []string{"LOADING", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN", "READONLY", "BUSY", "OOM"} {
 			if strings.HasPrefix(re.Error(), p) {
 				return true
 			}
@@ -288,15 +302,57 @@ func isDown(err error) bool {
 	return true
 }
 
-// seen records the outcome of a Redis call: it tells OnDown when Redis
-// stops or starts answering.
-func (f *Fleet) seen(err error) {
+// isFull reports whether err is Redis refusing a write because it used
+// up its maxmemory (under the noeviction policy).
+func isFull(err error) bool {
+	var re redis.Error
+	return errors.As(err, &re) && strings.HasPrefix(re.Error(), "OOM")
+}
+
+// ErrFull is wrapped, with Redis's own error, by the error OnDown is
+// given when Redis is full: it refuses writes (OOM) because it reached
+// its maxmemory under the noeviction policy. The fleet pauses as for an
+// outage, and resumes once writes succeed.
+var ErrFull = errors.New("redisstore: Redis is full (maxmemory)")
+
+// fullHint tells the operator of a full Redis what to do.
+const fullHint = "Redis refuses writes: it reached maxmemory under the noeviction policy; the fleet pauses, losing nothing, and resumes once writes succeed: raise maxmemory (CONFIG SET maxmemory), free memory, or give the crawl a Redis of its own"
+
+// seen records the outcome of a Redis call that reads: it tells OnDown
+// when Redis stops or starts answering. A read that succeeds while Redis
+// is full says nothing of writes: the fleet stays paused.
+func (f *Fleet) seen(err error) { f.seenCall(err, false) }
+
+// seenWrite is seen for a call that a full Redis refuses: one whose first
+// write adds data (Redis refuses a script on a full server only at its
+// first write, and only if that write adds data: a script that starts by
+// deleting runs to its end). One that succeeds ends the pause for a full
+// Redis.
+func (f *Fleet) seenWrite(err error) { f.seenCall(err, true) }
+
+func (f *Fleet) seenCall(err error, write bool) {
 	switch {
+	case isFull(err):
+		if !f.full.Swap(true) {
+			f.down.Store(true)
+			f.log(slog.LevelWarn, "redis full", slog.String("mode", f.WhenDown.String()), slog.String("error", err.Error()), slog.String("do", fullHint))
+			if f.OnDown != nil {
+				f.OnDown(fmt.Errorf("%w: %w", ErrFull, err))
+			}
+		}
 	case isDown(err):
 		if !f.down.Swap(true) {
 			f.log(slog.LevelWarn, "redis unreachable", slog.String("mode", f.WhenDown.String()), slog.String("error", err.Error()))
 			if f.OnDown != nil {
 				f.OnDown(err)
+			}
+		}
+	case f.full.Load():
+		if write && err == nil && f.full.Swap(false) {
+			f.down.Store(false)
+			f.log(slog.LevelInfo, "redis takes writes again")
+			if f.OnDown != nil {
+				f.OnDown(nil)
 			}
 		}
 	case f.down.Load():
@@ -332,12 +388,13 @@ const (
 	retryMax = 5 * time.Second
 )
 
-// try runs fn once, and returns its error, wrapping ErrNotRedis if the
-// reply was not Redis's protocol.
-func (f *Fleet) try(ctx context.Context, fn func(ctx context.Context) error) error {
+// tryAs runs fn once, and returns its error, wrapping ErrNotRedis if the
+// reply was not Redis's protocol; write says that a full Redis refuses fn
+// (see seenWrite).
+func (f *Fleet) tryAs(ctx context.Context, write bool, fn func(ctx context.Context) error) error {
 	f.init()
 	err := fn(ctx)
-	f.seen(err)
+	f.seenCall(err, write)
 	if isProtocol(err) {
 		return fmt.Errorf("%w: %w", ErrNotRedis, err)
 	}
@@ -350,11 +407,17 @@ func (f *Fleet) try(ctx context.Context, fn func(ctx context.Context) error) err
 // ctx's error when ctx ends. A reply that is not Redis's protocol ends
 // it at once with an error wrapping ErrNotRedis.
 func (f *Fleet) wait(ctx context.Context, fn func(ctx context.Context) error) error {
+	return f.waitAs(ctx, false, fn)
+}
+
+// waitAs is wait; write says that a full Redis refuses fn (see
+// seenWrite).
+func (f *Fleet) waitAs(ctx context.Context, write bool, fn func(ctx context.Context) error) error {
 	f.init()
 	d := retryMin
 	for {
 		err := fn(ctx)
-		f.seen(err)
+		f.seenCall(err, write)
 		if isProtocol(err) {
 			return fmt.Errorf("%w: %w", ErrNotRedis, err)
 		}

@@ -28,7 +28,10 @@ import (
 //	                 each stays a small listpack (about 12 bytes an id)
 //	base.."m"        sorted set of members, scored by the deadline (ms) of
 //	                 their leases: the last heartbeat plus the TTL
-//	base.."h:"..M    set of the requests member M holds ("HOST\nITEM")
+//	base.."hz:"..M   sorted set of the requests member M holds
+//	                 ("HOST\nITEM"), scored by when (ms) it popped them
+//	                 (base.."h:"..M, a set, before: still read, so that a
+//	                 member of the version before can be given back)
 //	base.."f"        hash: requests in flight per host
 //
 // Every script starts by checking the crawl's epoch (luaEpoch): a shard
@@ -57,17 +60,27 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
 
 // luaGiveBack defines giveBack(member): it puts the requests the member
-// holds back at the front of their hosts' queues, ready at once, removes
-// the member, and returns how many it gave back. It needs base and now.
+// holds back at the front of their hosts' queues, ready at once, the one
+// it popped first (its request in flight, as a rule: a member's requests
+// to a host take their places in the host's schedule in the order it pops
+// them) in front, removes the member, and returns how many it gave back.
+// Each goes back marked (a "!" before its item) so that the member that
+// pops it lets it go before the host's schedule (see popScript). It needs
+// base and now.
 const luaGiveBack = `
 local function giveBack(m)
-	local hk = base .. 'h:' .. m
+	local hk = base .. 'hz:' .. m
 	local back = 0
-	for _, e in ipairs(redis.call('SMEMBERS', hk)) do
+	local held = redis.call('SMEMBERS', base .. 'h:' .. m)
+	local byTime = redis.call('ZRANGE', hk, 0, -1)
+	for i = #byTime, 1, -1 do
+		held[#held + 1] = byTime[i]
+	end
+	for _, e in ipairs(held) do
 		local nl = string.find(e, '\n', 1, true)
 		local host = string.sub(e, 1, nl - 1)
 		local item = string.sub(e, nl + 1)
-		redis.call('LPUSH', base .. 'q:' .. host .. ':' .. string.sub(item, 1, 1), item)
+		redis.call('LPUSH', base .. 'q:' .. host .. ':' .. string.sub(item, 1, 1), '!' .. item)
 		redis.call('HINCRBY', base .. 'n', host, 1)
 		redis.call('ZADD', base .. 'ready', 'LT', now, host)
 		if redis.call('HINCRBY', base .. 'f', host, -1) <= 0 then
@@ -75,7 +88,7 @@ local function giveBack(m)
 		end
 		back = back + 1
 	end
-	redis.call('DEL', hk)
+	redis.call('DEL', hk, base .. 'h:' .. m)
 	redis.call('ZREM', base .. 'm', m)
 	redis.call('HDEL', KEYS[1], 'pop:' .. m)
 	if back > 0 then
@@ -148,8 +161,9 @@ return redis.call('HMGET', KEYS[1], 'epoch', 'shards')
 // (ms) before the popped host may go again, ARGV[8] the keep ms. Of the
 // hosts whose ready time is past (the 16 earliest), it pops the front
 // request of the one whose best request has the highest priority (ties:
-// the earliest ready), holds it for the member (base.."h:"..member) and returns {1,
-// "HOST\nITEM", pending, 0, gone}; {0, "", pending, wait, gone} if no
+// the earliest ready), holds it for the member (base.."hz:"..member) and
+// returns {1, "HOST\nITEM", pending, 0, gone, returned} (returned: 1 for a
+// request a dead member gave back); {0, "", pending, wait, gone} if no
 // host may go now; {2, ...} to ask again. A call tried again because its
 // reply was lost gets the same request.
 var popScript = redis.NewScript(luaEpoch + luaGiveBack + luaTend + `
@@ -185,6 +199,10 @@ for lv = 0, 15 do
 		break
 	end
 end
+local returned = 0
+if item and string.sub(item, 1, 1) == '!' then
+	item, returned = string.sub(item, 2), 1
+end
 if not item then
 	redis.call('ZREM', base .. 'ready', host)
 	redis.call('HDEL', base .. 'n', host)
@@ -197,14 +215,14 @@ else
 	redis.call('ZADD', base .. 'ready', now + tonumber(ARGV[7]), host)
 end
 local e = host .. '\n' .. item
-local hk = base .. 'h:' .. me
-redis.call('SADD', hk, e)
+local hk = base .. 'hz:' .. me
+redis.call('ZADD', hk, now, e)
 redis.call('PEXPIRE', hk, ARGV[8])
 redis.call('HINCRBY', base .. 'f', host, 1)
 redis.call('PEXPIRE', base .. 'f', ARGV[8])
 pending = redis.call('HINCRBY', KEYS[1], 'pending', -1)
 redis.call('HSET', KEYS[1], 'pop:' .. me, token .. e)
-return {1, e, pending, 0, gone}
+return {1, e, pending, 0, gone, returned}
 `)
 
 // stepScript: luaEpoch, luaTend. Returns {pending, held, wait, gone,
@@ -230,7 +248,10 @@ var commitScript = redis.NewScript(luaEpoch + `
 local me, keep, limit = ARGV[3], ARGV[4], tonumber(ARGV[5])
 local acked = 0
 if ARGV[6] ~= '' then
-	acked = redis.call('SREM', base .. 'h:' .. me, ARGV[6])
+	acked = redis.call('ZREM', base .. 'hz:' .. me, ARGV[6])
+	if acked == 0 then
+		acked = redis.call('SREM', base .. 'h:' .. me, ARGV[6])
+	end
 	if acked == 1 then
 		local host = string.sub(ARGV[6], 1, string.find(ARGV[6], '\n', 1, true) - 1)
 		if redis.call('HINCRBY', base .. 'f', host, -1) <= 0 then
@@ -318,7 +339,7 @@ for _, host in ipairs(redis.call('HKEYS', base .. 'n')) do
 	end
 end
 for _, m in ipairs(redis.call('ZRANGE', base .. 'm', 0, -1)) do
-	redis.call('DEL', base .. 'h:' .. m)
+	redis.call('DEL', base .. 'h:' .. m, base .. 'hz:' .. m)
 end
 for b = 0, tonumber(ARGV[2]) - 1 do
 	redis.call('DEL', base .. 's:' .. b)

@@ -26,6 +26,14 @@ import (
 // pages), so every page is reachable from p0 and the last pages' links
 // are duplicates. Each page answers after delay.
 func linkWeb(b testing.TB, pages, hosts, links int, delay time.Duration) http.RoundTripper {
+	s := newLinkWeb(b, pages, hosts, links, delay)
+	tr := loopback(strings.TrimPrefix(s.URL, "http://"))
+	b.Cleanup(tr.CloseIdleConnections)
+	return tr
+}
+
+// newLinkWeb is the server of linkWeb, closed when the test ends.
+func newLinkWeb(b testing.TB, pages, hosts, links int, delay time.Duration) *httptest.Server {
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
@@ -44,9 +52,7 @@ func linkWeb(b testing.TB, pages, hosts, links int, delay time.Duration) http.Ro
 		fmt.Fprint(w, sb.String())
 	}))
 	b.Cleanup(s.Close)
-	tr := loopback(strings.TrimPrefix(s.URL, "http://"))
-	b.Cleanup(tr.CloseIdleConnections)
-	return tr
+	return s
 }
 
 // crawlWeb is one member crawling a linkWeb from the shared queue: a

@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -15,16 +16,20 @@ import (
 // good, or it was blocked. The end goes in one round trip with the links
 // the page added (commit), so a page's links are in Redis before its end
 // is: a member that dies before that has its page fetched again, links
-// and all. From a colly callback it is tried once; while Redis cannot be
-// reached it waits in memory for the next commit (the next page's end,
-// the heartbeat, Run's loop), so no colly thread waits for Redis. The member's heartbeat renews its deadline on
+// and all. It goes with the member's next pop, or on its own within
+// commitFlush, tried once; while Redis cannot be reached (or is full) it
+// waits in memory for the next commit (the next pop, the heartbeat, Run's
+// loop), so no colly thread waits for Redis. The member's heartbeat renews its deadline on
 // every shard; once the deadline passes, any member's next pop or
 // heartbeat gives the requests back, to the front of their hosts'
 // queues: within a TTL of the last heartbeat, two TTLs at most.
 //
 // A member that was silent that long (stopped, or cut off) learns it at
 // its next renewal, and drops the requests it held then before sending
-// them: other members have them now.
+// them: other members have them now. Which those are, Redis says: a
+// request popped after the renewal that found the member gone (another
+// thread's pop, which renewed it first) is the member's, and is kept, or
+// no one would ever end it and the fleet would never be drained.
 
 // Outcomes counted in the shards' meta hashes.
 const (
@@ -49,7 +54,15 @@ func (f *Fleet) watchEnds(c *colly.Collector) {
 	// Before the Guard's checks and after its gate (the wait for the
 	// host's slot, in OnRequestHeaders), so that a request that slept
 	// through a stop of the process is not sent once others have it.
-	c.OnRequest(func(r *colly.Request) { f.checkLease(r) })
+	c.OnRequest(func(r *colly.Request) {
+		f.checkLease(r)
+		if !r.IsAbort() && r.Ctx.Get(ctxReturned) == "1" {
+			// Given back by a dead member: its lease, asked for next,
+			// goes before the host's schedule (see memberPacer.front).
+			r.Ctx.Put(ctxReturned, "2")
+			f.member.front(strings.TrimSuffix(strings.ToLower(r.URL.Hostname()), "."), r.URL.String())
+		}
+	})
 	c.OnRequestHeaders(func(r *colly.Request) { f.checkLease(r) })
 	c.OnScraped(func(r *colly.Response) { f.end(r.Request, outFetched) })
 	c.OnError(func(r *colly.Response, err error) {
@@ -80,12 +93,12 @@ func leaseOf(r *colly.Request) string {
 	return r.Ctx.Get(ctxLease)
 }
 
-// end ends r's lease with outcome, and pushes the links waiting.
+// end ends r's lease with outcome: the end, with the links the page
+// added, goes with the member's next pop, in the same round trip, or
+// after commitFlush at the latest.
 func (f *Fleet) end(r *colly.Request, outcome string) {
 	if e := leaseOf(r); e != "" && f.front.end(e, outcome) {
-		// One try: while Redis cannot be reached, the end and the links
-		// wait for the next commit (the next page's end, or Run's).
-		_ = f.front.commit(f.front.ctx(), true)
+		f.front.flushSoon()
 	}
 }
 
@@ -119,7 +132,7 @@ func (f *Fleet) checkLease(r *colly.Request) {
 			return
 		}
 	}
-	if fr.stale(e) {
+	if fr.stale(e) && !fr.stillHeld(e) {
 		fr.forget(e)
 		r.Abort()
 	}

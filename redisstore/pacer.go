@@ -3,11 +3,12 @@ package redisstore
 import (
 	"context"
 	"fmt"
-	"github.com/robotsmw/robotsmw/pace"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/robotsmw/robotsmw/pace"
 
 	"github.com/redis/go-redis/v9"
 
@@ -25,6 +26,13 @@ import (
 //	le   when the last response ended
 //	lat  the smoothed response time; 0 or absent when not known
 //	nl   the last lease's id
+//	fc   until when a request given back by a dead member claims the next
+//	     lease (see reserveScript's front)
+//	u:ID the URL of the request lease ID was granted to, while it is held
+//	dl   the URLs (one a line) of the requests whose leases ran out
+//	     unreturned: in flight when their member died; fd until when
+//	     they go before the others given back, da until when one that
+//	     asked claims the host's next lease (see reserveScript's front)
 //
 // and a sorted set, f.politeKey("lease", "{host}"), of the leases in flight:
 // member the lease's id, score when it runs out. A lease whose member died
@@ -87,9 +95,37 @@ end
 // reserveScript: KEYS[1] the host's hash, KEYS[2] its leases; ARGV
 // floor_us, gap_us, latency factor, limit_us, in-flight, lease_us,
 // positioned, nolease, keep_ms, max_latency_gap_us, busy_poll_us,
-// min_busy_us, cut_keep_ms. Returns {reserved, lease, wait_us,
-// interval_us, paused_us, latency_us, in_flight}. See
-// pace.Pacer.Reserve.
+// min_busy_us, cut_keep_ms, front, claim_us, url, dead_claim_us, relay.
+// Returns {reserved, lease, wait_us, interval_us, paused_us, latency_us,
+// in_flight}. See pace.Pacer.Reserve.
+//
+// A lease is granted with the request's URL (u:ID), if known, until it is
+// given back. A lease that runs out instead was held by a member that
+// died with its request in flight: the URL goes to dl, and for
+// dead_claim_us that request claims the host's next lease, before any
+// other (fd).
+//
+// With front ("1"), the request was given back by a dead member: it goes
+// before the host's schedule. It takes no position (as if positioned) and
+// gets the next lease the host's rules allow, after those the requests in
+// dl claim (unless it is one of them): the others given back wait while
+// dl holds; until it does, it claims it (fc) for claim_us from each ask,
+// and requests not given back get no lease while the claim holds. While
+// dl holds, those claims (fc) are set aside, for the requests in dl
+// claim the next lease (da) only once they ask: until then the requests
+// not given back go on (a request in dl may need one of them to end to
+// find a queue thread). With relay (a URL), front is set too: the
+// request asks on behalf of the one given back to relay, which waits for
+// its member's queue thread, held by this one: it passes the claims of dl
+// as relay would, and leaves them (relay asks itself once the thread is
+// free).
+//
+// A busy host's wait is the time until its response is expected to end
+// and the gap after it; once that is overdue (a slow response, or a dead
+// member's lease), the longer it is overdue the longer the wait, from
+// min_busy_us up to busy_poll_us, and no later than the first lease runs
+// out: a member whose thread waits for another member's response asks a
+// few times, not a hundred times, a second.
 var reserveScript = redis.NewScript(luaNow + luaKeep + `
 local floor = tonumber(ARGV[1])
 local gap = tonumber(ARGV[2])
@@ -100,7 +136,17 @@ local ttl = tonumber(ARGV[6])
 local positioned = ARGV[7] == '1'
 local nolease = ARGV[8] == '1'
 local keep = tonumber(ARGV[9])
-local v = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'pu', 'ls', 'le', 'lat')
+local busyPoll = tonumber(ARGV[11])
+local minBusy = tonumber(ARGV[12])
+local front = ARGV[14] == '1'
+local url = ARGV[16] or ''
+local relay = ARGV[18] or ''
+if front then positioned = true end
+local v = redis.call('HMGET', KEYS[1], 'tat', 'iv', 'pu', 'ls', 'le', 'lat', 'fc', 'fd', 'dl', 'da')
+local fc = tonumber(v[7]) or 0
+local fd = tonumber(v[8]) or 0
+local dl = v[9] or ''
+local da = tonumber(v[10]) or 0
 local tat = tonumber(v[1]) or now
 local cut = tonumber(v[2]) or 0
 local iv = math.max(cut, floor)
@@ -109,8 +155,31 @@ local pu = tonumber(v[3]) or 0
 local ls = tonumber(v[4]) or 0
 local le = tonumber(v[5]) or 0
 local lat = tonumber(v[6]) or 0
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if fd <= now and dl ~= '' then
+  dl = ''
+  redis.call('HDEL', KEYS[1], 'dl', 'fd', 'da')
+end
+local out = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
+if #out > 0 then
+  for _, id in ipairs(out) do
+    local u = redis.call('HGET', KEYS[1], 'u:' .. id)
+    if u then
+      redis.call('HDEL', KEYS[1], 'u:' .. id)
+      if dl == '' then dl = u else dl = dl .. '\n' .. u end
+      fd = now + tonumber(ARGV[17])
+      redis.call('HSET', KEYS[1], 'dl', dl, 'fd', fd)
+    end
+  end
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+end
 local n = redis.call('ZCARD', KEYS[2])
+local function busyWait(est)
+  if est >= minBusy then return est end
+  local w = math.min(math.max(minBusy, -est), busyPoll)
+  local z = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  if z[2] then w = math.min(w, math.max(tonumber(z[2]) - now, minBusy)) end
+  return w
+end
 local g = gap
 if lf > 0 and lat > 0 then g = math.max(gap, math.min(math.floor(lat * lf), tonumber(ARGV[10]))) end
 local paused = math.max(pu - now, 0)
@@ -131,32 +200,72 @@ elseif pu > now then
 elseif nolease then
   return {1, 0, 0, iv, paused, lat, n}
 end
-if n >= maxf then
-  local est = ls + lat + g - now
-  if lat == 0 then est = math.max(iv, tonumber(ARGV[11])) end
-  return {1, 0, math.max(est, tonumber(ARGV[12])), iv, paused, lat, n}
-end
+local est = ls + lat + g - now
+if lat == 0 then est = math.max(iv, busyPoll) end
 local free = math.max(ls + iv, le + g)
+local dead = false
+if dl ~= '' then
+  if front then
+    local claim = url
+    if relay ~= '' then claim = relay end
+    dead = claim ~= '' and string.find('\n' .. dl .. '\n', '\n' .. claim .. '\n', 1, true) ~= nil
+    if not dead then
+      return {1, 0, math.max(math.min(busyWait(est), fd - now), minBusy), iv, paused, lat, n}
+    end
+  elseif da > now then
+    return {1, 0, math.max(math.min(busyWait(est), da - now), minBusy), iv, paused, lat, n}
+  end
+elseif not front and fc > now then
+  return {1, 0, math.max(math.min(busyWait(est), fc - now), minBusy), iv, paused, lat, n}
+end
+if front and (n >= maxf or free > now) then
+  if dead then
+    redis.call('HSET', KEYS[1], 'da', now + tonumber(ARGV[15]))
+  else
+    redis.call('HSET', KEYS[1], 'fc', now + tonumber(ARGV[15]))
+  end
+end
+if n >= maxf then
+  return {1, 0, busyWait(est), iv, paused, lat, n}
+end
 if free > now then
   return {1, 0, free - now, iv, paused, lat, n}
+end
+if dead and relay == '' then
+  local rest = {}
+  for u in string.gmatch(dl, '[^\n]+') do
+    if u ~= url then rest[#rest + 1] = u end
+  end
+  if #rest == 0 then
+    redis.call('HDEL', KEYS[1], 'dl', 'fd', 'da')
+  else
+    redis.call('HSET', KEYS[1], 'dl', table.concat(rest, '\n'))
+  end
+elseif front and not dead then
+  redis.call('HDEL', KEYS[1], 'fc')
 end
 local id = redis.call('HINCRBY', KEYS[1], 'nl', 1)
 redis.call('ZADD', KEYS[2], now + ttl, id)
 redis.call('PEXPIRE', KEYS[2], math.ceil(ttl / 1000) + keep)
 redis.call('HSET', KEYS[1], 'ls', now)
+if url ~= '' then redis.call('HSET', KEYS[1], 'u:' .. id, url) end
 keepUntil(math.max(tat, pu, le, now), keep)
 return {1, id, 0, iv, paused, lat, n + 1}
 `)
 
 // leaseReleaseScript: KEYS[1] the host's hash, KEYS[2] its leases; ARGV lease,
-// latency_us, failed, unsent, floor_us, keep_ms, cut_keep_ms. Gives the
-// lease back, records the end and smooths the latency as
+// latency_us, failed, unsent, floor_us, keep_ms, cut_keep_ms, and
+// optionally ago_us: how long before the call the response ended (a
+// release sent with the member's next round trip; never before the end
+// already recorded). Gives the lease back, records the end and smooths
+// the latency as
 // pace.Memory does (a slowdown at once, a recovery a quarter of
 // the way per response, a failure never lowers it), and sets the TTL from
 // what the host still holds: a lease given back holds it no longer.
 // Returns {interval_us, paused_us, latency_us, in_flight}.
 var leaseReleaseScript = redis.NewScript(luaNow + luaKeep + `
 redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[1], 'u:' .. ARGV[1])
 local sample = tonumber(ARGV[2])
 local floor = tonumber(ARGV[5])
 local v = redis.call('HMGET', KEYS[1], 'iv', 'pu', 'lat', 'tat', 'le')
@@ -171,8 +280,9 @@ if ARGV[4] ~= '1' then
     elseif ARGV[3] ~= '1' then lat = lat - math.floor((lat - sample) / 4)
     end
   end
-  redis.call('HSET', KEYS[1], 'le', now, 'lat', lat)
-  le = now
+  local ended = now - math.max(tonumber(ARGV[8] or '0'), 0)
+  le = math.max(le, ended)
+  redis.call('HSET', KEYS[1], 'le', le, 'lat', lat)
 end
 local keep = tonumber(ARGV[6])
 if cut > 0 then keep = tonumber(ARGV[7]) end
@@ -315,13 +425,44 @@ func (p *pacer) slowFloor(floor time.Duration) time.Duration {
 
 // Reserve implements pace.Pacer: one EVALSHA.
 func (p *pacer) Reserve(ctx context.Context, host string, a pace.Ask) (pace.Slot, error) {
+	v, err := reserveScript.Run(ctx, p.f.client, p.key(host), p.reserveArgs(a, false, "")...).Result()
+	return p.reserved(ctx, host, a, v, err)
+}
+
+// frontClaim is how long a request given back by a dead member claims
+// its host's next lease from each of its asks (see reserveScript).
+const frontClaim = 3 * time.Second
+
+// reserveArgs returns reserveScript's ARGV for a; front for a request
+// given back by a dead member, or one asking on behalf of relay (a URL).
+func (p *pacer) reserveArgs(a pace.Ask, front bool, relay string) []any {
 	// A lease lasts no longer than a member's TTL unless renewed: the
 	// member renews it while its response runs (leaserenew.go).
 	ttl := min(leaseTTL(a.Lease), p.f.memberTTL())
-	v, err := reserveScript.Run(ctx, p.f.client, p.key(host),
-		us(a.Floor), us(a.Gap), strconv.FormatFloat(a.Latency, 'g', -1, 64), us(a.Limit), max(a.InFlight, 1),
+	return []any{us(a.Floor), us(a.Gap), strconv.FormatFloat(a.Latency, 'g', -1, 64), us(a.Limit), max(a.InFlight, 1),
 		us(ttl), flag(a.Positioned), flag(a.NoLease), p.f.pacerIdle().Milliseconds(),
-		us(pace.MaxLatencyGap), us(busyPoll), us(minBusyWait), p.f.pacerCutIdle().Milliseconds()).Result()
+		us(pace.MaxLatencyGap), us(busyPoll), us(minBusyWait), p.f.pacerCutIdle().Milliseconds(),
+		flag(front), us(frontClaim), askURL(a), us(p.deadClaim()), relay}
+}
+
+// askURL returns a's request URL, "" if not known.
+func askURL(a pace.Ask) string {
+	if a.URL == nil {
+		return ""
+	}
+	return a.URL.String()
+}
+
+// deadClaim is how long the requests that a dead member had in flight
+// claim their hosts' next leases once their leases ran out: a member TTL
+// (at least frontClaim), time for a live member to pop them again (they
+// were given back by then, see lease.go).
+func (p *pacer) deadClaim() time.Duration { return max(p.f.memberTTL(), frontClaim) }
+
+// reserved returns the Slot of reserveScript's reply v (or error err) to
+// a.
+func (p *pacer) reserved(ctx context.Context, host string, a pace.Ask, v any, err error) (pace.Slot, error) {
+	ttl := min(leaseTTL(a.Lease), p.f.memberTTL())
 	p.f.seen(err)
 	if err != nil {
 		if isDown(err) && p.f.WhenDown == Slow {
@@ -373,9 +514,20 @@ func (p *pacer) Release(ctx context.Context, host string, r pace.Release) (pace.
 	if r.Lease != 0 {
 		p.unhold(host, r.Lease)
 	}
-	v, err := leaseReleaseScript.Run(ctx, p.f.client, p.key(host),
-		r.Lease, us(r.Latency), flag(r.Failed), flag(r.Unsent), us(r.Floor),
-		p.f.pacerIdle().Milliseconds(), p.f.pacerCutIdle().Milliseconds()).Result()
+	v, err := leaseReleaseScript.Run(ctx, p.f.client, p.key(host), p.releaseArgs(r, 0)...).Result()
+	return p.released(ctx, host, r, v, err)
+}
+
+// releaseArgs returns leaseReleaseScript's ARGV for r, whose response
+// ended ago before the call.
+func (p *pacer) releaseArgs(r pace.Release, ago time.Duration) []any {
+	return []any{r.Lease, us(r.Latency), flag(r.Failed), flag(r.Unsent), us(r.Floor),
+		p.f.pacerIdle().Milliseconds(), p.f.pacerCutIdle().Milliseconds(), us(ago)}
+}
+
+// released returns the Pace of leaseReleaseScript's reply v (or error
+// err) to r.
+func (p *pacer) released(ctx context.Context, host string, r pace.Release, v any, err error) (pace.State, error) {
 	p.f.seen(err)
 	if err != nil {
 		if isDown(err) && p.f.WhenDown == Slow {
@@ -509,11 +661,15 @@ func (p *pacer) close() {
 }
 
 // Attach makes g share the fleet's robots.txt records and per-host pacing:
-// it sets g.RobotsStore and g.Pacer. Call it before g's first request.
-// The collector's visited set and queue are set on the collector and the
+// it sets g.RobotsStore, and g.Pacer to the fleet's shared schedule with
+// what this member knows of it in front (see the package documentation's
+// round trips), so that the member's threads waiting for one host do not
+// each ask Redis again and again. Call it before g's first request. The
+// collector's visited set and queue are set on the collector and the
 // queue (Storage, Queue).
 func (f *Fleet) Attach(g *robotsmw.Guard) {
 	g.RobotsStore = f.Robots()
-	g.Pacer = f.Pacer()
+	f.init()
+	g.Pacer = f.member
 	f.guard.Store(g) // the frontier's host gap follows g.Rate
 }

@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(memberEnv); spec != "" {
 		os.Exit(memberProcess(spec))
 	}
+	if spec := os.Getenv(webMemberEnv); spec != "" {
+		os.Exit(webMemberProcess(spec))
+	}
 	os.Exit(m.Run())
 }
 
@@ -69,8 +72,13 @@ func memberProcess(spec string) int {
 // startMember starts this test binary as a member process; its stderr
 // goes to the test's, and to stderr if given.
 func startMember(t testing.TB, spec string, stderr ...io.Writer) (*exec.Cmd, *bufio.Scanner) {
+	return startProcess(t, memberEnv, spec, stderr...)
+}
+
+// startProcess starts this test binary with env set to spec.
+func startProcess(t testing.TB, env, spec string, stderr ...io.Writer) (*exec.Cmd, *bufio.Scanner) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), memberEnv+"="+spec)
+	cmd.Env = append(os.Environ(), env+"="+spec)
 	cmd.Stderr = io.MultiWriter(append(stderr, os.Stderr)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

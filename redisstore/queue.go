@@ -152,7 +152,7 @@ func (q *Queue) GetRequest() ([]byte, error) {
 				return nil, err
 			}
 			if p.entry != "" {
-				r, err := f.decode(p.entry)
+				r, err := f.decode(p.entry, p.returned)
 				if err != nil {
 					return nil, err
 				}
@@ -242,8 +242,13 @@ type serialRequest struct {
 }
 
 // ctxLease is the colly Ctx key under which a popped request carries its
-// lease ("HOST\nITEM"), so that its end can be told to the fleet.
-const ctxLease = "robotsmw.fleet.lease"
+// lease ("HOST\nITEM"), so that its end can be told to the fleet;
+// ctxReturned marks one given back by a dead member ("1", then "2" once
+// it was let go before its host's schedule: see checkLease).
+const (
+	ctxLease    = "robotsmw.fleet.lease"
+	ctxReturned = "robotsmw.fleet.returned"
+)
 
 // PriorityKey is the colly Ctx key of a request's priority in the shared
 // frontier: 0 (first) to 15 (last), among the requests of its host. A
@@ -300,8 +305,9 @@ func (f *Fleet) encode(r []byte) (add, error) {
 }
 
 // decode returns the serialised request of a popped entry ("HOST\nITEM"),
-// with the entry in its Ctx, and records that the member holds it.
-func (f *Fleet) decode(entry string) ([]byte, error) {
+// with the entry in its Ctx (and returned, if a dead member gave it
+// back), and records that the member holds it.
+func (f *Fleet) decode(entry string, returned bool) ([]byte, error) {
 	host, item, ok := strings.Cut(entry, "\n")
 	if !ok || len(item) < 2 || host == "" || !utf8.ValidString(entry) || !strings.Contains("0123456789abcdef", item[:1]) {
 		return nil, fmt.Errorf("redisstore: damaged queue entry %q", entry)
@@ -331,11 +337,21 @@ func (f *Fleet) decode(entry string) ([]byte, error) {
 		s.Ctx = map[string]any{}
 	}
 	s.Ctx[ctxLease] = entry
+	if returned {
+		s.Ctx[ctxReturned] = "1"
+	}
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
 	f.front.hold(entry, f.shardOf(host), f.requestID(s.URL, s.Body))
+	if returned {
+		// It goes first at its host's gate (see memberPacer.popped), under
+		// the URL colly will parse from it.
+		if u, err := url.Parse(s.URL); err == nil {
+			f.member.popped(strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), u.String())
+		}
+	}
 	return b, nil
 }
 

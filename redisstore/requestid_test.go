@@ -61,7 +61,7 @@ func FuzzDecodeEntry(f *testing.F) {
 	fl := New(nil)
 	fl.init()
 	f.Fuzz(func(t *testing.T, entry string) {
-		r, err := fl.decode(entry)
+		r, err := fl.decode(entry, false)
 		if err != nil {
 			return
 		}
@@ -81,7 +81,7 @@ func FuzzDecodeEntry(f *testing.F) {
 		if err != nil {
 			return // not a request encode takes (no host)
 		}
-		again, err := fl.decode(a.host + "\n" + a.item)
+		again, err := fl.decode(a.host+"\n"+a.item, false)
 		if err != nil {
 			t.Fatalf("decode(encode(decode(%q))) = %v", entry, err)
 		}

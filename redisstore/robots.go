@@ -86,12 +86,33 @@ type robotsStore struct {
 
 	local localRecords
 
+	// missMu guards missed: when Redis last had no record of an origin
+	// this member has none of either. A look-up within missFresh of that
+	// answers "not found" without asking again: the Cache then takes the
+	// origin's lease, whose script reads the record anyway, so a record
+	// another member saved meanwhile is not missed.
+	missMu sync.Mutex
+	missed map[string]time.Time
+
+	// heldMu guards held: the origins whose lease this member holds, and
+	// the record saved meanwhile, which goes to Redis with the lease's
+	// release, in one round trip.
+	heldMu sync.Mutex
+	held   map[string]*heldRobots
+
 	// parseMu guards parsing.
 	parseMu sync.Mutex
 	// parsing holds the robots.txt bodies being parsed, by origin, so that
 	// the goroutines that read one new record from Redis at once parse it
 	// once.
 	parsing map[string]*parseCall
+}
+
+// A heldRobots is a robots.txt lease this member holds, and the write of
+// the record saved under it, if any.
+type heldRobots struct {
+	rec []byte
+	ttl time.Duration
 }
 
 // A parseCall is one policy.Parse that other goroutines may wait for.
@@ -158,10 +179,16 @@ func (s *robotsStore) Load(ctx context.Context, origin string) (policy.Record, b
 	if haveLocal && s.f.now().Before(local.Expires) {
 		return local, true, nil
 	}
+	if !haveLocal && s.missedLately(origin) {
+		return policy.Record{}, false, nil
+	}
 	b, err := s.f.client.Get(ctx, s.recordKey(origin)).Bytes()
 	s.seen(ctx, err)
 	switch {
 	case errors.Is(err, redis.Nil):
+		if !haveLocal {
+			s.miss(origin)
+		}
 	case err != nil:
 		if haveLocal {
 			return local, true, nil
@@ -180,6 +207,30 @@ func (s *robotsStore) Load(ctx context.Context, origin string) (policy.Record, b
 		return local, true, nil
 	}
 	return policy.Record{}, false, nil
+}
+
+// missFresh is how long a look-up that found no record in Redis stands
+// for the next ones of the same origin (the first page of a host looks it
+// up three times in a row: Peek, Get and the fetch's own).
+const missFresh = time.Second
+
+// missedLately reports whether Redis had no record of origin within
+// missFresh.
+func (s *robotsStore) missedLately(origin string) bool {
+	s.missMu.Lock()
+	defer s.missMu.Unlock()
+	at, ok := s.missed[origin]
+	return ok && time.Since(at) < missFresh
+}
+
+// miss records that Redis has no record of origin now.
+func (s *robotsStore) miss(origin string) {
+	s.missMu.Lock()
+	defer s.missMu.Unlock()
+	if s.missed == nil || len(s.missed) >= 10_000 {
+		s.missed = make(map[string]time.Time) // the old ones are stale anyway
+	}
+	s.missed[origin] = time.Now()
 }
 
 // decode returns the record encoded as b, with Robots set, and keeps it in
@@ -250,8 +301,16 @@ func (s *robotsStore) Save(ctx context.Context, origin string, r policy.Record) 
 	if err != nil {
 		return fmt.Errorf("redisstore: robots.txt of %s: %w", origin, err)
 	}
+	s.heldMu.Lock()
+	if h := s.held[origin]; h != nil {
+		// Written with the lease's release, which the Cache calls next.
+		h.rec, h.ttl = b, recordTTL(r, s.f.now())
+		s.heldMu.Unlock()
+		return nil
+	}
+	s.heldMu.Unlock()
 	err = s.f.client.Set(ctx, s.recordKey(origin), b, recordTTL(r, s.f.now())).Err()
-	s.seen(ctx, err)
+	s.seenWrite(ctx, err)
 	if err != nil {
 		return fmt.Errorf("redisstore: saving robots.txt of %s: %w", origin, err)
 	}
@@ -302,7 +361,17 @@ func (s *robotsStore) Lease(ctx context.Context, origin string) (rec policy.Reco
 			}
 		}
 		if got {
-			return policy.Record{}, false, s.releaser(keys[1], token), nil
+			s.heldMu.Lock()
+			if s.held == nil {
+				s.held = make(map[string]*heldRobots)
+			}
+			h := &heldRobots{}
+			s.held[origin] = h
+			s.heldMu.Unlock()
+			var once sync.Once
+			return policy.Record{}, false, func() {
+				once.Do(func() { s.releaseHeld(origin, h, keys, token) })
+			}, nil
 		}
 		poll := time.NewTimer(d)
 		select {
@@ -327,11 +396,19 @@ func (s *robotsStore) seen(ctx context.Context, err error) {
 	s.f.seen(err)
 }
 
+// seenWrite is seen for a call that writes.
+func (s *robotsStore) seenWrite(ctx context.Context, err error) {
+	if err != nil && ctx.Err() != nil {
+		return
+	}
+	s.f.seenWrite(err)
+}
+
 // tryAcquire runs acquireScript: it reports whether the lease was taken,
 // and returns the record's encoding (empty when there is none).
 func (s *robotsStore) tryAcquire(ctx context.Context, keys []string, token string, ms int64) (got bool, rec []byte, err error) {
 	v, err := s.acquire.Run(ctx, s.f.client, keys, token, ms).Slice()
-	s.seen(ctx, err)
+	s.seenWrite(ctx, err)
 	if err != nil {
 		return false, nil, err
 	}
@@ -349,6 +426,36 @@ func (s *robotsStore) tryAcquire(ctx context.Context, keys []string, token strin
 // releaser returns the func that lets the lease (held with token under
 // lock) go. It runs once, on a context of its own: the Cache calls it after
 // its fetch, with no context. If it fails, the lease expires on its own.
+// releaseHeld lets the lease h of origin go (keys: the record's and the
+// lease's, token: the lease's) and writes the record saved under it, if
+// any, in one round trip.
+func (s *robotsStore) releaseHeld(origin string, h *heldRobots, keys []string, token string) {
+	s.heldMu.Lock()
+	if s.held[origin] == h {
+		delete(s.held, origin)
+	}
+	rec, ttl := h.rec, h.ttl
+	s.heldMu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	if rec == nil {
+		err := s.release.Run(ctx, s.f.client, keys[1:], token).Err()
+		s.seen(ctx, err)
+		return
+	}
+	var set *redis.StatusCmd
+	_, err := s.f.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		set = p.Set(ctx, keys[0], rec, ttl)
+		s.release.Eval(ctx, p, keys[1:], token)
+		return nil
+	})
+	if set != nil {
+		s.seenWrite(ctx, set.Err())
+	} else {
+		s.seen(ctx, err)
+	}
+}
+
 func (s *robotsStore) releaser(lock, token string) func() {
 	var once sync.Once
 	return func() {

@@ -96,10 +96,14 @@ func (f *Fleet) Run(ctx context.Context, q *queue.Queue, c *colly.Collector) err
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		f.heartbeat(ctx, cancel, stop, f.memberTTL()/3)
+	}()
+	go func() {
+		defer wg.Done()
+		f.stalls.run(stop)
 	}()
 	defer func() {
 		close(stop)

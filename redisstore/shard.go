@@ -55,6 +55,29 @@ type frontier struct {
 	commitMu sync.Mutex
 	// runCtx is the ctx of the running Run (nil if none).
 	runCtx atomic.Pointer[context.Context]
+	// flushing is set while a flush of the ends waiting is armed
+	// (flushSoon).
+	flushing atomic.Bool
+}
+
+// commitFlush bounds how long a page's end and links wait for the
+// member's next pop before they are sent on their own.
+const commitFlush = 50 * time.Millisecond
+
+// flushSoon makes sure the ends and links waiting are sent within
+// commitFlush: with the next pop, which carries them, or on their own,
+// tried once (while Redis cannot be reached they wait for the next
+// commit: the next pop, Run's loop or the heartbeat).
+func (fr *frontier) flushSoon() {
+	if fr.flushing.Swap(true) {
+		return
+	}
+	time.AfterFunc(commitFlush, func() {
+		fr.flushing.Store(false)
+		if fr.waiting() {
+			_ = fr.commit(fr.ctx(), true)
+		}
+	})
 }
 
 // A lease is one request a member holds.
@@ -150,11 +173,20 @@ func (fr *frontier) fail(err error) {
 	}
 }
 
-// A call is one script run on one shard.
+// A call is one script run on one shard, or on keys if set.
 type call struct {
 	script *redis.Script
 	shard  int
+	keys   []string
 	args   []any
+}
+
+// keysOf returns c's keys.
+func (f *Fleet) keysOf(c call) []string {
+	if c.keys != nil {
+		return c.keys
+	}
+	return []string{f.meta(c.shard)}
 }
 
 // eval runs calls in one round trip (a pipeline when there are several),
@@ -171,25 +203,46 @@ func (fr *frontier) evalOnce(ctx context.Context, calls []call, once bool) ([][]
 		return nil, err
 	}
 	out := make([][]any, len(calls))
-	run := f.wait
+	// Only a pop and a step are sure to be refused by a full Redis (their
+	// first write adds data), so only they tell that it takes writes again.
+	last := calls[len(calls)-1].script
+	write := last == popScript || last == stepScript
+	run := func(ctx context.Context, fn func(ctx context.Context) error) error {
+		return f.waitAs(ctx, write, fn)
+	}
 	if once {
-		run = f.try
+		run = func(ctx context.Context, fn func(ctx context.Context) error) error {
+			return f.tryAs(ctx, write, fn)
+		}
 	}
 	err := run(ctx, func(ctx context.Context) error {
-		if len(calls) == 1 {
+		// The leases the member's Guard gave back go in the same round
+		// trip, before the frontier's calls.
+		var rel []pendingRelease
+		if m := f.member; m != nil {
+			rel = m.pending()
+		}
+		if len(calls) == 1 && len(rel) == 0 {
 			c := calls[0]
 			v, err := c.script.Run(ctx, f.client, []string{f.meta(c.shard)}, c.args...).Slice()
 			out[0] = v
 			return err
 		}
-		cmds, err := fr.pipe(ctx, calls, false)
-		if err != nil && strings.Contains(err.Error(), "NOSCRIPT") {
-			cmds, err = fr.pipe(ctx, calls, true)
+		all := calls
+		if len(rel) > 0 {
+			all = append(f.member.releaseCalls(rel), calls...)
+		}
+		cmds, err := f.pipe(ctx, all)
+		if len(rel) > 0 {
+			f.member.releasedAll(rel, cmds, err)
+			if err != nil && answered(cmds[len(rel):]) {
+				err = nil // a release failed; the frontier's calls did not
+			}
 		}
 		if err != nil {
 			return err
 		}
-		for i, c := range cmds {
+		for i, c := range cmds[len(rel):] {
 			out[i], _ = c.Slice()
 		}
 		return nil
@@ -211,14 +264,36 @@ func (fr *frontier) evalOnce(ctx context.Context, calls []call, once bool) ([][]
 	return out, nil
 }
 
-// pipe sends calls in one pipeline, by SHA or, if full, with the scripts'
-// source.
-func (fr *frontier) pipe(ctx context.Context, calls []call, full bool) ([]*redis.Cmd, error) {
-	f := fr.f
+// answered reports whether every one of cmds has a reply that is not an
+// error. (A pipeline that never reached Redis may leave its commands
+// without an error of their own.)
+func answered(cmds []*redis.Cmd) bool {
+	for _, c := range cmds {
+		if c.Err() != nil || c.Val() == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// pipe sends calls in one pipeline (one round trip) and returns their
+// commands, whose replies the caller reads: by SHA, or with the scripts'
+// source if Redis lacks one.
+func (f *Fleet) pipe(ctx context.Context, calls []call) ([]*redis.Cmd, error) {
+	cmds, err := f.pipeOnce(ctx, calls, false)
+	if err != nil && strings.Contains(err.Error(), "NOSCRIPT") {
+		cmds, err = f.pipeOnce(ctx, calls, true)
+	}
+	return cmds, err
+}
+
+// pipeOnce sends calls in one pipeline, by SHA or, if full, with the
+// scripts' source.
+func (f *Fleet) pipeOnce(ctx context.Context, calls []call, full bool) ([]*redis.Cmd, error) {
 	cmds := make([]*redis.Cmd, len(calls))
 	_, err := f.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, c := range calls {
-			keys := []string{f.meta(c.shard)}
+			keys := f.keysOf(c)
 			if full {
 				cmds[i] = c.script.Eval(ctx, p, keys, c.args...)
 			} else {
@@ -369,9 +444,10 @@ func (fr *frontier) step(ctx context.Context) (shardState, error) {
 
 // popped is what pop found.
 type popped struct {
-	entry string // "HOST\nITEM", "" if none
-	shard int
-	wait  int64 // ms until a host of the shard is ready; -1 if none queued
+	entry    string // "HOST\nITEM", "" if none
+	shard    int
+	wait     int64 // ms until a host of the shard is ready; -1 if none queued
+	returned bool  // given back by a dead member
 }
 
 // pop takes a request from shard i.
@@ -383,7 +459,18 @@ func (fr *frontier) pop(ctx context.Context, i int, gap time.Duration) (popped, 
 	f := fr.f
 	args := append(fr.tendArgs(i, epoch), f.token(), gap.Milliseconds(), crawlKeep.Milliseconds())
 	for {
-		res, err := fr.eval(ctx, []call{{script: popScript, shard: i, args: args}})
+		// The ends and links of the pages done since the last round
+		// trip go with the pop, in the same round trip, before it: tried
+		// once; if Redis does not answer, they wait for the next commit,
+		// and the pop waits for Redis on its own (a pop tried again gets
+		// the same request).
+		call := []call{{script: popScript, shard: i, args: args}}
+		fr.commitMu.Lock()
+		res, err := fr.commitWith(ctx, true, call)
+		fr.commitMu.Unlock()
+		if err != nil && fr.failed() == nil && ctx.Err() == nil {
+			res, err = fr.eval(ctx, call)
+		}
 		if err != nil {
 			return popped{}, err
 		}
@@ -398,7 +485,11 @@ func (fr *frontier) pop(ctx context.Context, i int, gap time.Duration) (popped, 
 		switch code, _ := v[0].(int64); code {
 		case 1:
 			e, _ := v[1].(string)
-			return popped{entry: e, shard: i}, nil
+			var back int64
+			if len(v) > 5 {
+				back, _ = v[5].(int64)
+			}
+			return popped{entry: e, shard: i, returned: back == 1}, nil
 		case 0:
 			w, _ := v[3].(int64)
 			return popped{shard: i, wait: w}, nil
@@ -438,12 +529,22 @@ func (fr *frontier) commit(ctx context.Context, once bool) error {
 		fr.commitMu.Lock()
 	}
 	defer fr.commitMu.Unlock()
+	_, err := fr.commitWith(ctx, once, nil)
+	return err
+}
+
+// commitWith sends the ends and the links waiting, and then tail, in one
+// round trip, and returns tail's replies; fr.commitMu must be held.
+func (fr *frontier) commitWith(ctx context.Context, once bool, tail []call) ([][]any, error) {
 	fr.mu.Lock()
 	adds, acks := fr.adds, fr.acks
 	fr.adds, fr.acks = nil, nil
 	fr.mu.Unlock()
 	if len(adds) == 0 && len(acks) == 0 {
-		return nil
+		if len(tail) == 0 {
+			return nil, nil
+		}
+		return fr.evalOnce(ctx, tail, once)
 	}
 	restore := func() {
 		fr.mu.Lock()
@@ -454,7 +555,7 @@ func (fr *frontier) commit(ctx context.Context, once bool) error {
 	epoch, err := fr.join(ctx)
 	if err != nil {
 		restore()
-		return err
+		return nil, err
 	}
 	f := fr.f
 	limit := f.MaxQueue
@@ -494,19 +595,22 @@ func (fr *frontier) commit(ctx context.Context, once bool) error {
 		}
 		calls[k].args = append(calls[k].args, a.host, f.bucket(a.id), string(id[:]), a.item, front)
 	}
-	res, err := fr.evalOnce(ctx, calls, once)
+	nc := len(calls)
+	res, err := fr.evalOnce(ctx, append(calls, tail...), once)
 	if err != nil {
 		if !errors.Is(err, ErrCrawlLost) && !errors.Is(err, ErrNotRedis) {
 			restore() // for the next try
 		}
-		return err
+		return nil, err
 	}
 	for i, c := range calls {
-		if p, ok := res[i][1].(int64); ok {
-			fr.pending[c.shard].Store(p)
+		if len(res[i]) > 1 {
+			if p, ok := res[i][1].(int64); ok {
+				fr.pending[c.shard].Store(p)
+			}
 		}
 	}
-	return nil
+	return res[nc:], nil
 }
 
 // waiting reports whether links or ends wait for the next commit.
@@ -555,6 +659,35 @@ func (fr *frontier) stale(entry string) bool {
 	defer fr.mu.Unlock()
 	l, ok := fr.held[entry]
 	return ok && l.gen < fr.gen.Load()
+}
+
+// stillHeld reports whether Redis has entry, which stale called stale, as
+// held by this member: popped after its registration was renewed, by a
+// pop whose reply came before the one that found the member gone. If so
+// it is this generation's again. If Redis cannot say, it is kept too:
+// sent twice at worst, rather than held for ever with no one to end it.
+func (fr *frontier) stillHeld(entry string) bool {
+	fr.mu.Lock()
+	l, ok := fr.held[entry]
+	fr.mu.Unlock()
+	if !ok {
+		return false
+	}
+	f := fr.f
+	ctx, cancel := context.WithTimeout(fr.ctx(), beatTimeout)
+	defer cancel()
+	_, err := f.client.ZScore(ctx, f.base(l.shard)+"hz:"+f.id, entry).Result()
+	f.seen(err)
+	if errors.Is(err, redis.Nil) {
+		return false
+	}
+	fr.mu.Lock()
+	defer fr.mu.Unlock()
+	if l, ok := fr.held[entry]; ok {
+		l.gen = fr.gen.Load()
+		fr.held[entry] = l
+	}
+	return true
 }
 
 // heldEntries returns the requests the member holds.

@@ -63,7 +63,16 @@ type Storage struct {
 	// cookies holds each host's cookies as colly serialises them, as
 	// read from or written to Redis; "" if the host has none.
 	cookies map[string]string
+	// noneSince is when a read found that no member has written cookies
+	// for any host (the crawl's cookie hash does not exist): for
+	// noCookiesFresh after it, a host not read yet has none, without a
+	// round trip. Guarded by mu.
+	noneSince time.Time
 }
+
+// noCookiesFresh is how long a look that found no cookies at all in the
+// crawl stands for hosts not read yet.
+const noCookiesFresh = time.Second
 
 // Storage returns the fleet's colly storage: the shared visited set and
 // cookies. Every call returns the same Storage.
@@ -127,7 +136,7 @@ func (s *Storage) IsVisited(requestID uint64) (bool, error) {
 		return false, nil
 	}
 	var visited bool
-	err := s.f.wait(s.f.front.ctx(), func(ctx context.Context) error {
+	err := s.f.waitAs(s.f.front.ctx(), false, func(ctx context.Context) error {
 		n, err := s.f.client.HExists(ctx, s.f.crawlKey("visited"), visitedMember(requestID)).Result()
 		visited = n
 		return err
@@ -167,17 +176,33 @@ func (s *Storage) Visited(requestID uint64) error {
 func (s *Storage) Cookies(u *url.URL) string {
 	s.mu.Lock()
 	c, ok := s.cookies[u.Host]
+	none := time.Since(s.noneSince) < noCookiesFresh
 	s.mu.Unlock()
-	if ok || s.f.down.Load() {
+	if ok || none || s.f.down.Load() {
 		return c
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cookieTimeout)
 	defer cancel()
-	c, err := s.f.client.HGet(ctx, s.f.crawlKey("cookies"), u.Host).Result()
+	key := s.f.crawlKey("cookies")
+	var get *redis.StringCmd
+	var exists *redis.IntCmd
+	// Each command's own error is read below.
+	_, _ = s.f.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		get = p.HGet(ctx, key, u.Host)
+		exists = p.Exists(ctx, key)
+		return nil
+	})
+	c, err := get.Result()
 	s.f.seen(err)
 	switch {
 	case errors.Is(err, redis.Nil):
 		c = ""
+		if exists.Val() == 0 {
+			s.mu.Lock()
+			s.noneSince = time.Now()
+			s.mu.Unlock()
+			return "" // not cached: read again once noCookiesFresh passed
+		}
 	case err != nil:
 		return "" // not cached: the next call asks Redis again
 	}
@@ -195,6 +220,7 @@ func (s *Storage) Cookies(u *url.URL) string {
 // write is dropped: the cookies are then this member's own.
 func (s *Storage) SetCookies(u *url.URL, cookies string) {
 	s.mu.Lock()
+	s.noneSince = time.Time{}
 	s.store(u.Host, cookies)
 	s.mu.Unlock()
 	if s.f.down.Load() {
@@ -208,7 +234,7 @@ func (s *Storage) SetCookies(u *url.URL, cookies string) {
 		p.PExpire(ctx, key, cookieTTL)
 		return nil
 	})
-	s.f.seen(err)
+	s.f.seenWrite(err)
 }
 
 // store keeps the cookies of host, dropping an arbitrary host when the

@@ -24,7 +24,9 @@
 // one member only, before the others start). -stats prints the fleet's
 // counts kept in Redis and exits. If Redis stops answering, the members
 // pause (-slow: go on alone, each at a fraction of the rate) and resume
-// when it is back. -redis takes host:port or a redis:// or rediss:// URL
+// when it is back; a full Redis (maxmemory reached under noeviction) is
+// met the same way: the members pause, say so, and resume once it takes
+// writes again. -redis takes host:port or a redis:// or rediss:// URL
 // (user, password, database, TLS).
 // -v prints each page and the Guard's and the fleet's log (log/slog) on
 // stderr; -metrics ADDR serves this member's Guard Stats for Prometheus on
@@ -165,6 +167,8 @@ still needed: redis-server --port 6379 --save "" --daemonize yes).`)
 	}
 	fleet.OnDown = func(err error) {
 		switch {
+		case errors.Is(err, redisstore.ErrFull):
+			out.stamp("Redis is full (maxmemory, noeviction), pausing until it takes writes again: raise its maxmemory (CONFIG SET maxmemory) or free memory: %v", err)
 		case err != nil && *slow:
 			out.stamp("Redis unreachable, going on alone, slower: %v", err)
 		case err != nil:
