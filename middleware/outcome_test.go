@@ -692,13 +692,15 @@ func TestSweepBesideGates(t *testing.T) {
 	var pages atomic.Int64
 	c.OnResponse(func(*colly.Response) { pages.Add(1) })
 	c.OnError(func(r *colly.Response, err error) { t.Errorf("OnError(%s): %v", r.Request.URL, err) })
-	const n = 3 * sweepVisits
+	const n = sweepVisits + sweepVisits/2
 	for i := 0; i < n; i++ {
 		if err := c.Visit(fmt.Sprintf("%s/p%d", s.URL, i)); err != nil {
 			t.Fatalf("Visit(/p%d): %v", i, err)
 		}
 	}
-	waitOrFail(t, "Wait", c.Wait)
+	// Thousands of requests under -race on a busy machine may take longer
+	// than failsafe: a hang is the test binary's timeout, with its dump.
+	c.Wait()
 	if got := pages.Load(); got != n {
 		t.Errorf("OnResponse ran %d times, want %d", got, n)
 	}
