@@ -3,7 +3,6 @@ package redisstore
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -60,7 +59,7 @@ func (f *Fleet) watchEnds(c *colly.Collector) {
 			// Given back by a dead member: its lease, asked for next,
 			// goes before the host's schedule (see memberPacer.front).
 			r.Ctx.Put(ctxReturned, "2")
-			f.member.front(strings.TrimSuffix(strings.ToLower(r.URL.Hostname()), "."), r.URL.String())
+			f.member.front(r.URL)
 		}
 	})
 	c.OnRequestHeaders(func(r *colly.Request) { f.checkLease(r) })

@@ -3,6 +3,8 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,14 +54,12 @@ import (
 type memberPacer struct {
 	core *pacer
 
-	// mu guards hosts, rel, flushing, swept, watchers and nextWatch.
-	mu        sync.Mutex
-	hosts     map[string]*hostView
-	rel       []pendingRelease
-	flushing  bool // a flush of rel is armed (releaseFlush)
-	swept     time.Time
-	watchers  map[int]func(string, pace.State)
-	nextWatch int
+	// mu guards hosts, rel, flushing and swept.
+	mu       sync.Mutex
+	hosts    map[string]*hostView
+	rel      []pendingRelease
+	flushing bool // a flush of rel is armed (releaseFlush)
+	swept    time.Time
 }
 
 // releaseFlush bounds how long a lease given back waits for the member's
@@ -230,7 +230,8 @@ func (m *memberPacer) Reserve(ctx context.Context, host string, a pace.Ask) (pac
 				return pace.Slot{}, ctx.Err()
 			}
 		}
-		front := v.isFront(a)
+		fu := v.frontKey(a) // "" unless a is a front's ask
+		front := fu != ""
 		var relay string // the URL this request asks for its lease on behalf of
 		held := !front && v.frontWaits(now)
 		if held {
@@ -240,7 +241,7 @@ func (m *memberPacer) Reserve(ctx context.Context, host string, a pace.Ask) (pac
 		until := v.notBefore
 		switch {
 		case front:
-			until = later(v.fronts[a.URL.String()].until, v.freeAt)
+			until = later(v.fronts[fu].until, v.freeAt)
 		case relay != "":
 			until = later(v.fronts[relay].until, v.freeAt)
 		case held:
@@ -264,7 +265,7 @@ func (m *memberPacer) Reserve(ctx context.Context, host string, a pace.Ask) (pac
 		var positioned bool
 		switch {
 		case front:
-			v.fronts[a.URL.String()].at = now
+			v.fronts[fu].at = now
 		case relay == "":
 			_, positioned = v.takeDue(now)
 		}
@@ -286,7 +287,7 @@ func (m *memberPacer) Reserve(ctx context.Context, host string, a pace.Ask) (pac
 			// it waits for are not the host's.
 			u := relay
 			if front {
-				u = a.URL.String()
+				u = fu
 			}
 			if fr := v.fronts[u]; fr != nil {
 				fr.until = now.Add(s.Wait)
@@ -296,7 +297,7 @@ func (m *memberPacer) Reserve(ctx context.Context, host string, a pace.Ask) (pac
 			m.learn(v, s, call, front || relay != "", places, now)
 			if s.Lease != 0 {
 				if front {
-					delete(v.fronts, a.URL.String())
+					delete(v.fronts, fu)
 				} else if fr := v.fronts[relay]; fr != nil {
 					fr.freed = true // this request's thread goes to it next
 				}
@@ -307,14 +308,17 @@ func (m *memberPacer) Reserve(ctx context.Context, host string, a pace.Ask) (pac
 	}
 }
 
-// isFront reports whether a is the ask for its lease of a request given
-// back by a dead member that this member popped (see memberPacer.front).
-func (v *hostView) isFront(a pace.Ask) bool {
+// frontKey returns the key in v.fronts of a's request if a is the ask for
+// its lease of a request given back by a dead member that this member
+// popped (see memberPacer.front), "" if it is not.
+func (v *hostView) frontKey(a pace.Ask) string {
 	if len(v.fronts) == 0 || a.URL == nil || a.NoLease {
-		return false
+		return ""
 	}
-	_, ok := v.fronts[a.URL.String()]
-	return ok
+	if k := a.URL.String(); v.fronts[k] != nil {
+		return k
+	}
+	return ""
 }
 
 // frontWaits reports whether a request given back by a dead member waits
@@ -553,26 +557,12 @@ func (m *memberPacer) Recover(ctx context.Context, host string, interval, floor 
 // this member's positions too. fn is also called with a zero State to
 // wake the requests waiting for a host (see memberPacer.popped).
 func (m *memberPacer) Watch(fn func(host string, pc pace.State)) (stop func()) {
-	m.mu.Lock()
-	if m.watchers == nil {
-		m.watchers = map[int]func(string, pace.State){}
-	}
-	id := m.nextWatch
-	m.nextWatch++
-	m.watchers[id] = fn
-	m.mu.Unlock()
-	stopCore := m.core.Watch(func(host string, pc pace.State) {
+	return m.core.Watch(func(host string, pc pace.State) {
 		if pc.Paused > 0 {
 			m.void(host)
 		}
 		fn(host, pc)
 	})
-	return func() {
-		stopCore()
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		delete(m.watchers, id)
-	}
 }
 
 // wake has the requests waiting for host ask again, if the request to u
@@ -580,17 +570,10 @@ func (m *memberPacer) Watch(fn func(host string, pc pace.State)) (stop func()) {
 func (m *memberPacer) wake(host, u string) {
 	m.mu.Lock()
 	v := m.hosts[host]
-	if v == nil || v.fronts[u] == nil || v.fronts[u].started {
-		m.mu.Unlock()
-		return
-	}
-	fns := make([]func(string, pace.State), 0, len(m.watchers))
-	for _, fn := range m.watchers {
-		fns = append(fns, fn)
-	}
+	waits := v != nil && v.fronts[u] != nil && !v.fronts[u].started
 	m.mu.Unlock()
-	for _, fn := range fns {
-		fn(host, pace.State{})
+	if waits {
+		m.core.tell(host, pace.State{})
 	}
 }
 
@@ -599,33 +582,44 @@ func (m *memberPacer) wake(host, u string) {
 // requests here wait for it. If it finds no queue thread within
 // frontStart (every one waits for the host), they are woken, and the
 // first to ask gives its thread up for it.
-func (m *memberPacer) popped(host, u string) {
+func (m *memberPacer) popped(u *url.URL) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := time.Now()
-	v := m.view(host, now)
-	if v.fronts == nil {
-		v.fronts = map[string]*frontRequest{}
-	}
-	v.fronts[u] = &frontRequest{at: now}
-	time.AfterFunc(frontStart, func() { m.wake(host, u) })
+	host, key, now := frontHost(u), u.String(), time.Now()
+	*m.frontFor(host, key, now) = frontRequest{at: now}
+	time.AfterFunc(frontStart, func() { m.wake(host, key) })
 }
 
 // front records that the request to u given back by a dead member is
 // about to ask for its lease: its OnRequest ran (see popped).
-func (m *memberPacer) front(host, u string) {
+func (m *memberPacer) front(u *url.URL) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
+	fr := m.frontFor(frontHost(u), u.String(), now)
+	fr.at, fr.started = now, true
+}
+
+// frontFor returns the record of the request given back by a dead member
+// to host under key (its URL), made if need be. m.mu must be held.
+func (m *memberPacer) frontFor(host, key string, now time.Time) *frontRequest {
 	v := m.view(host, now)
 	if v.fronts == nil {
 		v.fronts = map[string]*frontRequest{}
 	}
-	if fr := v.fronts[u]; fr != nil {
-		fr.at, fr.started = now, true
-	} else {
-		v.fronts[u] = &frontRequest{at: now, started: true}
+	fr := v.fronts[key]
+	if fr == nil {
+		fr = &frontRequest{}
+		v.fronts[key] = fr
 	}
+	return fr
+}
+
+// frontHost returns the name the Guard gives u's host when it asks for
+// its lease (the host's key in m.hosts): lower case, without a trailing
+// dot. colly's URLs have internationalised names in punycode already.
+func frontHost(u *url.URL) string {
+	return strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 }
 
 // close sends the leases given back that wait.

@@ -618,16 +618,20 @@ func (p *pacer) listen(ch <-chan *redis.Message, done chan struct{}) {
 		if !ok {
 			continue
 		}
-		pc := pace.State{Interval: iv, Paused: paused}
-		p.mu.Lock()
-		fns := make([]func(string, pace.State), 0, len(p.watchers))
-		for _, fn := range p.watchers {
-			fns = append(fns, fn)
-		}
-		p.mu.Unlock()
-		for _, fn := range fns {
-			fn(host, pc)
-		}
+		p.tell(host, pace.State{Interval: iv, Paused: paused})
+	}
+}
+
+// tell calls the watchers with pc for host.
+func (p *pacer) tell(host string, pc pace.State) {
+	p.mu.Lock()
+	fns := make([]func(string, pace.State), 0, len(p.watchers))
+	for _, fn := range p.watchers {
+		fns = append(fns, fn)
+	}
+	p.mu.Unlock()
+	for _, fn := range fns {
+		fn(host, pc)
 	}
 }
 

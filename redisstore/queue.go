@@ -349,7 +349,7 @@ func (f *Fleet) decode(entry string, returned bool) ([]byte, error) {
 		// It goes first at its host's gate (see memberPacer.popped), under
 		// the URL colly will parse from it.
 		if u, err := url.Parse(s.URL); err == nil {
-			f.member.popped(strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), u.String())
+			f.member.popped(u)
 		}
 	}
 	return b, nil
