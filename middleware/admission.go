@@ -164,6 +164,27 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 	}
 }
 
+// checkInPlace is check for a request of a synchronous collector, at now
+// on the Guard's clock (zero: read it): with no bound on its wait, and
+// any deferral waited out in place (inplace.go; robots.txt's store cannot
+// be read, say). It returns when the request was admitted.
+func (g *Guard) checkInPlace(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, now time.Time) (time.Time, error) {
+	err := g.untilAdmitted(ctx, u, func(bool) error {
+		if err := ctx.Err(); err != nil {
+			return g.ended(u, err)
+		}
+		waited, err := g.check(ctx, cache, h, u, agent, maxDuration, now)
+		if waited || err != nil {
+			now = time.Time{} // read the clock again
+		}
+		return err
+	})
+	if now.IsZero() {
+		now = g.clock()
+	}
+	return now, err
+}
+
 // robots returns the cache's entry for u's origin. A fresh cached entry is
 // read without a timer, and the host's memo of it (robotsMemo) without
 // the cache. Otherwise robots.txt may have to be fetched, which goes
@@ -292,14 +313,20 @@ func (h *host) changes() chan struct{} {
 // defers the request. It counts the request as fetched, and returns the
 // lease it is sent under and when it passed.
 //
+// positioned says that the request holds its position already (an
+// asynchronous collector's took it in OnRequest); otherwise the gate takes
+// it first, as for a synchronous collector's requests, which run one at a
+// time on their caller's goroutine and hold nothing another of them needs
+// while they wait here.
+//
 // now is the time on the Guard's clock (zero: read it). Once ctx has
 // ended nothing passes: the request would not be sent, and must neither
 // take a lease nor count as sent.
-func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration, now time.Time) (uint64, time.Time, error) {
+func (g *Guard) gate(ctx context.Context, h *host, u *url.URL, limit time.Duration, positioned bool, now time.Time) (uint64, time.Time, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, time.Time{}, g.ended(u, err)
 	}
-	return g.schedule(ctx, h, u, limit, true, true, now)
+	return g.schedule(ctx, h, u, limit, positioned, true, now)
 }
 
 // passed tells the test seam that a request passed h's gate in the slot at.

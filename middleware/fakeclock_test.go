@@ -55,7 +55,7 @@ func (g *Guard) wait(ctx context.Context, h *host, u *url.URL, limit time.Durati
 // gateEnded is the gate of a request in tests whose response ends as
 // soon as it is sent: it passes the gate and gives the lease back.
 func (g *Guard) gateEnded(ctx context.Context, h *host, u *url.URL, limit time.Duration) error {
-	l, _, err := g.gate(ctx, h, u, limit, time.Time{})
+	l, _, err := g.gate(ctx, h, u, limit, true, time.Time{})
 	if err != nil {
 		return err
 	}

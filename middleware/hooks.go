@@ -49,17 +49,15 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	reserved := v.reserved
 	v.reserved = false
 	h := g.host(r.URL)
-	_, at, err := g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), g.limitFor(c), reserved, false, now)
+	var at time.Time
+	var err error
 	if inPlace(c) {
-		var de *DeferredError
-		if errors.As(err, &de) {
-			// Deferred all the same (robots.txt's store cannot be read,
-			// say): wait it out here (inplace.go).
-			err = g.untilAdmitted(ctx, r.URL, func(reserved bool) error {
-				_, at, err = g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), maxDuration, reserved || de.reserved, false, time.Time{})
-				return err
-			})
-		}
+		// A synchronous collector's request takes its position in its
+		// host's schedule at its gate, with its lease (onRequestHeaders):
+		// here only robots.txt.
+		at, err = g.checkInPlace(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), now)
+	} else {
+		_, at, err = g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), g.maxWait(), reserved, false, now)
 	}
 	if err == nil && g.CleanParams {
 		err = g.canonical.check(g.cacheFor(c, nil), r.Method, r.URL)
@@ -147,12 +145,15 @@ func (g *Guard) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	now := g.clock()
 	h := g.hostFor(v, r.URL)
 	v.h = h
-	lease, at, err := g.gate(collectorContext(c), h, r.URL, g.limitFor(c), now)
-	if inPlace(c) {
+	// An asynchronous collector's request took its position in
+	// OnRequest; a synchronous one's takes it here (onRequest).
+	sync := inPlace(c)
+	lease, at, err := g.gate(collectorContext(c), h, r.URL, g.limitFor(c), !sync, now)
+	if sync {
 		var de *DeferredError
 		if errors.As(err, &de) {
-			err = g.untilAdmitted(collectorContext(c), r.URL, func(bool) error {
-				lease, at, err = g.gate(collectorContext(c), h, r.URL, maxDuration, time.Time{})
+			err = g.untilAdmitted(collectorContext(c), r.URL, func(reserved bool) error {
+				lease, at, err = g.gate(collectorContext(c), h, r.URL, maxDuration, reserved, time.Time{})
 				return err
 			})
 		}

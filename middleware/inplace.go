@@ -25,7 +25,11 @@ import (
 //     gate are not bounded by MaxWait (limitFor): a synchronous collector
 //     has no other request to free its thread for, and a deferral that
 //     comes all the same (a robots.txt store that cannot be read, a
-//     shared Pacer's horizon) is waited out (untilAdmitted);
+//     shared Pacer's horizon) is waited out (untilAdmitted). Its
+//     position is taken at its gate, with its lease, rather than in
+//     OnRequest: waiting there holds nothing another of its requests
+//     needs, and a request that a later OnRequest callback aborts
+//     takes no position;
 //   - a redirect hop waits in place too, and gets the client's timeout
 //     anew once it passes its gate;
 //   - a failed attempt (429, 5xx, a network error, a body cut short) is

@@ -677,6 +677,41 @@ func TestAbortedRequestsDoNotAccumulate(t *testing.T) {
 	}
 }
 
+// A synchronous collector's request takes its position in its host's
+// schedule at its gate, with its lease: requests that a later OnRequest
+// callback of the user aborts take none, and neither they nor the request
+// after a thousand of them wait a thousand intervals of the host's Rate
+// (on the Guard's clock).
+func TestAbortedRequestsTakeNoPosition(t *testing.T) {
+	s := newSite(t, robots("", nil))
+	clock := newFakeClock()
+	g := fakeGuard(&Guard{Rate: 10}, clock, 0)
+	c := colly.NewCollector(g.Attach)
+	c.OnRequest(func(r *colly.Request) {
+		if strings.HasPrefix(r.URL.Path, "/skip") {
+			r.Abort()
+		}
+	})
+	const n = 1000
+	start := clock.now()
+	for i := 0; i < n; i++ {
+		c.Visit(fmt.Sprintf("%s/skip%d", s.URL, i))
+	}
+	if err := c.Visit(s.URL + "/page"); err != nil {
+		t.Fatalf("Visit(/page): %v", err)
+	}
+	// robots.txt's fetch, then /page one interval after it.
+	if took, want := clock.now().Sub(start), 2*100*time.Millisecond; took > want+slack {
+		t.Errorf("%d aborted Visits and Visit(/page) took %v on the Guard's clock, want ≤ %v", n, took, want)
+	}
+	if got := s.count("/page"); got != 1 {
+		t.Errorf("/page sent %d times, want 1", got)
+	}
+	if got := s.count("/skip0"); got != 0 {
+		t.Errorf("aborted /skip0 sent %d times", got)
+	}
+}
+
 // Sweeps run on whichever request's OnRequest grows the index past its
 // mark, beside other requests passing their gates and ending: an
 // asynchronous crawl with more requests waiting for colly's LimitRule

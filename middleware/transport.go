@@ -125,11 +125,12 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // deferral in place (inplace.go), until ctx's deadline at most.
 func (t *guardTransport) gateAgain(ctx context.Context, v *visit, h *host, u *url.URL) (uint64, time.Time, error) {
 	g := t.g
-	lease, at, err := g.gate(ctx, h, u, g.waitLimit(ctx), time.Time{})
+	sync := v.colly() && inPlace(v.c) // took no position in OnRequest
+	lease, at, err := g.gate(ctx, h, u, g.waitLimit(ctx), !sync, time.Time{})
 	var de *DeferredError
-	if v.colly() && inPlace(v.c) && errors.As(err, &de) {
-		err = g.untilAdmitted(ctx, u, func(bool) error {
-			lease, at, err = g.gate(ctx, h, u, g.waitLimit(ctx), time.Time{})
+	if sync && errors.As(err, &de) {
+		err = g.untilAdmitted(ctx, u, func(reserved bool) error {
+			lease, at, err = g.gate(ctx, h, u, g.waitLimit(ctx), reserved, time.Time{})
 			return err
 		})
 	}
