@@ -306,10 +306,10 @@ func (h *host) changes() chan struct{} {
 // more): it takes the request's lease of one of the host's in-flight
 // places (Guard.InFlight), once the host's pause is over, the start
 // spacing is kept and the previous response ended at least the gap
-// (Crawl-delay, latency) before, waiting at most limit. The position
-// taken in OnRequest orders the requests without holding colly's
-// LimitRule slots, spaced by the host's expected time per request, so a
-// request mostly finds its host free here. A wait longer than limit
+// (Crawl-delay, latency) before, waiting at most limit. The position an
+// asynchronous collector's request took in OnRequest orders the requests
+// without holding colly's LimitRule slots, spaced by the host's expected
+// time per request, so a request mostly finds its host free here. A wait longer than limit
 // defers the request. It counts the request as fetched, and returns the
 // lease it is sent under and when it passed.
 //

@@ -11,17 +11,20 @@ import (
 )
 
 // The Guard's colly callbacks, in the order colly calls them for one
-// request: OnRequest (admit: robots.txt, the host's schedule), its gate in
+// request: OnRequest (admit: robots.txt, and for an asynchronous
+// collector the request's position in the host's schedule), its gate in
 // OnRequestHeaders (the host's in-flight place), the redirect handler for
 // each hop, OnResponseHeaders, and OnError. Each finds the request's
 // visit by its key; the transport (transport.go) sends what they
 // admitted and fails the rest with their verdict, so that colly reports
 // it. docs/design.md draws the way.
 
-// onRequest runs before colly sends r: robots.txt and the host's
-// schedule, waiting at most MaxWait. It never aborts r: its verdict goes
-// to the transport in r's visit, which fails r with it, so that colly
-// reports the outcome to OnError and to a synchronous Visit.
+// onRequest runs before colly sends r: robots.txt and, for an asynchronous
+// collector, r's position in the host's schedule, waiting at most MaxWait
+// (a synchronous collector's request takes its position at its gate,
+// unless no gate of this Guard will see it). It never aborts r: its
+// verdict goes to the transport in r's visit, which fails r with it, so
+// that colly reports the outcome to OnError and to a synchronous Visit.
 func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() {
 		return
@@ -51,12 +54,22 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 	h := g.host(r.URL)
 	var at time.Time
 	var err error
-	if inPlace(c) {
+	switch {
+	case inPlace(c) && t != nil && t.g == g:
 		// A synchronous collector's request takes its position in its
 		// host's schedule at its gate, with its lease (onRequestHeaders):
 		// here only robots.txt.
 		at, err = g.checkInPlace(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), now)
-	} else {
+	case inPlace(c):
+		// No gate of this Guard will see r (its transport was replaced):
+		// its position is all the pacing it gets, waited for here, and
+		// any deferral waited out in place (inplace.go).
+		err = g.untilAdmitted(ctx, r.URL, func(positioned bool) error {
+			_, at, err = g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), maxDuration, positioned || reserved, false, now)
+			now = time.Time{}
+			return err
+		})
+	default:
 		_, at, err = g.admitTo(ctx, g.cacheFor(c, nil), h, r.URL, g.agent(c), g.maxWait(), reserved, false, now)
 	}
 	if err == nil && g.CleanParams {

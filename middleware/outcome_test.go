@@ -712,6 +712,35 @@ func TestAbortedRequestsTakeNoPosition(t *testing.T) {
 	}
 }
 
+// A synchronous collector whose transport was replaced after Attach has
+// no gate of the Guard: its requests take their positions in OnRequest,
+// which paces them by the host's Rate (on the Guard's clock), as an
+// asynchronous collector's are.
+func TestReplacedTransportStillPaced(t *testing.T) {
+	for _, async := range []bool{false, true} {
+		s := newSite(t, robots("", nil))
+		clock := newFakeClock()
+		g := fakeGuard(&Guard{Rate: 1}, clock, 0)
+		c := colly.NewCollector(g.Attach, colly.Async(async))
+		c.WithTransport(&http.Transport{})
+		start := clock.now()
+		const n = 5
+		for i := 0; i < n; i++ {
+			if err := c.Visit(fmt.Sprintf("%s/p%d", s.URL, i)); err != nil {
+				t.Fatalf("async=%v: Visit(/p%d): %v", async, i, err)
+			}
+		}
+		c.Wait()
+		// robots.txt, then the pages one second apart.
+		if took, want := clock.now().Sub(start), time.Duration(n)*time.Second; took < want {
+			t.Errorf("async=%v: %d Visits through a replaced transport took %v on the Guard's clock, want ≥ %v", async, n, took, want)
+		}
+		if got := s.count("/p0"); got != 1 {
+			t.Errorf("async=%v: /p0 sent %d times, want 1", async, got)
+		}
+	}
+}
+
 // Sweeps run on whichever request's OnRequest grows the index past its
 // mark, beside other requests passing their gates and ending: an
 // asynchronous crawl with more requests waiting for colly's LimitRule

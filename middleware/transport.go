@@ -82,7 +82,8 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, v.err
 	case !v.gated:
 		ctx := req.Context()
-		l, _, err := t.gateAgain(ctx, v, g.hostFor(v, req.URL), req.URL)
+		// A synchronous collector's request took no position in OnRequest.
+		l, _, err := t.gateAgain(ctx, v, g.hostFor(v, req.URL), req.URL, !(v.colly() && inPlace(v.c)))
 		if err != nil {
 			closeBody(req)
 			return nil, err
@@ -101,7 +102,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			g.newFlight(h, lease, time.Time{}).unsent()
 			v.lease = 0
 			ctx := req.Context()
-			l, at, err := t.gateAgain(ctx, v, h, req.URL)
+			l, at, err := t.gateAgain(ctx, v, h, req.URL, true) // it keeps its position
 			if err != nil {
 				closeBody(req)
 				return nil, err
@@ -120,15 +121,15 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // gateAgain passes the gate of h for u, the request of visit v that
-// reached the transport without its lease, waiting at most MaxWait and
-// ctx's deadline; a synchronous collector's request waits out any
-// deferral in place (inplace.go), until ctx's deadline at most.
-func (t *guardTransport) gateAgain(ctx context.Context, v *visit, h *host, u *url.URL) (uint64, time.Time, error) {
+// reached the transport without its lease (positioned: holding its
+// position in h's schedule), waiting at most MaxWait and ctx's deadline;
+// a synchronous collector's request waits out any deferral in place
+// (inplace.go), until ctx's deadline at most.
+func (t *guardTransport) gateAgain(ctx context.Context, v *visit, h *host, u *url.URL, positioned bool) (uint64, time.Time, error) {
 	g := t.g
-	sync := v.colly() && inPlace(v.c) // took no position in OnRequest
-	lease, at, err := g.gate(ctx, h, u, g.waitLimit(ctx), !sync, time.Time{})
+	lease, at, err := g.gate(ctx, h, u, g.waitLimit(ctx), positioned, time.Time{})
 	var de *DeferredError
-	if sync && errors.As(err, &de) {
+	if v.colly() && inPlace(v.c) && errors.As(err, &de) {
 		err = g.untilAdmitted(ctx, u, func(reserved bool) error {
 			lease, at, err = g.gate(ctx, h, u, g.waitLimit(ctx), reserved, time.Time{})
 			return err

@@ -25,7 +25,7 @@ func waitBounds() [nWaitBounds]time.Duration {
 // callbacks before they were sent, on the Guard's clock: in the Guard's
 // OnRequest (robots.txt, pause, the request's position) and at the host's
 // gate in OnRequestHeaders (its lease, Crawl-delay, the gap after the last
-// response). The time a request spends between the two in colly's own
+// response; a synchronous collector's request takes its position there). The time a request spends between the two in colly's own
 // queue for a LimitRule slot is colly's, not the Guard's, and is not
 // counted. Each attempt that is sent counts once; one that is deferred
 // instead counts in Deferred, and its later attempt counts its own wait.
