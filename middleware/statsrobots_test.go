@@ -53,7 +53,7 @@ func TestStatsRobots(t *testing.T) {
 	refused := "http://" + ln.Addr().String()
 	ln.Close()
 
-	g := &Guard{Rate: rate.Inf, MaxRetries: 1, MaxRobotsFailures: 1, robotsLimit: 300 * time.Millisecond}
+	g := &Guard{Rate: rate.Inf, MaxRetries: 1, MaxRobotsFailures: 1, robotsLimit: time.Second} // parsed answers well within it, slow never
 	c := colly.NewCollector(g.Attach, colly.Async(true))
 	for _, s := range []string{parsed, gone, busy, broken, slow, refused} {
 		for _, p := range []string{"/a", "/b"} {
