@@ -309,9 +309,9 @@ func (h *host) changes() chan struct{} {
 // (Crawl-delay, latency) before, waiting at most limit. The position an
 // asynchronous collector's request took in OnRequest orders the requests
 // without holding colly's LimitRule slots, spaced by the host's expected
-// time per request, so a request mostly finds its host free here. A wait longer than limit
-// defers the request. It counts the request as fetched, and returns the
-// lease it is sent under and when it passed.
+// time per request, so a request mostly finds its host free here. A wait
+// longer than limit defers the request. It counts the request as fetched,
+// and returns the lease it is sent under and when it passed.
 //
 // positioned says that the request holds its position already (an
 // asynchronous collector's took it in OnRequest); otherwise the gate takes
