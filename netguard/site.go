@@ -51,7 +51,10 @@ func AllowSite(ctx context.Context, site string) ([]netip.AddrPort, error) {
 	var allow []netip.AddrPort
 	for _, a := range addrs {
 		a = a.Unmap().WithZone("")
-		if r := Reason(a); r != "" && r != "link-local" {
+		// Reason says "link-local (inside 64:ff9b::/96)" of a link-local
+		// address inside a NAT64 or 6to4 one, as DNS64 writes an A record
+		// of 169.254.169.254.
+		if r := Reason(a); r != "" && !strings.HasPrefix(r, "link-local") {
 			allow = append(allow, netip.AddrPortFrom(a, port))
 		}
 	}

@@ -30,6 +30,9 @@ func TestAllowSite(t *testing.T) {
 		{"http://8.8.8.8/", nil},
 		{"http://169.254.169.254/", nil}, // link-local (metadata): never allowed by name
 		{"https://[fe80::1]/", nil},
+		{"http://[64:ff9b::a9fe:a9fe]/", nil}, // 169.254.169.254 inside NAT64, as DNS64 answers
+		{"http://[2002:a9fe:a9fe::1]/", nil},  // and inside 6to4
+		{"http://[64:ff9b::7f00:1]/", []netip.AddrPort{ap("[64:ff9b::7f00:1]:80")}},
 	}
 	for _, tt := range tests {
 		got, err := AllowSite(context.Background(), tt.site)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"golang.org/x/net/http/httpproxy"
+	"golang.org/x/net/idna"
 )
 
 // Transport returns a clone of http.DefaultTransport that dials through d
@@ -104,14 +105,15 @@ func (p *proxies) checkTarget(ctx context.Context, u *url.URL, proxy string) err
 		}
 		return err
 	}
-	if a, err := netip.ParseAddr(u.Hostname()); err == nil {
+	name := asciiHostname(u)
+	if a, err := netip.ParseAddr(name); err == nil {
 		return fail(p.d.judge("tcp", host, a, uint16(port)))
 	}
 	resolver := net.DefaultResolver
 	if p.d.Dialer != nil && p.d.Dialer.Resolver != nil {
 		resolver = p.d.Dialer.Resolver
 	}
-	addrs, err := resolver.LookupNetIP(ctx, "ip", u.Hostname())
+	addrs, err := resolver.LookupNetIP(ctx, "ip", name)
 	if err != nil {
 		return &AddressError{Network: "tcp", Host: host, Proxy: proxy, Err: err}
 	}
@@ -137,13 +139,33 @@ func defaultPort(scheme string) string {
 	return ""
 }
 
-// canonicalAddr returns the host:port net/http dials for u.
+// canonicalAddr returns the host:port net/http dials for u, as net/http's
+// own canonicalAddr writes it
+// (https://cs.opensource.google/go/go/+/refs/tags/go1.24.0:src/net/http/transport.go).
 func canonicalAddr(u *url.URL) string {
 	port := u.Port()
 	if port == "" {
 		port = defaultPort(u.Scheme)
 	}
-	return net.JoinHostPort(u.Hostname(), port)
+	return net.JoinHostPort(asciiHostname(u), port)
+}
+
+// asciiHostname returns u's host name as net/http dials it: converted to
+// ASCII by IDNA's lookup profile when it is not ASCII, which also maps
+// full-width digits and dots ("１２７．０．０．１" is dialled as 127.0.0.1).
+// A name the profile refuses is returned as written (net/http dials it so,
+// and the dial fails).
+func asciiHostname(u *url.URL) string {
+	name := u.Hostname()
+	for i := 0; i < len(name); i++ {
+		if name[i] >= 0x80 {
+			if a, err := idna.Lookup.ToASCII(name); err == nil {
+				return a
+			}
+			break
+		}
+	}
+	return name
 }
 
 // parseProxy reads a proxy setting as httpproxy does: a URL, or a

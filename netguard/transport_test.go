@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -208,9 +209,10 @@ func TestTransportNoProxy(t *testing.T) {
 	}
 	client := &http.Client{Transport: Transport(d)}
 	for _, u := range []string{
-		"http://8.8.4.4/",    // NO_PROXY: direct, and the test's dialer refuses to leave loopback
-		proxy.URL + "/admin", // loopback is never proxied: direct, to the proxy's own address
-		site.URL,             // direct, to loopback
+		"http://8.8.4.4/",               // NO_PROXY: direct, and the test's dialer refuses to leave loopback
+		proxy.URL + "/admin",            // loopback is never proxied: direct, to the proxy's own address
+		fullWidth(proxy.URL) + "/admin", // the same, written as net/http dials it only after IDNA
+		site.URL,                        // direct, to loopback
 	} {
 		resp, err := client.Get(u)
 		if err == nil {
@@ -227,6 +229,26 @@ func TestTransportNoProxy(t *testing.T) {
 	if direct > 0 {
 		t.Errorf("the loopback site got %d requests, want 0", direct)
 	}
+}
+
+// fullWidth returns u, an http URL of an IPv4 host, with the host's digits
+// and dots written full-width (U+FF10…, U+FF0E), which IDNA's lookup
+// profile maps back to ASCII.
+func fullWidth(u string) string {
+	rest := strings.TrimPrefix(u, "http://")
+	host, port, _ := strings.Cut(rest, ":")
+	var b strings.Builder
+	for _, r := range host {
+		switch {
+		case r >= '0' && r <= '9':
+			b.WriteRune(r - '0' + '０')
+		case r == '.':
+			b.WriteRune('．')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return "http://" + b.String() + ":" + port
 }
 
 // Without Dialer.Proxy, Transport takes the environment's proxy settings,
