@@ -1,6 +1,7 @@
 package robotsmw
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -79,8 +80,11 @@ func TestRequestTimeoutOutcome(t *testing.T) {
 			}
 			var log outcomeLog
 			log.attach(c)
-			var final error
+			var first, final error
 			c.OnError(func(_ *colly.Response, err error) {
+				if first == nil {
+					first = err
+				}
 				if IsFinal(err) {
 					final = err
 				}
@@ -89,6 +93,10 @@ func TestRequestTimeoutOutcome(t *testing.T) {
 			waitOrFail(t, "Wait", c.Wait)
 			if got := log.get("/slow"); got != tc.want {
 				t.Errorf("Visit(/slow) outcomes %q, want %q", got, tc.want)
+			}
+			if tc.before && (!errors.Is(first, context.DeadlineExceeded) ||
+				!strings.Contains(fmt.Sprint(first), "not done within 1s (the collector's request timeout)")) {
+				t.Errorf("first outcome %v, want a deadline naming the collector's request timeout", first)
 			}
 			if tc.want == "retry 1, gave up" && !strings.Contains(fmt.Sprint(final), "the client's timeout ends at") {
 				t.Errorf("final outcome %v, want the Guard's, naming the client's timeout", final)

@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -201,6 +202,7 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 			}
 			return nil, err
 		}
+		err = t.timedOut(err)
 		ev := g.strikeFor(h, g.clock(), soft, req.URL, nil, 0, err, ours)
 		if ours {
 			return nil, g.failed(v, h, err, ev)
@@ -287,6 +289,17 @@ func (t *guardTransport) bound(req *http.Request, v *visit, ours bool) (*http.Re
 	return req, nop
 }
 
+// timedOut names the limit in err, a request's failure, when it is the
+// deadline the transport set from the client's Timeout (see bound): the
+// user reads "not done within 10s (the collector's request timeout)", not
+// only "context deadline exceeded", which err still matches.
+func (t *guardTransport) timedOut(err error) error {
+	if t.timeout > 0 && errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("not done within %v (the collector's request timeout): %w", t.timeout, err)
+	}
+	return err
+}
+
 // nop is a CancelFunc with nothing to cancel.
 func nop() {}
 
@@ -349,6 +362,9 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 		}
 		if ended(b.req, err) {
 			return n, gaveUp(b.req.Method, b.req.URL, "", err)
+		}
+		if t := guarded(b.v.c); t != nil {
+			err = t.timedOut(err)
 		}
 		ev := b.g.strikeFor(b.h, b.g.clock(), soft, b.req.URL, nil, 0, err, true)
 		return n, b.g.failed(b.v, b.h, err, ev)
