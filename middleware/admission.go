@@ -210,6 +210,9 @@ func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url
 	h.mu.Lock()
 	pauseUntil := h.pauseUntil
 	excluded := h.t != nil && h.t.excluded
+	if excluded {
+		h.t.asked = now.UnixNano()
+	}
 	h.mu.Unlock()
 	if n := now.UnixNano(); pauseUntil-n > int64(limit) {
 		if excluded {
@@ -261,6 +264,7 @@ func (g *Guard) lockOpen(h *host, u *url.URL, now time.Time) (time.Time, error) 
 	}
 	if h.t != nil && h.t.excluded && now.UnixNano() < h.pauseUntil {
 		until := h.pauseUntil
+		h.t.asked = now.UnixNano()
 		h.mu.Unlock()
 		return time.Time{}, excludedError(u, h, until)
 	}

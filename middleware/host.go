@@ -133,8 +133,10 @@ type trouble struct {
 	delays map[string]time.Duration
 	// cut is set while a cut has raised interval above floor.
 	cut bool
-	// excluded is set while a Retry-After beyond maxRetryAfter holds.
+	// excluded is set while a Retry-After beyond maxRetryAfter holds;
+	// asked is when a request last found the host excluded.
 	excluded   bool
+	asked      int64
 	strikes    int
 	healthyRun int
 	lastStrike int64
@@ -175,15 +177,30 @@ func (h *host) troubled(rateFloor time.Duration) *trouble {
 }
 
 // quiet reports whether the host holds nothing that evicting it would
-// lose, at now: no waiter, no pause, no exclusion, no cut, no strike that
-// is still counted, no Crawl-delay, and idle since idle: nothing sent,
+// lose, at now: no waiter, no pause, no cut, no strike that is still
+// counted, no Crawl-delay gap still due, and idle since idle: nothing sent,
 // scheduled or first seen after it. h.mu must be held.
+//
+// A host's Crawl-delays go with it: its next request reads them again from
+// robots.txt (Guard.check), so only the gap after its last request must
+// have passed. A host excluded by a Retry-After beyond maxRetryAfter is
+// kept while requests still ask for it, and forgotten once none did since
+// idle: a site can name any number of hosts that all ask for such a
+// pause, and a crawl must not hold them all. A request for the host after
+// that is sent, and excludes it again if it still asks for the pause.
 func (h *host) quiet(now, idle int64) bool {
-	if h.waiters > 0 || now < h.pauseUntil || max(h.lastSend, h.pauseUntil) > idle {
+	if h.waiters > 0 {
 		return false
 	}
 	t := h.t
-	return t == nil || !t.cut && !t.excluded && len(t.delays) == 0 &&
+	if t != nil && t.excluded {
+		return max(h.lastSend, t.lastStrike, t.asked) <= idle
+	}
+	if now < h.pauseUntil || max(h.lastSend, h.pauseUntil) > idle {
+		return false
+	}
+	return t == nil || !t.cut &&
+		h.lastSend+int64(pace.EndGap(h.crawlDelay(), h.latency, latencyFactor)) <= idle &&
 		(t.strikes == 0 || now-t.lastStrike > int64(forgiveAfter))
 }
 

@@ -13,10 +13,11 @@ const defaultIdleTimeout = 5 * time.Minute
 
 // A hostTable holds the state of the hosts a Guard has seen, and forgets a
 // host once it has been quiet for the idle timeout: no request waiting or
-// sent, no pause, exclusion, cut, counted strike or Crawl-delay (see
-// host.quiet). Forgetting such a host loses nothing but its counters, which
-// the Guard's totals keep. So a broad crawl holds state only for the hosts
-// it is working on.
+// sent, no pause, cut or counted strike, no Crawl-delay gap still due, no
+// request asking for it while excluded (see host.quiet). Forgetting such a
+// host loses nothing but its counters, which the Guard's totals keep, and
+// its Crawl-delays, which its next request reads again. So a broad crawl
+// holds state only for the hosts it is working on.
 //
 // Sweeps are amortised: one runs, under the write lock, when a host is
 // added or Stats is read and half the idle timeout has passed since the

@@ -27,8 +27,12 @@ func loopbackHosts(t *testing.T, s *site) *http.Transport {
 }
 
 // Defect 9: the state of quiet hosts is forgotten after IdleTimeout; hosts
-// that are paused, cut or have a Crawl-delay are kept; the totals keep the
-// forgotten hosts' counts; Stats lists only the busiest hosts.
+// that are paused are kept; the totals keep the forgotten hosts' counts;
+// Stats lists only the busiest hosts. A host with a Crawl-delay is
+// forgotten too once its gap is over, and its next request reads the
+// Crawl-delay again; a host excluded by a Retry-After beyond a day is kept
+// while requests still ask for it, and forgotten once none did for
+// IdleTimeout (a site can name any number of such hosts).
 func TestIdleHostsEvicted(t *testing.T) {
 	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -38,6 +42,9 @@ func TestIdleHostsEvicted(t *testing.T) {
 			w.Write([]byte("User-agent: *\nDisallow: /private\n"))
 		case r.Host == "busy.test":
 			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case r.Host == "gone.test":
+			w.Header().Set("Retry-After", "99999999") // three years: excluded
 			w.WriteHeader(http.StatusServiceUnavailable)
 		default:
 			w.Write([]byte("ok"))
@@ -54,21 +61,45 @@ func TestIdleHostsEvicted(t *testing.T) {
 	}
 	c.Visit("http://slow.test/page")
 	c.Visit("http://busy.test/page")
-	if st := g.Stats(); st.Hosts != n+2 || len(st.Busiest) != busiest {
-		t.Fatalf("Stats() Hosts = %d, %d listed; want %d, %d", st.Hosts, len(st.Busiest), n+2, busiest)
+	c.Visit("http://gone.test/page")
+	if st := g.Stats(); st.Hosts != n+3 || len(st.Busiest) != busiest {
+		t.Fatalf("Stats() Hosts = %d, %d listed; want %d, %d", st.Hosts, len(st.Busiest), n+3, busiest)
 	}
-	clk.advance(2 * time.Minute)
+	clk.advance(90 * time.Second)
+	if err := c.Visit("http://gone.test/again"); !IsFinal(err) {
+		t.Errorf("Visit(gone.test/again) = %v, want a final error: the host is excluded", err)
+	}
+	clk.advance(30 * time.Second)
 	st := g.Stats()
-	if st.Hosts != 2 || st.Evicted != n {
-		t.Errorf("after 2 quiet minutes Stats() Hosts = %d, Evicted = %d; want 2, %d", st.Hosts, st.Evicted, n)
+	if st.Hosts != 2 || st.Evicted != n+1 {
+		t.Errorf("after 2 quiet minutes Stats() Hosts = %d, Evicted = %d; want 2, %d", st.Hosts, st.Evicted, n+1)
 	}
-	for _, name := range []string{"slow.test", "busy.test"} {
+	for _, name := range []string{"busy.test", "gone.test"} {
 		if _, ok := g.hostStats(name); !ok {
-			t.Errorf("Host(%q) forgotten; want kept (Crawl-delay, pause)", name)
+			t.Errorf("Host(%q) forgotten; want kept (paused; excluded and asked for 30s ago)", name)
 		}
 	}
-	if want := int64(2*n + 2 + 2); st.Total.Sent != want {
+	if _, ok := g.hostStats("slow.test"); ok {
+		t.Errorf("Host(slow.test) kept; want forgotten: its Crawl-delay's gap is over")
+	}
+	if want := int64(2*n + 3 + 3); st.Total.Sent != want {
 		t.Errorf("Total.Sent = %d, want %d (robots.txt and page of every host)", st.Total.Sent, want)
+	}
+	clk.advance(time.Minute)
+	if g.Stats(); g.hosts.lookup("gone.test") != nil {
+		t.Errorf("Host(gone.test) kept; want forgotten: no request asked for it for a minute")
+	}
+	// A host forgotten with its Crawl-delay reads it again.
+	c.Visit("http://slow.test/again")
+	if h := g.hosts.lookup("slow.test"); h == nil {
+		t.Errorf("Host(slow.test) after a new visit: none")
+	} else {
+		h.mu.Lock()
+		d := h.crawlDelay()
+		h.mu.Unlock()
+		if d != 2*time.Second {
+			t.Errorf("Host(slow.test) Crawl-delay after a new visit = %v, want 2s", d)
+		}
 	}
 	// A forgotten host comes back with fresh state.
 	c.Visit("http://h00.test/page")
