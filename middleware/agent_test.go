@@ -2,6 +2,9 @@ package robotsmw
 
 import (
 	"errors"
+	"net/http"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gocolly/colly/v2"
@@ -41,4 +44,76 @@ func TestEmptyAgentUsesUserAgentToken(t *testing.T) {
 			t.Errorf("UserAgent %q: /page fetched %d times, ErrorHandler %v; want fetched once", tt.ua, fetched, errs)
 		}
 	}
+}
+
+// The Guard's own cache fetches robots.txt with the UserAgent the
+// collector has when the crawl starts, whether colly.UserAgent came
+// before or after Attach among NewCollector's options or was set after
+// it, and through the transport of the collector attached first, even if
+// only another one makes requests.
+func TestRobotsFetchUserAgent(t *testing.T) {
+	var mu sync.Mutex
+	var agents []string
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			mu.Lock()
+			agents = append(agents, r.Header.Get("User-Agent"))
+			mu.Unlock()
+		}
+		w.Write([]byte("ok"))
+	})
+	const ua = "MyBot/1.0 (+https://example.org/bot)"
+	for _, tc := range []struct {
+		name string
+		make func(g *Guard) *colly.Collector
+	}{
+		{"UserAgent option before Attach", func(g *Guard) *colly.Collector {
+			return colly.NewCollector(colly.UserAgent(ua), g.Attach)
+		}},
+		{"UserAgent option after Attach", func(g *Guard) *colly.Collector {
+			return colly.NewCollector(g.Attach, colly.UserAgent(ua))
+		}},
+		{"UserAgent set after NewCollector", func(g *Guard) *colly.Collector {
+			c := colly.NewCollector(g.Attach)
+			c.UserAgent = ua
+			return c
+		}},
+	} {
+		agents = nil
+		c := tc.make(&Guard{Rate: rate.Inf})
+		if err := c.Visit(s.URL + "/page"); err != nil {
+			t.Errorf("%s: Visit(/page) = %v", tc.name, err)
+		}
+		if len(agents) != 1 || agents[0] != ua {
+			t.Errorf("%s: robots.txt fetched with User-Agent %q, want [%q]", tc.name, agents, ua)
+		}
+	}
+
+	// Attached to a collector with a transport of its own first, then to
+	// one without: robots.txt goes through the first's transport.
+	var through atomic.Int32
+	g := &Guard{Rate: rate.Inf}
+	first := colly.NewCollector()
+	first.WithTransport(countingTransport{&through})
+	g.Attach(first)
+	second := colly.NewCollector(g.Attach)
+	second.UserAgent = ua
+	agents = nil
+	if err := second.Visit(s.URL + "/page"); err != nil {
+		t.Errorf("second collector: Visit(/page) = %v", err)
+	}
+	if through.Load() != 1 {
+		t.Errorf("robots.txt went %d times through the first collector's transport, want once", through.Load())
+	}
+	if len(agents) != 1 || agents[0] != "colly - https://github.com/gocolly/colly" {
+		t.Errorf("robots.txt fetched with User-Agent %q, want the first collector's (colly's default)", agents)
+	}
+}
+
+// countingTransport counts the requests it passes to http.DefaultTransport.
+type countingTransport struct{ n *atomic.Int32 }
+
+func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	t.n.Add(1)
+	return http.DefaultTransport.RoundTrip(r)
 }

@@ -135,11 +135,12 @@ type Guard struct {
 
 	// Cache holds the robots.txt policies. If nil, the Guard makes its own,
 	// whose robots.txt requests go through the transport of the collector
-	// that makes the first request (as it was before Attach: its proxy and
-	// TLS settings), send that collector's UserAgent, keep the host's
-	// pause and spacing like every other request, ahead of the pages that
-	// wait for the host's schedule, and strike the host when robots.txt
-	// answers 429 or 5xx. At most MaxRobotsFetches run at once. A Cache
+	// it was attached to first (as it was before Attach: its proxy and TLS
+	// settings), send that collector's UserAgent as it is at the first
+	// request, Seed or RobotsCache (a colly.UserAgent option after Attach
+	// counts), keep the host's pause and spacing like every other request,
+	// ahead of the pages that wait for the host's schedule, and strike the
+	// host when robots.txt answers 429 or 5xx. At most MaxRobotsFetches run at once. A Cache
 	// supplied here fetches with its own Client, outside the Guard's
 	// pacing, and bounds its fetches by its own MaxFetches.
 	Cache *policy.Cache
@@ -273,6 +274,9 @@ type Guard struct {
 	// robotsLimit, if set, replaces robotsTimeout for the own cache.
 	robotsLimit time.Duration
 
+	// first is the collector the Guard was attached to first, whose
+	// transport and UserAgent its own cache fetches with (cacheFor).
+	first   atomic.Pointer[colly.Collector]
 	ownOnce sync.Once
 	own     *policy.Cache
 	ownMade atomic.Pointer[policy.Cache] // own, once made: Stats reads it without making it
@@ -368,7 +372,7 @@ func (g *Guard) Attach(c *colly.Collector) {
 	}
 	c.IgnoreRobotsTxt = true
 	g.install(c)
-	g.cacheFor(c, nil) // bind the own cache to c's transport now
+	g.first.CompareAndSwap(nil, c) // the own cache fetches through c (cacheFor)
 	c.OnRequest(func(r *colly.Request) { g.onRequest(c, r) })
 	c.OnRequestHeaders(func(r *colly.Request) { g.onRequestHeaders(c, r) })
 	c.OnResponseHeaders(func(r *colly.Response) { g.onResponseHeaders(c, r) })
@@ -378,13 +382,21 @@ func (g *Guard) Attach(c *colly.Collector) {
 }
 
 // cacheFor returns the robots.txt cache: Cache, or the Guard's own, which
-// is made on first use with the transport of collector c as it was before
-// Attach (or next, or http.DefaultTransport) and c's UserAgent.
+// is made on first use with the transport of the collector the Guard was
+// attached to first, as it was before Attach, and that collector's
+// UserAgent as it is then; without one, with those of c, or next (or
+// http.DefaultTransport) and Agent. Made on first use, not in Attach:
+// colly applies NewCollector's options in order, so that a
+// colly.UserAgent option after robotsmw.Attach, or a UserAgent set before
+// the first Visit, is the one robots.txt is fetched with.
 func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cache {
 	if g.Cache != nil {
 		return g.Cache
 	}
 	g.ownOnce.Do(func() {
+		if f := g.first.Load(); f != nil {
+			c = f
+		}
 		ua := g.Agent
 		if c != nil {
 			ua = c.UserAgent
