@@ -223,7 +223,7 @@ func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url
 		// (check), not the host's pause, which that very failure may
 		// have started.
 		if !peeked || !now.Before(pe.Expires) {
-			return &policy.Entry{}, nil, g.deferred(h, u, pauseUntil, pauseUntil, false)
+			return &policy.Entry{}, nil, g.deferred(h, u, pauseUntil, pauseUntil, n, false)
 		}
 	}
 	lctx, cancel := context.WithTimeout(ctx, max(limit, minDeferral))
@@ -244,10 +244,12 @@ func excludedError(u *url.URL, h *host, until int64) error {
 }
 
 // deferred returns the deferral of a request to h that would have to wait
-// until start, and counts it.
-func (g *Guard) deferred(h *host, u *url.URL, start, pauseUntil int64, reserved bool) *DeferredError {
+// until start, and counts it. Its cause is h's pause while one holds at
+// now (the wait then ends no sooner than pauseUntil), else the host's
+// rate.
+func (g *Guard) deferred(h *host, u *url.URL, start, pauseUntil, now int64, reserved bool) *DeferredError {
 	var cause error = errHostBusy
-	if start <= pauseUntil {
+	if start <= pauseUntil || now < pauseUntil {
 		cause = pausedError(h.name, time.Unix(0, pauseUntil))
 	}
 	g.count(h, cDeferred)

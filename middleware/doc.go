@@ -19,8 +19,9 @@
 //	outcome      OnError error              sync Visit returns    ErrorHandler  Stats
 //	fetched      — (OnResponse as usual)    nil                   —             Pages (Sent)
 //	blocked      *DisallowedError           the same error        yes           Blocked
-//	             (ErrDisallowed; also
-//	             ErrCrawlDelayTooLong)
+//	             (ErrDisallowed), or an
+//	             error wrapping
+//	             ErrCrawlDelayTooLong
 //	deferred     *DeferredError, Attempt 0  — (async only: a      —             Deferred, Waiting
 //	                                        sync request waits)
 //	retried      *DeferredError, Attempt n  — (the final outcome  —             Retried, Backoffs
@@ -232,7 +233,11 @@
 //	c.SetProxyFunc(proxies)
 //	g.Attach(c)
 //
-// Async mode, LimitRules and the queue package work with the Guard. A
+// Async mode, LimitRules and the queue package work with the Guard. With
+// an asynchronous collector, queue.Run returns once the queue is empty,
+// while the Guard may still resend deferred requests whose pages add links
+// to it: run the queue again until it stays empty after c.Wait (q.Run, then
+// c.Wait, then q.Stop if q.IsEmpty() is false; examples/queue does so). A
 // LimitRule's Delay adds to the Guard's pacing; a rule with a DomainGlob
 // of "*" and a Parallelism remains useful as a global concurrency cap. With
 // CacheDir, colly replays cached responses, 429 included, without the

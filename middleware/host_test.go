@@ -115,6 +115,32 @@ func TestWaitHonoursPause(t *testing.T) {
 
 // A wait longer than the limit is deferred at once, to the slot the
 // request keeps; the gate defers the same way; a pause defers to its end.
+// A deferral while the host's pause holds names the pause, even when the
+// request's slot comes some spacing after the pause's end.
+func TestDeferralWhilePausedNamesThePause(t *testing.T) {
+	c := newFakeClock()
+	g := fakeGuard(&Guard{}, c, 0)
+	u := mustURL(t, "http://example.com/")
+	h := g.host(u)
+	now := c.now().UnixNano()
+	pause := now + int64(2*time.Minute)
+	for _, tc := range []struct {
+		name       string
+		start, pau int64
+		paused     bool
+	}{
+		{"slot at the pause's end", pause, pause, true},
+		{"slot a second after the pause's end", pause + int64(time.Second), pause, true},
+		{"no pause", now + int64(time.Minute), 0, false},
+		{"a pause that is over", now + int64(time.Minute), now - 1, false},
+	} {
+		err := g.deferred(h, u, tc.start, tc.pau, now, false)
+		if got := strings.Contains(err.Error(), "paused until"); got != tc.paused || errors.Is(err, errHostBusy) == tc.paused {
+			t.Errorf("%s: deferred = %v; want the pause named: %v", tc.name, err, tc.paused)
+		}
+	}
+}
+
 func TestWaitBeyondLimitDefers(t *testing.T) {
 	c := newFakeClock()
 	g := fakeGuard(&Guard{Rate: rate.Every(time.Hour)}, c, 0)

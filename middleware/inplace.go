@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -126,26 +127,35 @@ func (t *guardTransport) retryInPlace(req *http.Request, v *visit, resp *http.Re
 // lease; or it returns the request's final outcome: colly's MaxRequests
 // reached, a pause that ends past the client's own deadline, the crawl's
 // end.
+//
+// An attempt whose next one cannot be sent is final at once: it is not
+// reported as a *DeferredError first (which promises that the request is
+// sent again), nor counted as retried.
 func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, error) {
 	c := v.c
-	g.reportAttempt(v, de)
+	ctx := req.Context()
+	var n *atomic.Uint32
 	if c.MaxRequests > 0 {
 		// Every attempt sent again is a request to colly, as a
 		// Request.Retry would be.
-		n := collyRequestCount(c)
+		n = collyRequestCount(c)
 		if n == nil || n.Load() >= c.MaxRequests {
-			return 0, gaveUp(req.Method, v.orig, "could not be sent again", colly.ErrMaxRequests)
+			g.uncountRetry(g.hostFor(v, req.URL))
+			return 0, gaveUp(req.Method, v.orig, "could not be sent again", fmt.Errorf("%w (after %w)", colly.ErrMaxRequests, de.Err))
 		}
-		n.Add(1)
 	}
-	ctx := req.Context()
 	if dl, ok := ctx.Deadline(); ok && !v.crawlDeadline(dl) && !de.Until.Before(dl.Add(-earlyTimeout)) {
 		// net/http's Timeout bounds the whole call, retries included
 		// (SetRequestTimeout after Attach): a retry that could not be
 		// sent before it runs out is not waited for.
+		g.uncountRetry(g.hostFor(v, req.URL))
 		return 0, gaveUp(req.Method, v.orig, "", fmt.Errorf("the client's timeout ends at %s, before the host's pause (until %s): %w",
 			dl.UTC().Format(time.RFC3339Nano), de.Until.UTC().Format(time.RFC3339Nano), de.Err))
 	}
+	if n != nil {
+		n.Add(1)
+	}
+	g.reportAttempt(v, de)
 	ctx = withCrawl(ctx, c)
 	var lease uint64
 	start := g.clock()

@@ -58,6 +58,10 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, v *visit, err erro
 		g.deferRequest(c, r, v, de)
 	case guardFinal(err):
 		g.deliver(c, r, v, err, false)
+	case crawl != nil && v != nil && v.taken:
+		// The crawl ended while the request was in flight: sent, and cut
+		// short.
+		g.deliver(c, r, v, gaveUp(r.Method, r.URL, "", err), false)
 	case crawl != nil:
 		// The crawl is over: colly failed the request before the Guard's
 		// transport saw it.
@@ -466,6 +470,7 @@ func (g *Guard) reissue(it *laterItem) {
 	}
 	if crawl := collectorContext(it.c).Err(); crawl != nil {
 		// The crawl is over: nothing is sent again.
+		g.notRetried(it)
 		g.deliver(it.c, r, v, g.ended(r.URL, crawl), true)
 		return
 	}
@@ -476,7 +481,16 @@ func (g *Guard) reissue(it *laterItem) {
 		if v != nil {
 			v.reissuing.Store(false)
 		}
+		g.notRetried(it)
 		g.deliver(it.c, r, v, gaveUp(r.Method, r.URL, "could not be sent again", err), true)
+	}
+}
+
+// notRetried takes back the retry counted for it's failed attempt, if it
+// was one: it is not sent again after all.
+func (g *Guard) notRetried(it *laterItem) {
+	if it.retry {
+		g.uncountRetry(g.hostFor(it.v, it.r.URL))
 	}
 }
 

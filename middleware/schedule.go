@@ -147,7 +147,7 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			case time.Duration(pu-n) > horizon:
 				// No position that far ahead: come back at the pause's end.
 				h.mu.Unlock()
-				return 0, time.Time{}, g.deferred(h, u, pu, pu, false)
+				return 0, time.Time{}, g.deferred(h, u, pu, pu, n, false)
 			case pu <= deadline:
 				if _, err := g.sleepFor(ctx, h, u, time.Duration(pu-n)); err != nil {
 					return 0, time.Time{}, err
@@ -235,7 +235,7 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 		if !s.Reserved || at > deadline {
 			pu := h.pauseUntil
 			h.mu.Unlock()
-			return 0, time.Time{}, g.deferred(h, u, at, pu, s.Reserved)
+			return 0, time.Time{}, g.deferred(h, u, at, pu, n, s.Reserved)
 		}
 		var voided bool
 		if s.Reserved && s.InFlight >= a.InFlight {

@@ -120,6 +120,16 @@ func (g *Guard) count(h *host, k counter) {
 	g.totals[k].Add(1)
 }
 
+// uncountRetry takes back the count of a failed attempt of a request to h
+// as retried (Guard.failed counted it) when it is not sent again after
+// all: colly refused it, or its outcome turned final before it went.
+func (g *Guard) uncountRetry(h *host) {
+	h.mu.Lock()
+	h.retried--
+	h.mu.Unlock()
+	g.totals[cRetried].Add(-1)
+}
+
 // add adds one to counter k; h.mu must be held.
 func (h *host) add(k counter) {
 	switch k {

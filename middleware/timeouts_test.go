@@ -47,7 +47,8 @@ func stallOnce(t *testing.T, inBody bool) *site {
 // (inplace.go): set after Attach, net/http's timeout bounds that whole
 // call, which the stalled attempt used up, so the retry is not sent and
 // the request gives up with the Guard's error naming the client's
-// timeout. An asynchronous collector's retry is a call of its own.
+// timeout, at once: no *DeferredError is reported first, which would
+// promise a retry. An asynchronous collector's retry is a call of its own.
 func TestRequestTimeoutOutcome(t *testing.T) {
 	for _, tc := range []struct {
 		name                string
@@ -56,8 +57,8 @@ func TestRequestTimeoutOutcome(t *testing.T) {
 	}{
 		{"timeout before Attach, stalled headers", true, false, false, "retry 1, ok 200"},
 		{"timeout before Attach, stalled body", true, true, false, "retry 1, ok 200"},
-		{"timeout after Attach, stalled headers", false, false, false, "retry 1, gave up"},
-		{"timeout after Attach, stalled body", false, true, false, "retry 1, gave up"},
+		{"timeout after Attach, stalled headers", false, false, false, "gave up"},
+		{"timeout after Attach, stalled body", false, true, false, "gave up"},
 		{"async, timeout after Attach, stalled headers", false, false, true, "retry 1, ok 200"},
 		{"async, timeout after Attach, stalled body", false, true, true, "retry 1, ok 200"},
 	} {
@@ -98,7 +99,7 @@ func TestRequestTimeoutOutcome(t *testing.T) {
 				!strings.Contains(fmt.Sprint(first), "not done within 1s (the collector's request timeout)")) {
 				t.Errorf("first outcome %v, want a deadline naming the collector's request timeout", first)
 			}
-			if tc.want == "retry 1, gave up" && !strings.Contains(fmt.Sprint(final), "the client's timeout ends at") {
+			if tc.want == "gave up" && !strings.Contains(fmt.Sprint(final), "the client's timeout ends at") {
 				t.Errorf("final outcome %v, want the Guard's, naming the client's timeout", final)
 			}
 		})
