@@ -2,6 +2,7 @@ package pace
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 )
@@ -104,7 +105,10 @@ func (m *Memory) get(host string, now time.Time) *hostState {
 	p := m.hosts[host]
 	if p == nil {
 		p = &hostState{tat: now}
-		m.hosts[host] = p
+		// A copy: the caller's string may share memory with more than
+		// the name (the Guard's is inside its host state), which the
+		// map would keep alive until a sweep.
+		m.hosts[strings.Clone(host)] = p
 	}
 	p.expire(now)
 	return p
