@@ -275,7 +275,8 @@ type Guard struct {
 	robotsLimit time.Duration
 
 	// first is the collector the Guard was attached to first, whose
-	// transport and UserAgent its own cache fetches with (cacheFor).
+	// transport and UserAgent its own cache fetches with (cacheFor),
+	// until the cache is made.
 	first   atomic.Pointer[colly.Collector]
 	ownOnce sync.Once
 	own     *policy.Cache
@@ -372,7 +373,9 @@ func (g *Guard) Attach(c *colly.Collector) {
 	}
 	c.IgnoreRobotsTxt = true
 	g.install(c)
-	g.first.CompareAndSwap(nil, c) // the own cache fetches through c (cacheFor)
+	if g.Cache == nil && g.ownMade.Load() == nil {
+		g.first.CompareAndSwap(nil, c) // the own cache fetches through c (cacheFor)
+	}
 	c.OnRequest(func(r *colly.Request) { g.onRequest(c, r) })
 	c.OnRequestHeaders(func(r *colly.Request) { g.onRequestHeaders(c, r) })
 	c.OnResponseHeaders(func(r *colly.Response) { g.onResponseHeaders(c, r) })
@@ -394,8 +397,8 @@ func (g *Guard) cacheFor(c *colly.Collector, next http.RoundTripper) *policy.Cac
 		return g.Cache
 	}
 	g.ownOnce.Do(func() {
-		if f := g.first.Load(); f != nil {
-			c = f
+		if f := g.first.Swap(nil); f != nil {
+			c = f // not kept: the Guard must not keep a collector alive
 		}
 		ua := g.Agent
 		if c != nil {

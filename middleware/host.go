@@ -187,7 +187,8 @@ func (h *host) troubled(rateFloor time.Duration) *trouble {
 // kept while requests still ask for it, and forgotten once none did since
 // idle: a site can name any number of hosts that all ask for such a
 // pause, and a crawl must not hold them all. A request for the host after
-// that is sent, and excludes it again if it still asks for the pause.
+// that finds the pause in the host's schedule (the Pacer keeps it while it
+// holds) and gives up at once (Guard.schedule).
 func (h *host) quiet(now, idle int64) bool {
 	if h.waiters > 0 {
 		return false

@@ -89,6 +89,15 @@ func TestIdleHostsEvicted(t *testing.T) {
 	if g.Stats(); g.hosts.lookup("gone.test") != nil {
 		t.Errorf("Host(gone.test) kept; want forgotten: no request asked for it for a minute")
 	}
+	// Its pause lives on in its schedule: a request for it is final at
+	// once, without waiting for the pause or being sent.
+	before, sent := clk.now(), s.count("/later")
+	if err := c.Visit("http://gone.test/later"); !IsFinal(err) || !strings.Contains(fmt.Sprint(err), "asked for a pause more than") {
+		t.Errorf("Visit(gone.test/later) after its host was forgotten = %v, want final: the host is excluded", err)
+	}
+	if d := clk.now().Sub(before); d > time.Minute || s.count("/later") != sent {
+		t.Errorf("Visit(gone.test/later) waited %v and was sent %d times; want at once, not sent", d, s.count("/later")-sent)
+	}
 	// A host forgotten with its Crawl-delay reads it again.
 	c.Visit("http://slow.test/again")
 	if h := g.hosts.lookup("slow.test"); h == nil {

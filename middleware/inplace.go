@@ -129,8 +129,9 @@ func (t *guardTransport) retryInPlace(req *http.Request, v *visit, resp *http.Re
 // end.
 //
 // An attempt whose next one cannot be sent is final at once: it is not
-// reported as a *DeferredError first (which promises that the request is
-// sent again), nor counted as retried.
+// reported as a *DeferredError first, which promises that the request is
+// sent again (its count as retried is taken back when the final outcome is
+// delivered).
 func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, error) {
 	c := v.c
 	ctx := req.Context()
@@ -140,7 +141,6 @@ func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, e
 		// Request.Retry would be.
 		n = collyRequestCount(c)
 		if n == nil || n.Load() >= c.MaxRequests {
-			g.uncountRetry(g.hostFor(v, req.URL))
 			return 0, gaveUp(req.Method, v.orig, "could not be sent again", fmt.Errorf("%w (after %w)", colly.ErrMaxRequests, de.Err))
 		}
 	}
@@ -148,7 +148,6 @@ func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, e
 		// net/http's Timeout bounds the whole call, retries included
 		// (SetRequestTimeout after Attach): a retry that could not be
 		// sent before it runs out is not waited for.
-		g.uncountRetry(g.hostFor(v, req.URL))
 		return 0, gaveUp(req.Method, v.orig, "", fmt.Errorf("the client's timeout ends at %s, before the host's pause (until %s): %w",
 			dl.UTC().Format(time.RFC3339Nano), de.Until.UTC().Format(time.RFC3339Nano), de.Err))
 	}
@@ -165,6 +164,9 @@ func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, e
 		return err
 	})
 	if err != nil {
+		if n != nil {
+			n.Add(^uint32(0)) // not sent: not a request to colly
+		}
 		return 0, err
 	}
 	now := g.clock()

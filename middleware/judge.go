@@ -134,6 +134,7 @@ func (g *Guard) attemptOutcome(v *visit, h *host, cause error) error {
 		return gaveUp(method, v.orig, fmt.Sprintf("after %d retries", n-1), cause)
 	}
 	g.count(h, cRetried)
+	v.retryOn = h
 	return &DeferredError{url: v.orig, Until: time.Unix(0, next), Attempt: n, Err: cause,
 		parse: parseSnapshot{set: true, value: v.parseErrors}}
 }

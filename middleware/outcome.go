@@ -140,6 +140,13 @@ func (g *Guard) deliver(c *colly.Collector, r *colly.Request, v *visit, err erro
 	if v != nil && !g.visits.finish(v) {
 		return // delivered already
 	}
+	if v != nil && v.retryOn != nil {
+		// A failed attempt was counted as retried, and the retry was
+		// never sent: colly refused it, the crawl ended, or its outcome
+		// turned final first.
+		g.uncountRetry(v.retryOn)
+		v.retryOn = nil
+	}
 	g.seeds.done(r)
 	if finalFailure(err) {
 		g.count(g.host(r.URL), cGaveUp)
@@ -470,7 +477,6 @@ func (g *Guard) reissue(it *laterItem) {
 	}
 	if crawl := collectorContext(it.c).Err(); crawl != nil {
 		// The crawl is over: nothing is sent again.
-		g.notRetried(it)
 		g.deliver(it.c, r, v, g.ended(r.URL, crawl), true)
 		return
 	}
@@ -481,16 +487,7 @@ func (g *Guard) reissue(it *laterItem) {
 		if v != nil {
 			v.reissuing.Store(false)
 		}
-		g.notRetried(it)
 		g.deliver(it.c, r, v, gaveUp(r.Method, r.URL, "could not be sent again", err), true)
-	}
-}
-
-// notRetried takes back the retry counted for it's failed attempt, if it
-// was one: it is not sent again after all.
-func (g *Guard) notRetried(it *laterItem) {
-	if it.retry {
-		g.uncountRetry(g.hostFor(it.v, it.r.URL))
 	}
 }
 

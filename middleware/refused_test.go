@@ -270,3 +270,60 @@ func TestRefusedResendUnseekableReachesOnError(t *testing.T) {
 		t.Errorf("OnError(/busy) got %v; want a deferral, then a final error wrapping colly.ErrRetryBodyUnseekable", errs)
 	}
 }
+
+// A failed attempt counts as retried only if its retry is sent: one that
+// the crawl's end cuts off while it waits in place (a synchronous
+// collector), or that colly refuses after a redirect to another host, is
+// taken back from the host it was counted on.
+func TestRetriedOnlyIfSent(t *testing.T) {
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		switch {
+		case r.Host == "a.test" && r.URL.Path == "/start":
+			http.Redirect(w, r, "http://b.test/page", http.StatusFound)
+			return true
+		case r.URL.Path == "/flaky" || r.Host == "b.test":
+			w.Header().Set("Retry-After", "3")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	}))
+
+	t.Run("sync, crawl ends while the retry waits", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		g := &Guard{Rate: rate.Inf}
+		c := colly.NewCollector(g.Attach, colly.StdlibContext(ctx))
+		c.OnError(func(_ *colly.Response, err error) {
+			if !IsFinal(err) {
+				go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+			}
+		})
+		if err := c.Visit(s.URL + "/flaky"); !IsFinal(err) {
+			t.Errorf("Visit(/flaky) = %v, want a final error", err)
+		}
+		if st := g.Stats().Total; st.Retried != 0 {
+			t.Errorf("Stats().Total.Retried = %d, want 0: the retry was never sent", st.Retried)
+		}
+		if hs := hostStats(g, "127.0.0.1"); hs.Retried != 0 {
+			t.Errorf("Host(127.0.0.1).Retried = %d, want 0", hs.Retried)
+		}
+	})
+
+	t.Run("async, colly refuses the retry of a redirected request", func(t *testing.T) {
+		g := &Guard{Rate: rate.Inf, Backoff: 20 * time.Millisecond}
+		c := colly.NewCollector(colly.Async(true), colly.MaxRequests(1))
+		c.WithTransport(loopbackHosts(t, s))
+		g.Attach(c)
+		c.Visit("http://a.test/start")
+		c.Wait()
+		if st := g.Stats().Total; st.Retried != 0 {
+			t.Errorf("Stats().Total.Retried = %d, want 0: colly refused the retry", st.Retried)
+		}
+		for _, name := range []string{"a.test", "b.test"} {
+			if hs := hostStats(g, name); hs.Retried != 0 {
+				t.Errorf("Host(%s).Retried = %d, want 0", name, hs.Retried)
+			}
+		}
+	})
+}

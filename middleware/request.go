@@ -69,7 +69,11 @@ type visit struct {
 	outcome error
 
 	// Across attempts.
-	failures int  // failed attempts so far
+	failures int // failed attempts so far
+	// retryOn is the host whose Stats counted the last failed attempt as
+	// retried, until the retry is sent; a final outcome delivered before
+	// that takes the count back (Guard.deliver).
+	retryOn  *host
 	reserved bool // the next attempt holds a position in its host's schedule
 	// parse is the first failed attempt's ParseHTTPErrorResponse, which
 	// every retry keeps (set once an attempt failed).

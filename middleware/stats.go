@@ -122,10 +122,12 @@ func (g *Guard) count(h *host, k counter) {
 
 // uncountRetry takes back the count of a failed attempt of a request to h
 // as retried (Guard.failed counted it) when it is not sent again after
-// all: colly refused it, or its outcome turned final before it went.
+// all (see visit.retryOn).
 func (g *Guard) uncountRetry(h *host) {
 	h.mu.Lock()
-	h.retried--
+	if h.retried > 0 {
+		h.retried--
+	}
 	h.mu.Unlock()
 	g.totals[cRetried].Add(-1)
 }

@@ -39,8 +39,16 @@ type guardTransport struct {
 	next http.RoundTripper // nil means http.DefaultTransport
 	// timeout is the client's Timeout when Attach installed the transport,
 	// which the transport enforces instead of net/http (see bound); 0 if
-	// none.
-	timeout time.Duration
+	// none. timedOut is the cause of a request it ended, naming it.
+	timeout  time.Duration
+	timedOut error
+}
+
+// newGuardTransport returns g's transport over next, which enforces
+// timeout (see bound).
+func newGuardTransport(g *Guard, next http.RoundTripper, timeout time.Duration) *guardTransport {
+	return &guardTransport{g: g, next: next, timeout: timeout,
+		timedOut: fmt.Errorf("robotsmw: not done within %v (the collector's request timeout): %w", timeout, context.DeadlineExceeded)}
 }
 
 func (t *guardTransport) base() http.RoundTripper {
@@ -180,6 +188,9 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 	resp, err := t.base().RoundTrip(req)
 	if ours {
 		g.flying.Add(-1)
+		if v.retryOn != nil && (err == nil || !forbidden(err)) {
+			v.retryOn = nil // the retry was sent
+		}
 	}
 	if err != nil {
 		cancel()
@@ -202,7 +213,6 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 			}
 			return nil, err
 		}
-		err = t.timedOut(err)
 		ev := g.strikeFor(h, g.clock(), soft, req.URL, nil, 0, err, ours)
 		if ours {
 			return nil, g.failed(v, h, err, ev)
@@ -283,21 +293,12 @@ func (t *guardTransport) bound(req *http.Request, v *visit, ours bool) (*http.Re
 			// A redirect hop: the timeout bounds the whole chain.
 			left -= time.Duration(t.g.clock().UnixNano() - v.sent)
 		}
-		ctx, cancel := context.WithTimeout(req.Context(), left)
+		// Its cause is what net/http returns once it runs out: an error
+		// naming the timeout, which matches context.DeadlineExceeded.
+		ctx, cancel := context.WithTimeoutCause(req.Context(), left, t.timedOut)
 		return req.WithContext(ctx), cancel
 	}
 	return req, nop
-}
-
-// timedOut names the limit in err, a request's failure, when it is the
-// deadline the transport set from the client's Timeout (see bound): the
-// user reads "not done within 10s (the collector's request timeout)", not
-// only "context deadline exceeded", which err still matches.
-func (t *guardTransport) timedOut(err error) error {
-	if t.timeout > 0 && errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("not done within %v (the collector's request timeout): %w", t.timeout, err)
-	}
-	return err
 }
 
 // nop is a CancelFunc with nothing to cancel.
@@ -363,9 +364,6 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 		if ended(b.req, err) {
 			return n, gaveUp(b.req.Method, b.req.URL, "", err)
 		}
-		if t := guarded(b.v.c); t != nil {
-			err = t.timedOut(err)
-		}
 		ev := b.g.strikeFor(b.h, b.g.clock(), soft, b.req.URL, nil, 0, err, true)
 		return n, b.g.failed(b.v, b.h, err, ev)
 	}
@@ -404,7 +402,7 @@ func (g *Guard) install(c *colly.Collector) {
 	if guarded(c) != nil {
 		return
 	}
-	c.WithTransport(&guardTransport{g: g, next: hc.Transport, timeout: g.timeouts.take(c, hc)})
+	c.WithTransport(newGuardTransport(g, hc.Transport, g.timeouts.take(c, hc)))
 }
 
 // guarded returns the guardTransport under c's client, or nil if there is

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"golang.org/x/net/http/httpproxy"
 	"golang.org/x/net/idna"
@@ -17,9 +18,11 @@ import (
 // d.Proxy, the environment's by default (HTTP_PROXY, HTTPS_PROXY,
 // NO_PROXY), as curl, wget and Go's default transport do.
 //
-// A request that goes through a proxy never goes direct, and its own host
-// is checked before anything is sent to the proxy, which connects to it on
-// the crawler's behalf: a host that is an IP address is judged as a dial
+// A request that goes through a proxy never goes direct, and the host the
+// proxy is asked for (the CONNECT target of an https request; the request
+// line's host of an http one, which net/http takes from the request's
+// Host) is checked before anything is sent to the proxy, which connects to
+// it on the crawler's behalf: a host that is an IP address is judged as a dial
 // would judge it (Reason, Allow, AllowAddrPorts), and a host name is
 // resolved here (with d.Dialer's Resolver, if any) and refused if any of
 // its addresses is refused, or if it does not resolve — the proxy might
@@ -74,13 +77,45 @@ func (p *proxies) proxy(req *http.Request) (*url.URL, error) {
 		return nil, err
 	}
 	if pu != nil {
-		return pu, p.checkTarget(req.Context(), req.URL, canonicalAddr(pu))
+		return pu, p.checkTarget(req.Context(), proxiedAddr(req), canonicalAddr(pu))
 	}
 	if target := canonicalAddr(req.URL); p.addrs[target] {
 		// Direct, to the proxy's own address: the dial will not check it.
-		return nil, p.checkTarget(req.Context(), req.URL, "")
+		return nil, p.checkTarget(req.Context(), target, "")
 	}
 	return nil, nil
+}
+
+// proxiedAddr returns the host:port a proxy is asked to connect to for
+// req. For https it is the CONNECT target, canonicalAddr of the URL. For
+// http it is the host of the request line, which net/http writes from
+// req.Host (colly copies a Host header there), else from the URL's host,
+// in Punycode without IDNA's mapping (httpguts.PunycodeHostPort, called
+// by Request.write:
+// https://cs.opensource.google/go/go/+/refs/tags/go1.24.0:src/net/http/request.go):
+// "ｅｘａｍｐｌｅ.com" is dialled as example.com but reaches a proxy as
+// xn--…, a name of its own.
+func proxiedAddr(req *http.Request) string {
+	if req.URL.Scheme != "http" {
+		return canonicalAddr(req.URL)
+	}
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	name, port, err := net.SplitHostPort(host)
+	if err != nil {
+		name, port = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), ""
+	}
+	if port == "" {
+		port = "80"
+	}
+	if !isASCII(name) {
+		if a, err := idna.ToASCII(name); err == nil {
+			name = a
+		}
+	}
+	return net.JoinHostPort(name, port)
 }
 
 // dialContext dials the configured proxies as they are, and every other
@@ -93,11 +128,10 @@ func (p *proxies) dialContext(ctx context.Context, network, address string) (net
 	return p.d.DialContext(ctx, network, address)
 }
 
-// checkTarget judges the address of u's host before a request for it goes
-// to proxy ("" for a direct request the dial does not check).
-func (p *proxies) checkTarget(ctx context.Context, u *url.URL, proxy string) error {
-	host := canonicalAddr(u)
-	_, ps, _ := net.SplitHostPort(host)
+// checkTarget judges the address of host, a host:port, before a request
+// for it goes to proxy ("" for a direct request the dial does not check).
+func (p *proxies) checkTarget(ctx context.Context, host, proxy string) error {
+	name, ps, _ := net.SplitHostPort(host)
 	port, _ := strconv.ParseUint(ps, 10, 16)
 	fail := func(err error) error {
 		if ae, ok := err.(*AddressError); ok {
@@ -105,7 +139,6 @@ func (p *proxies) checkTarget(ctx context.Context, u *url.URL, proxy string) err
 		}
 		return err
 	}
-	name := asciiHostname(u)
 	if a, err := netip.ParseAddr(name); err == nil {
 		return fail(p.d.judge("tcp", host, a, uint16(port)))
 	}
@@ -157,15 +190,22 @@ func canonicalAddr(u *url.URL) string {
 // and the dial fails).
 func asciiHostname(u *url.URL) string {
 	name := u.Hostname()
-	for i := 0; i < len(name); i++ {
-		if name[i] >= 0x80 {
-			if a, err := idna.Lookup.ToASCII(name); err == nil {
-				return a
-			}
-			break
+	if !isASCII(name) {
+		if a, err := idna.Lookup.ToASCII(name); err == nil {
+			return a
 		}
 	}
 	return name
+}
+
+// isASCII reports whether s is ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // parseProxy reads a proxy setting as httpproxy does: a URL, or a

@@ -156,6 +156,9 @@ func TestTransportProxyChecksTarget(t *testing.T) {
 		{"http://internal.test/", "private", ""},
 		{"http://loop.test:8080/", "loopback", ""},
 		{"http://no-such-host.test/", "unresolved", ""},
+		// Dialled as public.test, but net/http names it to the proxy in
+		// Punycode (xn--…), which does not resolve here.
+		{"http://ｐｕｂｌｉｃ.test/", "unresolved", ""},
 	} {
 		before := len(proxy.requests())
 		resp, err := client.Get(tc.url)
@@ -191,6 +194,30 @@ func TestTransportProxyChecksTarget(t *testing.T) {
 		} else if ae.Reason != tc.reason {
 			t.Errorf("Get(%s): AddressError %+v, want reason %q", tc.url, ae, tc.reason)
 		}
+	}
+}
+
+// A proxy is asked for the host of the request line, which net/http takes
+// from the request's Host (a Host header colly copies there), not from its
+// URL: that host is the one judged.
+func TestTransportProxyChecksHostHeader(t *testing.T) {
+	t.Parallel()
+	proxy := newForwardProxy(t)
+	d := &Dialer{Dialer: loopbackOnly(), Proxy: &httpproxy.Config{HTTPProxy: proxy.URL}}
+	tr := Transport(d)
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodGet, "http://public.test/robots.txt", nil)
+	req.Host = "internal.test"
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err == nil {
+		resp.Body.Close()
+	}
+	var ae *AddressError
+	if !errors.As(err, &ae) || ae.Reason != "private" {
+		t.Errorf("Get(public.test, Host: internal.test) = %v, want an *AddressError, private", err)
+	}
+	if got := proxy.requests(); len(got) > 0 {
+		t.Errorf("the proxy saw %q, want nothing", got)
 	}
 }
 
