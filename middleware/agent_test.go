@@ -52,8 +52,15 @@ func TestEmptyAgentUsesUserAgentToken(t *testing.T) {
 // it, and through the transport of the collector attached first, even if
 // only another one makes requests.
 func TestRobotsFetchUserAgent(t *testing.T) {
-	var mu sync.Mutex
+	var mu sync.Mutex // guards agents
 	var agents []string
+	taken := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		a := agents
+		agents = nil
+		return a
+	}
 	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			mu.Lock()
@@ -79,12 +86,11 @@ func TestRobotsFetchUserAgent(t *testing.T) {
 			return c
 		}},
 	} {
-		agents = nil
 		c := tc.make(&Guard{Rate: rate.Inf})
 		if err := c.Visit(s.URL + "/page"); err != nil {
 			t.Errorf("%s: Visit(/page) = %v", tc.name, err)
 		}
-		if len(agents) != 1 || agents[0] != ua {
+		if agents := taken(); len(agents) != 1 || agents[0] != ua {
 			t.Errorf("%s: robots.txt fetched with User-Agent %q, want [%q]", tc.name, agents, ua)
 		}
 	}
@@ -98,14 +104,13 @@ func TestRobotsFetchUserAgent(t *testing.T) {
 	g.Attach(first)
 	second := colly.NewCollector(g.Attach)
 	second.UserAgent = ua
-	agents = nil
 	if err := second.Visit(s.URL + "/page"); err != nil {
 		t.Errorf("second collector: Visit(/page) = %v", err)
 	}
 	if through.Load() != 1 {
 		t.Errorf("robots.txt went %d times through the first collector's transport, want once", through.Load())
 	}
-	if len(agents) != 1 || agents[0] != "colly - https://github.com/gocolly/colly" {
+	if agents := taken(); len(agents) != 1 || agents[0] != "colly - https://github.com/gocolly/colly" {
 		t.Errorf("robots.txt fetched with User-Agent %q, want the first collector's (colly's default)", agents)
 	}
 }

@@ -140,9 +140,9 @@ type Guard struct {
 	// request, Seed or RobotsCache (a colly.UserAgent option after Attach
 	// counts), keep the host's pause and spacing like every other request,
 	// ahead of the pages that wait for the host's schedule, and strike the
-	// host when robots.txt answers 429 or 5xx. At most MaxRobotsFetches run at once. A Cache
-	// supplied here fetches with its own Client, outside the Guard's
-	// pacing, and bounds its fetches by its own MaxFetches.
+	// host when robots.txt answers 429 or 5xx. At most MaxRobotsFetches run
+	// at once. A Cache supplied here fetches with its own Client, outside
+	// the Guard's pacing, and bounds its fetches by its own MaxFetches.
 	Cache *policy.Cache
 
 	// RobotsStore keeps the records of the Guard's own robots.txt cache
