@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/net/http/httpguts"
 	"golang.org/x/net/http/httpproxy"
 	"golang.org/x/net/idna"
 )
@@ -90,8 +91,8 @@ func (p *proxies) proxy(req *http.Request) (*url.URL, error) {
 // req. For https it is the CONNECT target, canonicalAddr of the URL. For
 // http it is the host of the request line, which net/http writes from
 // req.Host (colly copies a Host header there), else from the URL's host,
-// in Punycode without IDNA's mapping (httpguts.PunycodeHostPort, called
-// by Request.write:
+// in Punycode without IDNA's mapping (httpguts.PunycodeHostPort, which
+// Request.write calls:
 // https://cs.opensource.google/go/go/+/refs/tags/go1.24.0:src/net/http/request.go):
 // "ｅｘａｍｐｌｅ.com" is dialled as example.com but reaches a proxy as
 // xn--…, a name of its own.
@@ -103,17 +104,15 @@ func proxiedAddr(req *http.Request) string {
 	if host == "" {
 		host = req.URL.Host
 	}
+	if a, err := httpguts.PunycodeHostPort(host); err == nil {
+		host = a
+	}
 	name, port, err := net.SplitHostPort(host)
 	if err != nil {
 		name, port = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), ""
 	}
 	if port == "" {
 		port = "80"
-	}
-	if !isASCII(name) {
-		if a, err := idna.ToASCII(name); err == nil {
-			name = a
-		}
 	}
 	return net.JoinHostPort(name, port)
 }
