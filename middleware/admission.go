@@ -264,13 +264,24 @@ func (g *Guard) lockOpen(h *host, u *url.URL, now time.Time) (time.Time, error) 
 	if now.IsZero() {
 		now = g.clock()
 	}
-	if h.t != nil && h.t.excluded && now.UnixNano() < h.pauseUntil {
-		until := h.pauseUntil
-		h.t.asked = now.UnixNano()
-		h.mu.Unlock()
-		return time.Time{}, excludedError(u, h, until)
+	if err := h.refuseExcluded(u, now.UnixNano()); err != nil {
+		return time.Time{}, err
 	}
 	return now, nil
+}
+
+// refuseExcluded returns the final error of a request for u at n while h is
+// excluded (a Retry-After beyond maxRetryAfter holds), noting that a
+// request asked for it (see host.quiet), and releases h.mu; otherwise it
+// returns nil with h.mu still held.
+func (h *host) refuseExcluded(u *url.URL, n int64) error {
+	if h.t == nil || !h.t.excluded || n >= h.pauseUntil {
+		return nil
+	}
+	h.t.asked = n
+	until := h.pauseUntil
+	h.mu.Unlock()
+	return excludedError(u, h, until)
 }
 
 // sleepFor sleeps d waiting for h, or until a strike voids h's schedule

@@ -205,14 +205,13 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			n = now.UnixNano()
 		}
 		h.apply(n, s.State, h.base)
-		if h.t != nil && h.t.excluded && n < h.pauseUntil && s.Lease == 0 {
-			// The Pacer holds a pause beyond maxRetryAfter that this
+		if s.Lease == 0 {
+			// The Pacer may hold a pause beyond maxRetryAfter that this
 			// state did not know (the host was forgotten meanwhile, or
-			// another member was told it): final, as lockOpen says.
-			h.t.asked = n
-			until := h.pauseUntil
-			h.mu.Unlock()
-			return 0, time.Time{}, excludedError(u, h, until)
+			// another member was told it): final, as in lockOpen.
+			if err := h.refuseExcluded(u, n); err != nil {
+				return 0, time.Time{}, err
+			}
 		}
 		if jitter && s.Reserved {
 			// A random delay after the position, never before it.
