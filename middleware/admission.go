@@ -79,7 +79,11 @@ func (g *Guard) admitTo(ctx context.Context, cache *policy.Cache, h *host, u *ur
 // for a Retry-After beyond 24 hours, the request fails at once with
 // ErrRobotsUnreachable: pages of such an origin fail fast.
 func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, limit time.Duration, now time.Time) (waited bool, err error) {
-	if u.Path == "/robots.txt" {
+	// The path as the server reads it: a net/http caller of Guard.Transport
+	// may send "/public/../private/x", which the server serves as
+	// /private/x (colly's URLs have no dot segments).
+	target := policy.ResolveDots(u)
+	if target.Path == "/robots.txt" {
 		return false, nil
 	}
 	for ; ; now, waited = (time.Time{}), true {
@@ -139,9 +143,9 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 		if m != nil {
 			rb = m.robots // the same, in the memo's first cache line
 		}
-		if !rb.Allowed(agent, u) {
+		if !rb.Allowed(agent, target) {
 			g.count(h, cBlocked)
-			de := disallowed(u, agent, e.Robots.Explain(agent, u))
+			de := disallowed(u, agent, e.Robots.Explain(agent, target))
 			g.logBlocked(h, u, agent, de.Decision)
 			return waited, de
 		}

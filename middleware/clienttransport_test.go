@@ -38,6 +38,17 @@ func TestTransportDisallowed(t *testing.T) {
 	if n := s.count("/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times, want 1", n)
 	}
+	// A path with dot segments is checked as the server reads it: net/http
+	// sends it as written, and servers resolve it to /private/x.
+	for _, p := range []string{"/public/../private/x", "/public/%2e%2E/private/x", "/./private/x", "/a/./../private/x"} {
+		_, err := client.Get(s.URL + p)
+		if !errors.As(err, &de) || de.Decision.Rule == nil || de.Decision.Rule.Line != 2 || de.URL.EscapedPath() != p {
+			t.Errorf("Get(%s) = %v, want a *DisallowedError by line 2 naming the URL as given", p, err)
+		}
+	}
+	if log := s.log(); len(log) != 2 {
+		t.Errorf("server saw %v, want robots.txt and /public only", log)
+	}
 }
 
 // A GET answered 503 with Retry-After is sent again after the pause (on

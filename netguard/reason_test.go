@@ -39,7 +39,27 @@ func TestReason(t *testing.T) {
 		{"64:ff9b::7f00:1", "loopback (inside 64:ff9b::/96)"},
 		{"64:ff9b::808:808", ""},
 		{"2002:a9fe:a9fe::1", "link-local (inside 2002::/16)"},
-		{"::127.0.0.1", "loopback (inside ::/96)"}, // IPv4-compatible
+		{"::127.0.0.1", "loopback (inside ::/96)"},                               // IPv4-compatible
+		{"::ffff:0:7f00:1", "loopback (inside ::ffff:0:0:0/96)"},                 // IPv4-translated
+		{"::ffff:0:a9fe:a9fe", "link-local (inside ::ffff:0:0:0/96)"},            // IPv4-translated
+		{"::ffff:0:808:808", ""},                                                 // IPv4-translated
+		{"64:ff9b:1::808:808", ""},                                               // local-use NAT64, /96
+		{"64:ff9b:1::a9fe:a9fe", "link-local (inside 64:ff9b:1::/48)"},           // /96
+		{"64:ff9b:1:a9fe:a9:fe00:808:808", "link-local (inside 64:ff9b:1::/48)"}, // /48 layout, a public /96 reading
+		{"64:ff9b:1:a9:fe:a9fe::", "link-local (inside 64:ff9b:1::/48)"},         // /56
+		{"64:ff9b:1:0:7f:0:100::", "loopback (inside 64:ff9b:1::/48)"},           // /64
+		{"64:ff9b:1:808:8:800::", ""},                                            // /48 layout of 8.8.8.8
+		{"192.88.99.1", "6to4 relay anycast"},
+		{"168.63.129.16", "cloud platform address (Azure)"},
+		{"168.63.129.17", ""},
+		{"2001::1", "IETF protocol assignments"},    // Teredo
+		{"2001:2::1", "IETF protocol assignments"},  // benchmarking
+		{"2001:20::1", "IETF protocol assignments"}, // ORCHIDv2
+		{"2001:200::1", ""},
+		{"3fff::1", "documentation"},
+		{"5f00::1", "segment routing (SRv6)"},
+		{"64:ff9b:1::", "unspecified (inside 64:ff9b:1::/48)"},
+		{"64:ff9b:1::1", "this network (inside 64:ff9b:1::/48)"},
 	} {
 		a := netip.MustParseAddr(tc.addr)
 		got := Reason(a)

@@ -3,6 +3,10 @@ package policy
 import (
 	"fmt"
 	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A GroupKind tells which group of a robots.txt decided a request.
@@ -36,13 +40,50 @@ type Rule struct {
 	Line    int    // 1-based line number
 }
 
-// String implements fmt.Stringer.
+// String implements fmt.Stringer. The pattern is shown as written, but
+// for characters a terminal would act on (control characters, bidi
+// overrides, bytes that are not UTF-8), which are escaped as Go escapes
+// them, and cut after maxPatternShown bytes with "…": a message that
+// names a rule can be printed and logged as it is, whatever the site
+// wrote.
 func (r Rule) String() string {
 	key := "disallow"
 	if r.Allow {
 		key = "allow"
 	}
-	return fmt.Sprintf("line %d: %s: %s", r.Line, key, r.Pattern)
+	return fmt.Sprintf("line %d: %s: %s", r.Line, key, shownPattern(r.Pattern))
+}
+
+// maxPatternShown is the longest part of a rule's pattern Rule.String
+// shows; its line number finds the rest.
+const maxPatternShown = 256
+
+// shownPattern returns p for Rule.String: printable characters as they
+// are, others escaped, cut after maxPatternShown bytes of p.
+func shownPattern(p string) string {
+	cut := len(p) > maxPatternShown
+	if cut {
+		n := maxPatternShown
+		for n > 0 && !utf8.RuneStart(p[n]) {
+			n--
+		}
+		p = p[:n]
+	}
+	plain := true
+	for _, c := range p {
+		if c == utf8.RuneError || !unicode.IsPrint(c) {
+			plain = false
+			break
+		}
+	}
+	if !plain {
+		q := strconv.QuoteToGraphic(p) // escapes what is not graphic, and invalid bytes
+		p = strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
+	}
+	if cut {
+		p += "…"
+	}
+	return p
 }
 
 // A Decision explains a verdict of [Robots.Allowed].

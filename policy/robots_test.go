@@ -982,6 +982,13 @@ func TestDecisionString(t *testing.T) {
 		{Decision{Allowed: true}, "allowed: no group applies"},
 		{Decision{Allowed: true, Group: GroupGlobal, Agent: "*"}, `allowed: no rule matched in group "*"`},
 		{Decision{Allowed: false, Group: GroupSpecific, Agent: "FooBot", Rule: &Rule{Pattern: "/x", Line: 3}}, `disallowed by line 3: disallow: /x (group "FooBot")`},
+		{Decision{Allowed: true, Group: GroupGlobal, Agent: "*", Rule: &Rule{Allow: true, Pattern: `/a b/é"\`, Line: 2}}, `allowed by line 2: allow: /a b/é"\ (group "*")`},
+		// What a terminal would act on is escaped: a site cannot colour,
+		// retitle or reorder the output of a crawler that prints why.
+		{Decision{Group: GroupGlobal, Agent: "*", Rule: &Rule{Pattern: "/x\x1b[31mEVIL\x1b]0;PWNED\x07\u202e\xff\\\"", Line: 4}},
+			`disallowed by line 4: disallow: /x\x1b[31mEVIL\x1b]0;PWNED\a\u202e\xff\\" (group "*")`},
+		{Decision{Group: GroupGlobal, Agent: "*", Rule: &Rule{Pattern: "/" + strings.Repeat("é", 300), Line: 5}},
+			`disallowed by line 5: disallow: /` + strings.Repeat("é", 127) + `… (group "*")`},
 	} {
 		if got := c.d.String(); got != c.want {
 			t.Errorf("Decision.String() = %q, want %q", got, c.want)

@@ -303,6 +303,7 @@ func (wk *walk) keep(u *url.URL, e Entry) bool {
 // allowed reports whether robots.txt allows u for the walk's agent. err is
 // non-nil when robots.txt gives no verdict (unreachable, or ctx ended).
 func (wk *walk) allowed(ctx context.Context, u *url.URL) (bool, error) {
+	u = policy.ResolveDots(u) // the path as the server reads it
 	if u.Path == "/robots.txt" {
 		return true, nil
 	}

@@ -298,9 +298,10 @@ func TestWalkDepth(t *testing.T) {
 
 func TestWalkDisallowedSitemap(t *testing.T) {
 	s := newTestSite(t, map[string]*testFile{
-		"/robots.txt":      {body: "User-agent: *\nDisallow: /private/\nDisallow: /secret\nSitemap: /private/sm.xml\nSitemap: /sm.xml\n"},
+		// A path with dot segments is judged as the server reads it.
+		"/robots.txt":      {body: "User-agent: *\nDisallow: /private/\nDisallow: /secret\nSitemap: /private/sm.xml\nSitemap: /sm.xml\nSitemap: /x/%2e%2e/private/sm.xml\n"},
 		"/private/sm.xml":  {body: urlsetOf("/x")},
-		"/sm.xml":          {body: urlsetOf("/a", "/secret/b", "/c")},
+		"/sm.xml":          {body: urlsetOf("/a", "/secret/b", "/c", "/c/../secret/d")},
 		"/sitemap.xml":     {body: urlsetOf("/never")},
 		"/secret/more.xml": {body: urlsetOf("/y")},
 	})
@@ -314,8 +315,11 @@ func TestWalkDisallowedSitemap(t *testing.T) {
 	if n := s.hit("/private/sm.xml"); n != 0 {
 		t.Errorf("disallowed sitemap fetched %d times, want 0", n)
 	}
-	if st.Skipped.Robots != 1 || st.Dropped.Robots != 1 {
-		t.Errorf("Walk stats = %+v, want 1 sitemap and 1 page dropped by robots.txt", st)
+	if n := s.hit("/x/%2e%2e/private/sm.xml") + s.hit("/x/../private/sm.xml"); n != 0 {
+		t.Errorf("disallowed sitemap fetched by a path with dot segments %d times, want 0", n)
+	}
+	if st.Skipped.Robots != 2 || st.Dropped.Robots != 2 {
+		t.Errorf("Walk stats = %+v, want 2 sitemaps and 2 pages dropped by robots.txt", st)
 	}
 }
 

@@ -41,6 +41,9 @@ API, which scripts can use too:
   POST /api/fetch     {"url": URL}        the site's live robots.txt, as a crawler gets it
   POST /api/sitemaps  {"robots": TEXT, "base": URL}   fetch and count the sitemaps
 
+/api/check and /api/diff take at most 1000 URLs, 50 agents and 10000
+checks (URLs times agents) a request, and give up after 10s of checks.
+
 TEXT is a JSON string, so UTF-8: bytes that are not UTF-8 arrive as U+FFFD
 (lint such a file with robotstxt lint). Answers are JSON; a bad request is
 answered 400 with {"error": MESSAGE}, a request with another server's Host

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/robotsmw/robotsmw/internal/sharedtest"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/robotsmw/robotsmw/internal/privatetest"
 	"github.com/robotsmw/robotsmw/policy"
@@ -131,7 +133,8 @@ func TestServeCheckEqualsPolicy(t *testing.T) {
 				d := r.Explain(v.Token, u)
 				v.Allowed, v.Why, v.Group, v.GroupAgent, v.Exempt = d.Allowed, d.String(), d.Group.String(), d.Agent, d.Exempt
 				if d.Rule != nil {
-					v.Rule = &ruleJSON{Allow: d.Rule.Allow, Pattern: d.Rule.Pattern, Line: d.Rule.Line}
+					rj := toRuleJSON(*d.Rule) // the pattern cut to maxPatternShown: TestServeCheckBounds
+					v.Rule = &rj
 				}
 				if v.Allowed != r.Allowed(v.Token, u) {
 					t.Fatalf("%s: Explain and Allowed disagree on %q for %q", name, raw, agent)
@@ -446,6 +449,8 @@ func TestServeRequests(t *testing.T) {
 		{"POST", "/api/check", "application/json", "", `{"robots":"","urls":["/"],"agents":[" "]}`, 400, "no agents"},
 		{"POST", "/api/check", "application/json", "", `{"robots":"","urls":[],"agents":[]}`, 200, `"results":[]`},
 		{"POST", "/api/check", "application/json", "", `{"robots":"","urls":[` + strings.Repeat(`"/",`, maxURLs) + `"/"],"agents":["a"]}`, 400, "URLs, more than"},
+		{"POST", "/api/check", "application/json", "", `{"robots":"","urls":[` + strings.Repeat(`"/",`, maxChecks/maxAgents) + `"/"],"agents":[` + strings.Repeat(`"a",`, maxAgents-1) + `"a"]}`, 400, "checks, more than"},
+		{"POST", "/api/diff", "application/json", "", `{"current":"","draft":"","urls":[` + strings.Repeat(`"/",`, maxChecks/maxAgents) + `"/"],"agents":[` + strings.Repeat(`"a",`, maxAgents-1) + `"a"]}`, 400, "checks, more than"},
 		{"POST", "/api/summary", "application/json", "", `{"robots":"","base":"example.com"}`, 400, "not an absolute"},
 	}
 	for _, tt := range tests {
@@ -590,6 +595,42 @@ func mustAddr(t *testing.T, s string) netip.Addr {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestServeCheckBounds checks what bounds an answer of /api/check and
+// /api/diff besides the number of checks: a rule's pattern is repeated
+// cut to maxPatternShown bytes, and the checks stop once their context
+// ends (a client gone, maxCheckWork run out) with an error that says so.
+func TestServeCheckBounds(t *testing.T) {
+	long := "/" + strings.Repeat("é", 400) // 801 bytes
+	s := testServer(false)
+	resp, err := s.check(context.Background(), &checkRequest{Robots: "User-agent: *\nDisallow: " + long + "\n", URLs: []string{long}, Agents: []string{"a"}})
+	if err != nil {
+		t.Fatalf("check with a long rule: %v", err)
+	}
+	v := resp.Results[0]
+	if v.Rule == nil || len(v.Rule.Pattern) > maxPatternShown+len("…") || !strings.HasSuffix(v.Rule.Pattern, "…") ||
+		!strings.HasPrefix(long, strings.TrimSuffix(v.Rule.Pattern, "…")) || !utf8.ValidString(v.Rule.Pattern) {
+		t.Errorf("check with a rule of %d bytes: pattern %q, want its first %d bytes at most, cut between characters, and …", len(long), v.Rule.Pattern, maxPatternShown)
+	}
+	if len(v.Why) > 2*maxPatternShown {
+		t.Errorf("check with a rule of %d bytes: why has %d bytes", len(long), len(v.Why))
+	}
+
+	cases, err := newTestCases([]string{"/a", "/b"}, []string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	if _, err := cases.verdicts(ctx, policy.Parse(nil)); err == nil || !strings.Contains(err.Error(), "took more than") || !strings.Contains(err.Error(), "0 of 2 done") {
+		t.Errorf("verdicts after maxCheckWork ran out: %v, want an error saying the checks took too long", err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	if _, err := cases.verdicts(ctx, policy.Parse(nil)); !errors.Is(err, context.Canceled) {
+		t.Errorf("verdicts for a client gone: %v, want context.Canceled", err)
+	}
 }
 
 // FuzzServeCheck holds /api/check and /api/lint to policy on any text,

@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"time"
 )
 
 // Bounds of one API request, so that a script cannot make the server
@@ -17,6 +18,16 @@ const (
 	maxAPIBody = 3*maxRead + 1<<20 // two robots.txt bodies (diff) and the URL list
 	maxURLs    = 1000
 	maxAgents  = 50
+	// maxChecks bounds the verdicts of one request (URLs times agents),
+	// and so the size of its answer with maxPatternShown.
+	maxChecks = 10000
+	// maxCheckWork bounds the time one request's checks may take: a
+	// hostile robots.txt (thousands of wildcard rules) against long URLs
+	// costs milliseconds a check, linear but not small.
+	maxCheckWork = 10 * time.Second
+	// maxPatternShown is the longest rule pattern an answer repeats; a
+	// longer one is cut, with "…" (its line number finds it whole).
+	maxPatternShown = 256
 )
 
 // An apiError is a mistake in an API request: answered 400 with its text.

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/robotsmw/robotsmw/policy"
 )
@@ -48,11 +50,21 @@ type ruleJSON struct {
 	Line    int    `json:"line"`
 }
 
+// toRuleJSON returns r for an answer, its pattern cut to maxPatternShown
+// bytes (with "…" after them).
 func toRuleJSON(r policy.Rule) ruleJSON {
-	return ruleJSON{Allow: r.Allow, Pattern: r.Pattern, Line: r.Line}
+	p := r.Pattern
+	if len(p) > maxPatternShown {
+		cut := maxPatternShown
+		for cut > 0 && !utf8.RuneStart(p[cut]) {
+			cut--
+		}
+		p = p[:cut] + "…"
+	}
+	return ruleJSON{Allow: r.Allow, Pattern: p, Line: r.Line}
 }
 
-func (s *server) check(_ context.Context, req *checkRequest) (*checkResponse, error) {
+func (s *server) check(ctx context.Context, req *checkRequest) (*checkResponse, error) {
 	if err := checkBody("robots", req.Robots); err != nil {
 		return nil, err
 	}
@@ -60,7 +72,13 @@ func (s *server) check(_ context.Context, req *checkRequest) (*checkResponse, er
 	if err != nil {
 		return nil, err
 	}
-	return &checkResponse{Results: cases.verdicts(policy.Parse([]byte(req.Robots)))}, nil
+	ctx, cancel := context.WithTimeout(ctx, maxCheckWork)
+	defer cancel()
+	results, err := cases.verdicts(ctx, policy.Parse([]byte(req.Robots)))
+	if err != nil {
+		return nil, err
+	}
+	return &checkResponse{Results: results}, nil
 }
 
 // checkBody refuses a robots.txt text longer than the commands read.
@@ -113,6 +131,8 @@ func newTestCases(urls, agents []string) (*testCases, error) {
 		return nil, badRequest("%d agents, more than %d", len(tc.agents), maxAgents)
 	case len(tc.agents) == 0 && len(tc.urls) > 0:
 		return nil, badRequest("no agents: give at least one product token or User-Agent")
+	case len(tc.urls)*len(tc.agents) > maxChecks:
+		return nil, badRequest("%d URLs times %d agents are %d checks, more than %d", len(tc.urls), len(tc.agents), len(tc.urls)*len(tc.agents), maxChecks)
 	}
 	return tc, nil
 }
@@ -139,11 +159,20 @@ func testURL(raw string) (*url.URL, error) {
 	return nil, badRequest("not an absolute http or https URL, nor a path starting with /")
 }
 
-// verdicts returns the verdict of r for every URL and agent.
-func (tc *testCases) verdicts(r *policy.Robots) []verdict {
+// verdicts returns the verdict of r for every URL and agent. It stops
+// when ctx ends (the client went away, or maxCheckWork ran out) with an
+// error that says how far it got.
+func (tc *testCases) verdicts(ctx context.Context, r *policy.Robots) ([]verdict, error) {
 	out := make([]verdict, 0, len(tc.urls)*len(tc.agents))
 	for i, raw := range tc.urls {
 		for j, agent := range tc.agents {
+			if err := ctx.Err(); err != nil {
+				if errors.Is(err, context.DeadlineExceeded) {
+					return nil, badRequest("the checks took more than %v (%d of %d done): ask for fewer URLs or agents, or shorter ones",
+						maxCheckWork, len(out), len(tc.urls)*len(tc.agents))
+				}
+				return nil, err
+			}
 			v := verdict{URL: raw, Agent: agent, Token: tc.tokens[j]}
 			if tc.parsed[i] == nil {
 				v.Error = tc.errs[i]
@@ -153,7 +182,7 @@ func (tc *testCases) verdicts(r *policy.Robots) []verdict {
 			out = append(out, v)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // fill sets the verdict from a policy.Decision.
@@ -192,7 +221,7 @@ type diffChange struct {
 	After  verdict `json:"after"`  // under draft
 }
 
-func (s *server) diff(_ context.Context, req *diffRequest) (*diffResponse, error) {
+func (s *server) diff(ctx context.Context, req *diffRequest) (*diffResponse, error) {
 	if err := checkBody("current", req.Current); err != nil {
 		return nil, err
 	}
@@ -203,8 +232,16 @@ func (s *server) diff(_ context.Context, req *diffRequest) (*diffResponse, error
 	if err != nil {
 		return nil, err
 	}
-	before := cases.verdicts(policy.Parse([]byte(req.Current)))
-	after := cases.verdicts(policy.Parse([]byte(req.Draft)))
+	ctx, cancel := context.WithTimeout(ctx, maxCheckWork)
+	defer cancel()
+	before, err := cases.verdicts(ctx, policy.Parse([]byte(req.Current)))
+	if err != nil {
+		return nil, err
+	}
+	after, err := cases.verdicts(ctx, policy.Parse([]byte(req.Draft)))
+	if err != nil {
+		return nil, err
+	}
 	resp := &diffResponse{Changes: []diffChange{}}
 	for i := range before {
 		if before[i].Error != "" {

@@ -30,8 +30,9 @@ type serveLimits struct {
 
 // defaultServeLimits are the limits of robotstxt serve: an API body is at
 // most maxAPIBody (a few MiB), which a minute reads even at 100 KiB/s; an
-// answer is small (the page's files, or JSON of at most maxServeReports
-// sitemaps); a browser reopens an idle connection when it needs one; and
+// answer is bounded (the page's files, JSON of at most maxServeReports
+// sitemaps, or of at most maxChecks verdicts, each quoting a rule cut to
+// maxPatternShown bytes); a browser reopens an idle connection when it needs one; and
 // 128 connections are more than a page's user and scripts need while
 // staying far below the usual limit of 1024 open files, with room for the
 // fetches the handlers make.

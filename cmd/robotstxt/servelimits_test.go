@@ -177,6 +177,8 @@ func TestServeLimitsDocumented(t *testing.T) {
 	for _, want := range []string{
 		fmt.Sprintf("%v to\nsend a request's headers", l.header),
 		fmt.Sprintf("at most %d connections", l.conns),
+		fmt.Sprintf("at most %d URLs, %d agents and %d\nchecks", maxURLs, maxAgents, maxChecks),
+		fmt.Sprintf("after %v of checks", maxCheckWork),
 	} {
 		if !strings.Contains(help, want) {
 			t.Errorf("serve's help lacks %q", want)
