@@ -24,6 +24,11 @@ const (
 	robotsPending = 5 * time.Second
 )
 
+// maxAbandoned is how often one admission asks again for a robots.txt
+// whose fetch was abandoned before it takes the abandonment as the fetch's
+// failure.
+const maxAbandoned = 3
+
 // errRobotsPending is the cause of a deferral while robots.txt is still
 // being fetched.
 var errRobotsPending = errors.New("robotsmw: robots.txt still being fetched")
@@ -86,6 +91,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 	if target.Path == "/robots.txt" {
 		return false, nil
 	}
+	abandoned := 0
 	for ; ; now, waited = (time.Time{}), true {
 		e, m, err := g.robots(ctx, cache, h, u, limit, now) // e: read only
 		if m == nil {
@@ -96,6 +102,14 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 			switch {
 			case errors.Is(err, ErrDeferred), errors.Is(err, ErrGaveUp):
 				return waited, err
+			case errors.Is(err, context.Canceled) && ctx.Err() == nil:
+				// The fetch this request waited for was abandoned (the
+				// crawl that started it ended; see crawlEnded): ask again,
+				// which fetches it for this crawl.
+				if abandoned++; abandoned > maxAbandoned {
+					return waited, unsent(ErrRobotsUnreachable, u, fmt.Sprintf("robots.txt's fetch was abandoned %d times in a row", abandoned), err)
+				}
+				continue
 			case errors.As(err, &fe):
 				now := g.clock()
 				wait := e.RetryAt.Sub(now)

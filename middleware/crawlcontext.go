@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,7 +48,7 @@ func liveContext(ctx context.Context) (live context.Context, stop context.Cancel
 	})
 	stopCrawl := func() bool { return true }
 	if crawl, ok := ctx.Value(crawlKey{}).(context.Context); ok {
-		stopCrawl = context.AfterFunc(crawl, func() { cancel(context.Cause(crawl)) })
+		stopCrawl = context.AfterFunc(crawl, func() { cancel(crawlEnded{context.Cause(crawl)}) })
 	}
 	return live, func() {
 		stopCtx()
@@ -55,6 +56,19 @@ func liveContext(ctx context.Context) (live context.Context, stop context.Cancel
 		cancel(context.Canceled)
 	}
 }
+
+// crawlEnded is the cause of a live context whose crawl ended: it matches
+// context.Canceled, whatever ended the crawl (a deadline too), so that a
+// robots.txt fetch it cuts is abandoned (see policy.Cache.Client), never
+// counted as the site's failure nor as its host's timeout, and the other
+// crawls waiting for that robots.txt fetch it again.
+type crawlEnded struct{ cause error }
+
+func (e crawlEnded) Error() string {
+	return fmt.Sprintf("robotsmw: the crawl that asked for robots.txt ended (%v)", e.cause)
+}
+
+func (e crawlEnded) Is(target error) bool { return target == context.Canceled }
 
 // A lazyLive is liveContext(parent), made when it is first used: a
 // robots.txt hop that passes its gate at once never asks for it, and

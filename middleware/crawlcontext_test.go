@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -232,4 +233,90 @@ func roundTripAsync(rt http.RoundTripper, req *http.Request) <-chan error {
 		done <- err
 	}()
 	return done
+}
+
+// The end of one crawl (its deadline, or a cancel) cuts a robots.txt fetch
+// it started without making that robots.txt the site's failure: the Guard
+// is shared by crawls that did not end. Another collector waiting for the
+// same fetch, and one that starts after the crawl ended, fetch robots.txt
+// again and get their pages at once: nothing is deferred, no host is
+// struck, no robots.txt failure is counted.
+func TestCrawlEndAbandonsRobotsFetch(t *testing.T) {
+	for _, end := range []string{"deadline", "cancel"} {
+		var fetches atomic.Int32
+		requested, release := make(chan struct{}, 8), make(chan struct{})
+		s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/robots.txt" {
+				if fetches.Add(1) == 1 {
+					requested <- struct{}{}
+					select { // until the crawl's end cuts it, or the test lets it go
+					case <-r.Context().Done():
+						return
+					case <-release:
+					}
+				}
+				w.Write([]byte("User-agent: *\nDisallow: /private\n"))
+				return
+			}
+			w.Write([]byte("ok"))
+		})
+		g := &Guard{Rate: rate.Inf}
+		ctx1, cancel1 := context.WithCancel(context.Background())
+		if end == "deadline" {
+			ctx1, cancel1 = context.WithTimeout(context.Background(), 200*time.Millisecond)
+		}
+		var mu sync.Mutex
+		var errs2 []error
+		var pages []string
+		collect := func(c *colly.Collector) {
+			c.OnError(func(r *colly.Response, err error) {
+				mu.Lock()
+				errs2 = append(errs2, err)
+				mu.Unlock()
+			})
+			c.OnResponse(func(r *colly.Response) {
+				mu.Lock()
+				pages = append(pages, r.Request.URL.Path)
+				mu.Unlock()
+			})
+		}
+		c1 := colly.NewCollector(g.Attach, colly.Async(), colly.StdlibContext(ctx1))
+		c2 := colly.NewCollector(g.Attach, colly.Async())
+		collect(c2)
+		if err := c1.Visit(s.URL + "/p1"); err != nil {
+			t.Fatalf("%s: c1.Visit(/p1) = %v", end, err)
+		}
+		select {
+		case <-requested:
+		case <-time.After(failsafe):
+			t.Fatalf("%s: robots.txt was never asked for", end)
+		}
+		if err := c2.Visit(s.URL + "/p2"); err != nil { // waits for the same fetch
+			t.Fatalf("%s: c2.Visit(/p2) = %v", end, err)
+		}
+		if end == "cancel" {
+			cancel1()
+		}
+		<-ctx1.Done()
+		c1.Wait()
+		close(release) // robots.txt answers whoever still asks
+		c2.Wait()
+		c3 := colly.NewCollector(g.Attach, colly.Async()) // a later crawl on the same Guard
+		collect(c3)
+		if err := c3.Visit(s.URL + "/p3"); err != nil {
+			t.Fatalf("%s: c3.Visit(/p3) = %v", end, err)
+		}
+		c3.Wait()
+		cancel1()
+		mu.Lock()
+		if len(errs2) != 0 || !slices.Contains(pages, "/p2") || !slices.Contains(pages, "/p3") {
+			t.Errorf("%s: the crawls that did not end got errors %v and pages %v, want /p2 and /p3 and no error", end, errs2, pages)
+		}
+		mu.Unlock()
+		st := g.Stats()
+		if st.Robots.Unreachable != 0 || st.Robots.Timeout != 0 || st.Total.Backoffs != 0 || st.Total.Deferred != 0 || st.PausedHosts != 0 {
+			t.Errorf("%s: Stats() = Robots %+v, Backoffs %d, Deferred %d, PausedHosts %d; want no robots.txt failure, back-off or deferral",
+				end, st.Robots, st.Total.Backoffs, st.Total.Deferred, st.PausedHosts)
+		}
+	}
 }

@@ -217,8 +217,11 @@
 // Clones share the HTTP client, so the Guard's transport serves a clone
 // the Guard was not attached to as well: it admits such requests itself
 // (robots.txt, pause, schedule and gate, at most MaxWait), so a forgotten
-// Attach fails closed. Such a clone's failures are not retried, and its
-// outcomes reach its own OnError callbacks and Stats, not ErrorHandler.
+// Attach fails closed. Such a clone's failures are not retried, nor its
+// requests deferred: one that would wait longer than MaxWait fails, final,
+// with ErrGaveUp. Its outcomes reach its own OnError callbacks, not
+// ErrorHandler; Stats counts its requests as sent, blocked or backed off,
+// but not its pages nor what it gave up.
 //
 // A WithTransport, SetProxyFunc or SetClient after Attach replaces the
 // Guard's transport. The callbacks then decide alone: they abort what they
@@ -317,7 +320,9 @@
 //
 // The end of the collector's context (StdlibContext) is final and never
 // the host's fault: a request it cuts is not retried, strikes no host, and
-// reaches OnError with the context's error as colly reports it. colly's
+// reaches OnError with the context's error as colly reports it. A
+// robots.txt fetch it cuts is abandoned, not failed: the collectors that
+// share the Guard and did not end fetch that robots.txt again at once. colly's
 // own test suite passes with a Guard attached to every collector, but for
 // three tests of colly's robots.txt check (internal/collysuite).
 //

@@ -144,7 +144,7 @@ func (g *Guard) deliver(c *colly.Collector, r *colly.Request, v *visit, err erro
 		// A failed attempt was counted as retried, and the retry was
 		// never sent: colly refused it, the crawl ended, or its outcome
 		// turned final first.
-		g.uncountRetry(v.retryOn)
+		g.uncount(v.retryOn, cRetried)
 		v.retryOn = nil
 	}
 	g.seeds.done(r)

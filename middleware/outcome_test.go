@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -593,6 +594,38 @@ func TestCloneWithoutAttachFailsClosed(t *testing.T) {
 	}
 	if n := s.count("/robots.txt"); n != 1 {
 		t.Errorf("robots.txt requested %d times, want 1", n)
+	}
+}
+
+// A request of a clone the Guard was not attached to that would wait
+// longer than MaxWait for its host is not deferred: nothing would send it
+// again. Its error is final, wraps ErrGaveUp, says why, and counts as no
+// deferral.
+func TestCloneWithoutAttachIsNeverDeferred(t *testing.T) {
+	s := newSite(t, robots("", nil))
+	u, err := url.Parse(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := newFakeClock()
+	g := fakeGuard(&Guard{Rate: rate.Inf}, clk, 0)
+	c := colly.NewCollector(g.Attach)
+	g.host(u).strike(clk.now(), hard, 2*time.Hour, true, time.Second, time.Hour, 0, 0) // a pause beyond MaxWait
+	d := c.Clone()
+	var onErr error
+	d.OnError(func(_ *colly.Response, err error) { onErr = err })
+	err = d.Visit(s.URL + "/page")
+	if !IsFinal(err) || !errors.Is(err, ErrGaveUp) || errors.Is(err, ErrDeferred) || !strings.Contains(err.Error(), "Attach the clone") {
+		t.Errorf("clone's Visit(/page) with its host paused for 2h = %v, want a final ErrGaveUp that says to attach the clone", err)
+	}
+	if onErr == nil || onErr.Error() != err.Error() {
+		t.Errorf("clone's OnError got %v, want Visit's error", onErr)
+	}
+	if st := g.Stats(); st.Total.Deferred != 0 || st.Waiting != 0 {
+		t.Errorf("Stats() Deferred, Waiting = %d, %d; want 0, 0", st.Total.Deferred, st.Waiting)
+	}
+	if n := len(s.log()); n != 0 {
+		t.Errorf("server received %d requests, want 0", n)
 	}
 }
 

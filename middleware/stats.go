@@ -1,6 +1,7 @@
 package robotsmw
 
 import (
+	"fmt"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -19,7 +20,9 @@ type HostStats struct {
 	// Sent counts the requests sent to the host: every request the Guard
 	// let through its gate, whatever it was for: pages, redirect hops,
 	// retries, the Guard's own robots.txt fetches and the sitemaps of Seed
-	// (and any request through Guard.Transport).
+	// (and any request through Guard.Transport). A request whose connection
+	// the host refused or reset counts (it is the host's failure, and backs
+	// it off); one whose address netguard refused before dialling does not.
 	Sent int64
 	// Pages counts the pages fetched: colly requests whose final response
 	// (after redirects, any status colly does not retry) was read, to its
@@ -120,38 +123,42 @@ func (g *Guard) count(h *host, k counter) {
 	g.totals[k].Add(1)
 }
 
-// uncountRetry takes back the count of a failed attempt of a request to h
-// as retried (Guard.failed counted it) when it is not sent again after
-// all (see visit.retryOn).
-func (g *Guard) uncountRetry(h *host) {
+// uncount takes back a count of k for h: a failed attempt counted as
+// retried that is not sent again after all (see visit.retryOn), or a
+// deferral that turned final (guardTransport.RoundTrip).
+func (g *Guard) uncount(h *host, k counter) {
 	h.mu.Lock()
-	if h.retried > 0 {
-		h.retried--
+	if p := h.counter(k); *p > 0 {
+		*p--
 	}
 	h.mu.Unlock()
-	g.totals[cRetried].Add(-1)
+	g.totals[k].Add(-1)
 }
 
 // add adds one to counter k; h.mu must be held.
-func (h *host) add(k counter) {
+func (h *host) add(k counter) { *h.counter(k)++ }
+
+// counter returns h's count of k; h.mu must be held.
+func (h *host) counter(k counter) *uint32 {
 	switch k {
 	case cSent:
-		h.sent++
+		return &h.sent
 	case cPages:
-		h.pages++
+		return &h.pages
 	case cBlocked:
-		h.blocked++
+		return &h.blocked
 	case cDeferred:
-		h.deferred++
+		return &h.deferred
 	case cRetried:
-		h.retried++
+		return &h.retried
 	case cBackoffs:
-		h.backoffs++
+		return &h.backoffs
 	case cGaveUp:
-		h.gaveUp++
+		return &h.gaveUp
 	case cNotFollowed:
-		h.notFollowed++
+		return &h.notFollowed
 	}
+	panic(fmt.Sprintf("robotsmw: no counter %d", k))
 }
 
 // Stats returns a snapshot of the Guard's statistics. It is safe to call at

@@ -83,7 +83,7 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		l, err := g.admit(ctx, g.cacheFor(nil, t.next), req.URL, policy.ProductToken(agent), g.waitLimit(ctx), false, true)
 		if err != nil {
 			closeBody(req)
-			return nil, err
+			return nil, g.notDeferred(req, err)
 		}
 		lease = l
 	case v.err != nil:
@@ -127,6 +127,21 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.retryInPlace(req, v, resp, err)
 	}
 	return resp, err
+}
+
+// notDeferred returns err, the admission's error of req, a request the
+// Guard's callbacks did not see (a clone the Guard was not attached to, or
+// a user's own call of colly's client): nothing will send such a request
+// again, so a deferral is final for it, an error wrapping ErrGaveUp that
+// names the wait and says why, and is not counted as deferred.
+func (g *Guard) notDeferred(req *http.Request, err error) error {
+	var de *DeferredError
+	if !errors.As(err, &de) {
+		return err
+	}
+	g.uncount(g.host(req.URL), cDeferred)
+	return unsent(ErrGaveUp, req.URL, fmt.Sprintf("it would wait until %s, longer than MaxWait, and a request the Guard was not attached to (Attach the clone) is not sent again",
+		de.Until.UTC().Format(time.RFC3339)), de.Err)
 }
 
 // gateAgain passes the gate of h for u, the request of visit v that

@@ -111,6 +111,13 @@ type Cache struct {
 	// cookie jar and with its own CheckRedirect (at most 5 redirects, to
 	// any host; RFC 9309 §2.3.1.2); Client itself is not changed. If nil, a
 	// client with the default transport is used.
+	//
+	// A fetch runs on a context no look-up can cancel, so an error of
+	// Client that matches context.Canceled is its transport's decision to
+	// abandon the fetch (the crawl that asked for it ended, say), not an
+	// answer of the site: nothing is stored or counted, the look-ups
+	// waiting for it get that error (a *FetchError), and the next look-up
+	// fetches again.
 	Client *http.Client
 
 	// UserAgent is the User-Agent header sent for robots.txt. If empty,
@@ -209,8 +216,11 @@ type Cache struct {
 type flight struct {
 	origin string
 	ctx    context.Context // the starting look-up's values, without its cancellation
-	done   chan struct{}   // closed when rec is set
+	done   chan struct{}   // closed when rec or abandoned is set
 	rec    Record
+	// abandoned is the error of a fetch its Client abandoned (see
+	// Cache.Client): rec is then not a result.
+	abandoned *FetchError
 
 	// Guarded by the Cache's mu.
 	ended    bool // finish ran
@@ -306,6 +316,9 @@ func (c *Cache) Get(ctx context.Context, u *url.URL) (Entry, error) {
 	f := c.start(ctx, origin)
 	select {
 	case <-f.done:
+		if f.abandoned != nil {
+			return Entry{Origin: origin, Robots: c.denyAll}, f.abandoned
+		}
 		e, verdict := c.entry(origin, f.rec, c.now())
 		return e, errOf(e, verdict)
 	case <-ctx.Done():
@@ -580,6 +593,15 @@ func (c *Cache) run(f *flight) {
 	o := fetch(fctx, c.client, origin, c.UserAgent, c.now)
 	slow.Stop()
 	cancel()
+	if o.err != nil && errors.Is(o.err.Err, context.Canceled) {
+		// Abandoned by the Client's transport (ctx cannot be cancelled):
+		// no answer of the site, so nothing is stored.
+		f.abandoned, f.rec = o.err, old
+		if l := c.Logger; l != nil {
+			l.Debug("robots.txt fetch abandoned", "origin", origin, "err", o.err.Err)
+		}
+		return
+	}
 	if o.err != nil && errors.Is(o.err.Err, context.DeadlineExceeded) && ctx.Err() == nil {
 		// The fetch's own timeout, not the caller's: say which, and its
 		// value, rather than the bare "context deadline exceeded".

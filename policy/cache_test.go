@@ -431,6 +431,48 @@ func TestCacheWaiterGivesUp(t *testing.T) {
 	}
 }
 
+// TestCacheAbandonedFetch: a fetch its Client abandons (an error matching
+// context.Canceled: the Cache's own context cannot be cancelled) is no
+// answer of the site: its waiters get the error, nothing is stored or
+// counted, and the next look-up fetches again.
+func TestCacheAbandonedFetch(t *testing.T) {
+	srv, n := robotsServer(t, serve(200, testRules))
+	var abandon atomic.Bool
+	abandon.Store(true)
+	client := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		if abandon.Load() {
+			return nil, fmt.Errorf("the crawl ended: %w", context.Canceled)
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	c := &Cache{Client: client}
+	defer c.running.Wait()
+	u := urlOf(t, srv.URL+"/x")
+	e, err := c.Get(context.Background(), u)
+	var fe *FetchError
+	if !errors.Is(err, context.Canceled) || !errors.As(err, &fe) || allowed(t, e, "/public") {
+		t.Fatalf("Get with the fetch abandoned = %v, /public allowed %v; want a *FetchError matching context.Canceled, nothing allowed", err, allowed(t, e, "/public"))
+	}
+	if got, ok := c.Peek(u); ok {
+		t.Errorf("Peek after an abandoned fetch = %+v, want nothing stored", got)
+	}
+	if st := c.Stats(); st != (FetchStats{}) {
+		t.Errorf("Stats() after an abandoned fetch = %+v, want nothing counted", st)
+	}
+	abandon.Store(false)
+	if e, err := c.Get(context.Background(), u); err != nil || e.State != StateParsed || allowed(t, e, "/private") {
+		t.Errorf("Get after the abandoned fetch = %v, state %v; want it fetched again and parsed", err, e.State)
+	}
+	if got := n.Load(); got != 1 {
+		t.Errorf("robots.txt requests at the server = %d, want 1", got)
+	}
+}
+
+// roundTrip is an http.RoundTripper made of a function.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
 // TestCacheLRU: the default store keeps MaxEntries origins, forgetting the
 // least recently used.
 func TestCacheLRU(t *testing.T) {
