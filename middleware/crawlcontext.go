@@ -111,13 +111,3 @@ func (l *lazyLive) Err() error { return l.get().Err() }
 
 // Value implements context.Context.
 func (l *lazyLive) Value(key any) any { return l.get().Value(key) }
-
-// cancelled reports whether the live context has been cancelled (its
-// parent was, or its crawl ended), or, not made, whether parent was
-// cancelled rather than past its deadline.
-func (l *lazyLive) cancelled() bool {
-	if l.made.Load() {
-		return l.live.Err() != nil
-	}
-	return errors.Is(l.parent.Err(), context.Canceled)
-}

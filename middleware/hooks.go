@@ -238,7 +238,12 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 			err = &DeferredError{url: req.URL, Until: g.clock(), Err: errHostBusy}
 		}
 		var de *DeferredError
-		if errors.As(err, &de) {
+		switch {
+		case v == nil:
+			// Nothing would send the hop again (a clone the Guard was
+			// not attached to): final.
+			err = g.notDeferred(req, err)
+		case errors.As(err, &de):
 			de.url = req.URL
 			de.hop = &hopResume{url: req.URL, method: req.Method, header: req.Header.Clone(), body: req.GetBody != nil}
 		}

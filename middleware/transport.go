@@ -505,7 +505,9 @@ func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if err != nil {
 		f.end(true)
-		if !errors.Is(err, context.Canceled) || !b.live.cancelled() {
+		if !errors.Is(err, context.Canceled) {
+			// A cancelled fetch is abandoned, not the host's failure (see
+			// crawlEnded and policy.Cache.Client).
 			t.g.strikeFor(h, now, soft, req.URL, nil, 0, err, false)
 		}
 		b.finish()

@@ -15,12 +15,24 @@ import (
 // segments already; ones given to a net/http client as they were written
 // may. It allocates only when there is something to remove.
 func ResolveDots(u *url.URL) *url.URL {
-	if u.Opaque != "" || !strings.Contains(u.Path, "/.") {
-		return u // u.Path is decoded: "%2e" is "." there
+	ep := u.Opaque
+	if ep != "" {
+		// net/http sends it as the request-target; the matcher reads its
+		// path part (pathOf), which is what dot segments are removed from.
+		if ep = pathOf(ep); !strings.Contains(ep, "/.") && !strings.Contains(ep, "/%2") {
+			return u
+		}
+	} else {
+		if !strings.Contains(u.Path, "/.") && !strings.HasPrefix(u.Path, ".") {
+			return u // u.Path is decoded: "%2e" is "." there
+		}
+		ep = u.EscapedPath()
 	}
-	ep := u.EscapedPath()
-	if ep == "" || ep[0] != '/' {
+	if ep == "" {
 		return u
+	}
+	if ep[0] != '/' {
+		ep = "/" + ep // a path without its slash is read with one
 	}
 	segs := strings.Split(ep[1:], "/")
 	out := segs[:0]
@@ -43,15 +55,15 @@ func ResolveDots(u *url.URL) *url.URL {
 		}
 	}
 	resolved := "/" + strings.Join(out, "/")
-	if resolved == ep {
+	if resolved == ep && u.Opaque == "" && strings.HasPrefix(u.Path, "/") {
 		return u
 	}
 	path, err := url.PathUnescape(resolved)
 	if err != nil {
-		return u // not reached: resolved is made of ep's own segments
+		return u // the path holds a malformed escape: read as it is
 	}
 	r := *u
-	r.Path, r.RawPath = path, resolved
+	r.Opaque, r.Path, r.RawPath = "", path, resolved
 	return &r
 }
 

@@ -49,6 +49,38 @@ func TestResolveDots(t *testing.T) {
 	}
 }
 
+// A URL built by hand: an opaque request-target (net/http sends it as it
+// is, the matcher reads its path part) and a path without its slash are
+// resolved as the matcher reads them.
+func TestResolveDotsByHand(t *testing.T) {
+	for _, c := range []struct {
+		u    url.URL
+		want string
+	}{
+		{url.URL{Scheme: "http", Host: "h", Opaque: "/public/../private/x"}, "/private/x"},
+		{url.URL{Scheme: "http", Host: "h", Opaque: "//h/public/%2e%2e/private/y"}, "/private/y"},
+		{url.URL{Scheme: "http", Host: "h", Opaque: "/plain"}, ""},
+		{url.URL{Scheme: "http", Host: "h", Path: "public/../private/x"}, "/private/x"},
+		{url.URL{Scheme: "http", Host: "h", Path: "./x"}, "/x"},
+		{url.URL{Scheme: "http", Host: "h", Path: "a/b"}, ""},
+	} {
+		r := ResolveDots(&c.u)
+		if c.want == "" {
+			if r != &c.u {
+				t.Errorf("ResolveDots(%#v) = %#v, want it as it is", c.u, *r)
+			}
+			continue
+		}
+		if r.Opaque != "" || r.EscapedPath() != c.want {
+			t.Errorf("ResolveDots(%#v) has opaque %q, path %q; want path %q", c.u, r.Opaque, r.EscapedPath(), c.want)
+		}
+	}
+	r := Parse([]byte("User-agent: *\nDisallow: /private\n"))
+	if r.Allowed("bot", ResolveDots(&url.URL{Scheme: "http", Host: "h", Opaque: "/public/../private/x"})) {
+		t.Error("Allowed(ResolveDots(opaque /public/../private/x)) = true, want false")
+	}
+}
+
 func TestResolveDotsMatching(t *testing.T) {
 	r := Parse([]byte("User-agent: *\nDisallow: /private\n"))
 	for _, raw := range []string{"http://h/public/../private/x", "http://h/public/%2e%2e/private/x", "http://h/./private/x"} {

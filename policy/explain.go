@@ -64,8 +64,8 @@ func shownPattern(p string) string {
 	cut := len(p) > maxPatternShown
 	if cut {
 		n := maxPatternShown
-		for n > 0 && !utf8.RuneStart(p[n]) {
-			n--
+		for n > maxPatternShown-utf8.UTFMax+1 && !utf8.RuneStart(p[n]) {
+			n-- // not into a run of bytes that are not UTF-8
 		}
 		p = p[:n]
 	}

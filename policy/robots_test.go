@@ -989,6 +989,9 @@ func TestDecisionString(t *testing.T) {
 			`disallowed by line 4: disallow: /x\x1b[31mEVIL\x1b]0;PWNED\a\u202e\xff\\" (group "*")`},
 		{Decision{Group: GroupGlobal, Agent: "*", Rule: &Rule{Pattern: "/" + strings.Repeat("é", 300), Line: 5}},
 			`disallowed by line 5: disallow: /` + strings.Repeat("é", 127) + `… (group "*")`},
+		// Bytes that are not UTF-8 are cut where they are, not walked back over.
+		{Decision{Group: GroupGlobal, Agent: "*", Rule: &Rule{Pattern: "/s/" + strings.Repeat("\x80", 300), Line: 6}},
+			`disallowed by line 6: disallow: /s/` + strings.Repeat(`\x80`, 250) + `… (group "*")`},
 	} {
 		if got := c.d.String(); got != c.want {
 			t.Errorf("Decision.String() = %q, want %q", got, c.want)

@@ -300,6 +300,23 @@ func (wk *walk) keep(u *url.URL, e Entry) bool {
 	return !matchAny(o.Exclude, target)
 }
 
+// robotsFor returns the walk's robots.txt entry for u's origin. A fetch
+// its Client abandoned (another crawl sharing the cache ended, see
+// policy.Cache.Client) is asked for again, a few times, while ctx lives:
+// it is no answer of the site.
+func (wk *walk) robotsFor(ctx context.Context, u *url.URL) (policy.Entry, error) {
+	for tries := 1; ; tries++ {
+		e, err := wk.robots.Get(ctx, u)
+		if err == nil || !errors.Is(err, context.Canceled) || ctx.Err() != nil || tries > maxAbandoned {
+			return e, err
+		}
+	}
+}
+
+// maxAbandoned is how often robotsFor asks again for a robots.txt whose
+// fetch was abandoned.
+const maxAbandoned = 3
+
 // allowed reports whether robots.txt allows u for the walk's agent. err is
 // non-nil when robots.txt gives no verdict (unreachable, or ctx ended).
 func (wk *walk) allowed(ctx context.Context, u *url.URL) (bool, error) {
@@ -307,7 +324,7 @@ func (wk *walk) allowed(ctx context.Context, u *url.URL) (bool, error) {
 	if u.Path == "/robots.txt" {
 		return true, nil
 	}
-	e, err := wk.robots.Get(ctx, u)
+	e, err := wk.robotsFor(ctx, u)
 	if err != nil {
 		return false, err
 	}

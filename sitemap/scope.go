@@ -187,7 +187,7 @@ func (wk *walk) announcedBy(u *url.URL) []string {
 		return nil
 	}
 	robotsURL := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
-	e, err := wk.robots.Get(wk.ctx, robotsURL)
+	e, err := wk.robotsFor(wk.ctx, robotsURL)
 	if err == nil {
 		base, _ := url.Parse(e.RobotsURL())
 		if base == nil {

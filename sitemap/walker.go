@@ -571,7 +571,7 @@ func (wk *walk) start(base *url.URL) error {
 // that cannot be read is counted as a failed sitemap.
 func (wk *walk) startRobots(base *url.URL, fallback bool) error {
 	robotsURL := &url.URL{Scheme: base.Scheme, Host: base.Host, Path: "/robots.txt"}
-	e, err := wk.robots.Get(wk.ctx, robotsURL)
+	e, err := wk.robotsFor(wk.ctx, robotsURL)
 	if err != nil {
 		if cerr := wk.ctx.Err(); cerr != nil {
 			return cerr

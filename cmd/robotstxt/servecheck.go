@@ -56,8 +56,8 @@ func toRuleJSON(r policy.Rule) ruleJSON {
 	p := r.Pattern
 	if len(p) > maxPatternShown {
 		cut := maxPatternShown
-		for cut > 0 && !utf8.RuneStart(p[cut]) {
-			cut--
+		for cut > maxPatternShown-utf8.UTFMax+1 && !utf8.RuneStart(p[cut]) {
+			cut-- // not into a run of bytes that are not UTF-8
 		}
 		p = p[:cut] + "…"
 	}
