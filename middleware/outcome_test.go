@@ -627,6 +627,39 @@ func TestCloneWithoutAttachIsNeverDeferred(t *testing.T) {
 	if n := len(s.log()); n != 0 {
 		t.Errorf("server received %d requests, want 0", n)
 	}
+
+	// A redirect hop of an asynchronous clone into a host paused beyond
+	// MaxWait (a synchronous collector's hop waits in place).
+	var hs *site
+	hs = newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/r" { // to the same server under another name
+			http.Redirect(w, r, strings.Replace(hs.URL, "127.0.0.1", "localhost", 1)+"/page", http.StatusFound)
+			return true
+		}
+		return false
+	}))
+	hop, err := url.Parse(strings.Replace(hs.URL, "127.0.0.1", "localhost", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g = fakeGuard(&Guard{Rate: rate.Inf}, clk, 0)
+	d = colly.NewCollector(g.Attach, colly.Async()).Clone()
+	var hopErr error
+	d.OnError(func(_ *colly.Response, err error) { hopErr = err })
+	g.host(hop).strike(clk.now(), hard, 2*time.Hour, true, time.Second, time.Hour, 0, 0)
+	if err := d.Visit(hs.URL + "/r"); err != nil {
+		t.Fatal(err)
+	}
+	d.Wait()
+	if !IsFinal(hopErr) || !errors.Is(hopErr, ErrGaveUp) || errors.Is(hopErr, ErrDeferred) || !strings.Contains(hopErr.Error(), "Attach the clone") {
+		t.Errorf("async clone's /r redirected into a host paused for 2h: OnError got %v, want a final ErrGaveUp that says to attach the clone", hopErr)
+	}
+	if st := g.Stats(); st.Total.Deferred != 0 || st.Waiting != 0 {
+		t.Errorf("after the hop: Stats() Deferred, Waiting = %d, %d; want 0, 0", st.Total.Deferred, st.Waiting)
+	}
+	if n := hs.count("/page"); n != 0 {
+		t.Errorf("server received the hop /page %d times, want 0", n)
+	}
 }
 
 // Defect 7: the Guard fetches robots.txt through the collector's transport

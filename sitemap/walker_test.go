@@ -9,8 +9,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/robotsmw/robotsmw/policy"
 )
 
 // A testSite serves fixed files; "{{host}}" in a body becomes the server's
@@ -322,6 +325,39 @@ func TestWalkDisallowedSitemap(t *testing.T) {
 		t.Errorf("Walk stats = %+v, want 2 sitemaps and 2 pages dropped by robots.txt", st)
 	}
 }
+
+// A robots.txt fetch its Client abandons (another crawl sharing the
+// Walker's Cache ended: see policy.Cache.Client) is no answer of the site:
+// the walk asks again and reads the sitemaps robots.txt lists.
+func TestWalkAbandonedRobotsFetch(t *testing.T) {
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "User-agent: *\nDisallow: /private\nSitemap: /sm.xml\n"},
+		"/sm.xml":     {body: urlsetOf("/a", "/private/b")},
+	})
+	var abandoned atomic.Int32
+	client := &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+		if r.URL.Path == "/robots.txt" && abandoned.Add(1) <= 2 {
+			return nil, fmt.Errorf("the crawl that asked for it ended: %w", context.Canceled)
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	w := &Walker{Client: client, Robots: &policy.Cache{Client: client}}
+	got, st, err := walkSite(t, w, s)
+	if err != nil || !slices.Equal(got, []string{"H/a"}) {
+		t.Errorf("Walk with robots.txt's fetch abandoned twice = %q, %v; want H/a and no error", got, err)
+	}
+	if n := s.hit("/robots.txt"); n != 1 || abandoned.Load() != 3 {
+		t.Errorf("robots.txt reached the site %d times after %d tries, want once after 3", n, abandoned.Load())
+	}
+	if st.Dropped.Robots != 1 {
+		t.Errorf("Walk stats = %+v, want 1 page dropped by robots.txt", st)
+	}
+}
+
+// roundTripper is an http.RoundTripper made of a function.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestWalkRetryAfter(t *testing.T) {
 	s := newTestSite(t, map[string]*testFile{
