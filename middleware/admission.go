@@ -91,7 +91,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 	if target.Path == "/robots.txt" {
 		return false, nil
 	}
-	abandoned := 0
+	abandoned, begun := 0, now
 	for ; ; now, waited = (time.Time{}), true {
 		e, m, err := g.robots(ctx, cache, h, u, limit, now) // e: read only
 		if m == nil {
@@ -108,6 +108,14 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 				// which fetches it for this crawl.
 				if abandoned++; abandoned > maxAbandoned {
 					return waited, unsent(ErrRobotsUnreachable, u, fmt.Sprintf("robots.txt's fetch was abandoned %d times in a row", abandoned), err)
+				}
+				if limit != maxDuration {
+					// The asks together wait at most limit.
+					t := g.clock()
+					if !begun.IsZero() {
+						limit = max(limit-t.Sub(begun), 0)
+					}
+					begun = t
 				}
 				continue
 			case errors.As(err, &fe):

@@ -334,7 +334,8 @@
 // pause any member learns wakes the requests waiting in every member.
 // Guard.Rate is then the rate of the whole fleet per host. While the
 // Pacer cannot be reached, requests are deferred (cause
-// [pace.ErrUnavailable]) and sent again after 1 s, doubling to 30 s; a
+// [pace.ErrUnavailable]) and sent again after as long as the outage has
+// lasted so far (1 s to 30 s, however many requests met it); a
 // RobotsStore that cannot be read defers them too ([policy.ErrStore]).
 // [pace.Memory] shares pacing among the Guards of one process; package
 // redisstore shares both over Redis.

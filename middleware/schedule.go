@@ -24,9 +24,10 @@ type pacerState struct {
 	// leaseTTL is the LeaseTTL of the last lease a shared Pacer gave, in
 	// nanoseconds (see guardTransport.stale); 0 until one did.
 	leaseTTL atomic.Int64
-	// failures counts the failed Pacer calls in a row; it sets how long
-	// requests are put off while the Pacer is down.
-	failures atomic.Int32
+	// downSince is when the Pacer's calls started failing, in Unix ns on
+	// the Guard's clock, or 0 while it answers: how long the outage has
+	// lasted sets how long requests are put off (see pacerRetry).
+	downSince atomic.Int64
 }
 
 // watch registers the Guard with its Pacer, once.
@@ -190,10 +191,10 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			}
 			return 0, time.Time{}, g.pacerDown(h, u, err)
 		}
-		if g.pacer.failures.Load() != 0 {
+		if g.pacer.downSince.Load() != 0 {
 			// Written only when set: a store per request would bounce
 			// the line between cores.
-			g.pacer.failures.Store(0)
+			g.pacer.downSince.Store(0)
 		}
 		if s.Wait > 0 || s.State.Paused > 0 || p != pace.Pacer(&g.mem) {
 			// A wait or a pause is counted from the Pacer's answer (a
@@ -414,23 +415,29 @@ func (b *flightBody) Close() error {
 }
 
 // pacerDown returns the deferral of a request whose slot the Pacer could
-// not give: it is sent again after a pause that doubles with each failed
-// call in a row, from pacerRetryMin up to pacerRetryMax.
+// not give: it is sent again after a pause as long as the outage so far,
+// from pacerRetryMin up to pacerRetryMax (see pacerRetry).
 func (g *Guard) pacerDown(h *host, u *url.URL, err error) error {
 	d := g.pacerRetry()
 	g.count(h, cDeferred)
 	return &DeferredError{url: u, Until: g.clock().Add(d), Err: fmt.Errorf("%w: %w", pace.ErrUnavailable, err)}
 }
 
-// pacerRetry counts a failed Pacer call and returns how long to wait
-// before the next.
+// pacerRetry notes a failed Pacer call and returns how long to wait
+// before the next: as long as the Pacer has been failing so far, at least
+// pacerRetryMin and at most pacerRetryMax, so that a request that comes
+// back and fails again waits twice as long. The wait grows with the
+// outage, not with the number of requests that met it: a short outage
+// that a thousand requests met puts none of them off for long.
 func (g *Guard) pacerRetry() time.Duration {
-	n := g.pacer.failures.Add(1)
-	d := pacerRetryMin
-	for i := int32(1); i < n && d < pacerRetryMax; i++ {
-		d *= 2
+	now := g.clock().UnixNano()
+	since := g.pacer.downSince.Load()
+	if since == 0 && g.pacer.downSince.CompareAndSwap(0, now) {
+		since = now
+	} else if since == 0 {
+		since = g.pacer.downSince.Load()
 	}
-	return min(d, pacerRetryMax)
+	return min(max(time.Duration(now-since), pacerRetryMin), pacerRetryMax)
 }
 
 // sharedStrike reports a strike of h, which paused it for pause, to the

@@ -149,23 +149,38 @@ func (*failingPacer) Reserve(context.Context, string, pace.Ask) (pace.Slot, erro
 }
 
 // While the Pacer is down, requests are deferred, not sent and not lost,
-// with a cause naming it, and the deferral grows.
+// with a cause naming it, and the deferral grows with the outage: a
+// request that comes back at its deferral's end and fails again waits as
+// long as the outage has lasted, from 1 s to 30 s; requests that meet the
+// outage together wait alike, however many.
 func TestPacerDownDefers(t *testing.T) {
 	c := newFakeClock()
 	g := fakeGuard(&Guard{Pacer: &failingPacer{}}, c, 0)
 	u := mustURL(t, "http://example.com/")
 	h := g.host(u)
-	var until []time.Duration
-	for i := 0; i < 3; i++ {
+	defer1 := func() time.Duration {
 		err := g.gateEnded(context.Background(), h, u, time.Hour)
 		var de *DeferredError
 		if !errors.As(err, &de) || !errors.Is(err, pace.ErrUnavailable) || !errors.Is(err, errDown) || IsFinal(err) {
 			t.Fatalf("gate with the pace.Pacer down = %v, want a deferral wrapping pace.ErrUnavailable and the cause", err)
 		}
-		until = append(until, de.Until.Sub(c.now()))
+		return de.Until.Sub(c.now())
 	}
-	if want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}; fmt.Sprint(until) != fmt.Sprint(want) {
-		t.Errorf("deferrals while the pace.Pacer is down = %v, want %v", until, want)
+	var together []time.Duration
+	for i := 0; i < 5; i++ {
+		together = append(together, defer1())
+	}
+	if want := []time.Duration{time.Second, time.Second, time.Second, time.Second, time.Second}; fmt.Sprint(together) != fmt.Sprint(want) {
+		t.Errorf("deferrals of requests that met the outage together = %v, want %v", together, want)
+	}
+	var until []time.Duration
+	for i := 0; i < 7; i++ {
+		d := defer1()
+		until = append(until, d)
+		c.advance(d) // the request comes back
+	}
+	if want := []time.Duration{time.Second, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 30 * time.Second}; fmt.Sprint(until) != fmt.Sprint(want) {
+		t.Errorf("deferrals of a request that comes back while the pace.Pacer is down = %v, want %v", until, want)
 	}
 	if got := hostStats(g, "example.com").Sent; got != 0 {
 		t.Errorf("Sent = %d with the pace.Pacer down, want 0", got)
