@@ -37,7 +37,9 @@ const (
 	// (Fleet.SlowFactor), so the fleet as a whole stays near the shared
 	// rate without Redis. The shared queue and visited set still wait for
 	// Redis, so a crawl fed by them mostly pauses either way; Slow is for
-	// members given their URLs some other way.
+	// members given their URLs some other way. Each member keeps its own
+	// in-flight cap meanwhile: a host may have one request in flight per
+	// member.
 	Slow
 )
 
