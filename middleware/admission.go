@@ -91,6 +91,9 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 	if target.Path == "/robots.txt" {
 		return false, nil
 	}
+	if now.IsZero() {
+		now = g.clock() // read here rather than in robots: the asks' start
+	}
 	abandoned, begun := 0, now
 	for ; ; now, waited = (time.Time{}), true {
 		e, m, err := g.robots(ctx, cache, h, u, limit, now) // e: read only
@@ -112,10 +115,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 				if limit != maxDuration {
 					// The asks together wait at most limit.
 					t := g.clock()
-					if !begun.IsZero() {
-						limit = max(limit-t.Sub(begun), 0)
-					}
-					begun = t
+					limit, begun = max(limit-t.Sub(begun), 0), t
 				}
 				continue
 			case errors.As(err, &fe):

@@ -432,10 +432,11 @@ func (g *Guard) pacerDown(h *host, u *url.URL, err error) error {
 func (g *Guard) pacerRetry() time.Duration {
 	now := g.clock().UnixNano()
 	since := g.pacer.downSince.Load()
-	if since == 0 && g.pacer.downSince.CompareAndSwap(0, now) {
-		since = now
-	} else if since == 0 {
-		since = g.pacer.downSince.Load()
+	if since == 0 && !g.pacer.downSince.CompareAndSwap(0, now) {
+		since = g.pacer.downSince.Load() // another failure set it first
+	}
+	if since == 0 || since > now {
+		since = now // this failure starts the outage (or a success just ended one)
 	}
 	return min(max(time.Duration(now-since), pacerRetryMin), pacerRetryMax)
 }

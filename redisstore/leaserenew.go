@@ -188,9 +188,8 @@ func (p *pacer) renewAll(ctx context.Context, held map[string]map[uint64]heldLea
 // out its TTL from now, never sooner than it did; both keys are kept at
 // least that long (plus keep), never shorter. Returns the ids no longer
 // there.
-var renewScript = redis.NewScript(luaNow + luaTendLeases + `
+var renewScript = redis.NewScript(luaNow + `
 local keep = tonumber(ARGV[1])
-if ARGV[3] then tendLeases(tonumber(ARGV[3])) end
 local gone = {}
 local last = 0
 for i = 2, #ARGV, 2 do

@@ -79,29 +79,6 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 `
 
-// luaTendLeases defines tendLeases(ttl): if no member reached the host
-// (KEYS[1], KEYS[2]) for half a lease TTL while it held leases, Redis was
-// away (an outage, a pause, or a restart from its append-only file), and
-// no holder could renew: the leases' deadlines move on by the gap, so
-// that a response still running is not taken for a dead member's and its
-// host's place given to a second request. A holder renews every third of
-// a TTL, and every reserve and renewal notes the time (lt). A dead
-// member's lease that nobody asked about for that long gets the gap too:
-// it runs out a TTL after the next ask, at the latest.
-const luaTendLeases = `
-local function tendLeases(ttl)
-  local lt = tonumber(redis.call('HGET', KEYS[1], 'lt') or '')
-  if lt and now - lt > ttl / 2 then
-    for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
-      redis.call('ZINCRBY', KEYS[2], now - lt, id)
-    end
-  end
-  if lt or redis.call('EXISTS', KEYS[1]) == 1 then
-    redis.call('HSET', KEYS[1], 'lt', now)
-  end
-end
-`
-
 // luaKeep defines keepUntil(t, keep): the host's hash (KEYS[1]) expires
 // keep milliseconds after t (µs on Redis's clock; the end of what the
 // host holds, or of its last response), or after its last lease in
@@ -149,14 +126,13 @@ end
 // min_busy_us up to busy_poll_us, and no later than the first lease runs
 // out: a member whose thread waits for another member's response asks a
 // few times, not a hundred times, a second.
-var reserveScript = redis.NewScript(luaNow + luaKeep + luaTendLeases + `
+var reserveScript = redis.NewScript(luaNow + luaKeep + `
 local floor = tonumber(ARGV[1])
 local gap = tonumber(ARGV[2])
 local lf = tonumber(ARGV[3])
 local limit = tonumber(ARGV[4])
 local maxf = math.max(tonumber(ARGV[5]), 1)
 local ttl = tonumber(ARGV[6])
-tendLeases(ttl)
 local positioned = ARGV[7] == '1'
 local nolease = ARGV[8] == '1'
 local keep = tonumber(ARGV[9])
