@@ -91,7 +91,10 @@ type SeedStats struct {
 // documentation) so that it is not even read.
 //
 // Seed scales to sites of millions of URLs: it holds the entries of a few
-// sitemap files at a time, never the site, and starts no goroutine per URL.
+// sitemap files at a time, never the site (a file it is still reading
+// when the collector falls behind is read to its end, at most MaxSize in
+// memory, so that its fetch gives its host's place back for the pages;
+// see sitemap.Walker.Walk), and starts no goroutine per URL.
 // A walk passes at most Seeding.MaxURLs pages on (sitemap.DefaultMaxURLs,
 // a million, by default) and SeedStats.Cut names each bound that cut it;
 // its duplicate check costs at most 15 bytes a URL. colly's own visited

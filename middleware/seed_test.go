@@ -3,6 +3,7 @@ package robotsmw
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -448,5 +449,33 @@ func TestSeedWindow(t *testing.T) {
 			t.Errorf("seedWindow() with Rate %v, MaxWait %v, Window %d = %d, want %d",
 				tc.g.Rate, tc.g.MaxWait, tc.g.Seeding.Window, got, tc.want)
 		}
+	}
+}
+
+func TestSeedLargeSitemapOnThePagesHost(t *testing.T) {
+	// A sitemap of more pages than the walk holds while its fn is behind
+	// (a batch in the channel of Concurrency 1, one being handed over):
+	// its fetch holds the host's one place in flight until its body ends,
+	// and the pages of the same host need that place. The walk must read
+	// the rest of the file rather than keep the response open while it
+	// waits for the collector, which waits for the host.
+	const n = 4000
+	s := sitemapSite(t, "Sitemap: {{host}}/sm.xml\n", map[string]string{"/sm.xml": urlsetXML(pagePaths(n)...)}, nil)
+	for _, async := range []bool{false, true} {
+		t.Run(fmt.Sprintf("async=%v", async), func(t *testing.T) {
+			g := &Guard{Rate: rate.Inf, Seeding: Seeding{Window: 8, Options: sitemap.Options{Concurrency: 1, MaxURLs: 40}}}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			c := colly.NewCollector(colly.Async(async), colly.StdlibContext(ctx))
+			g.Attach(c)
+			st, err := g.Seed(c, s.URL)
+			c.Wait()
+			if err != nil || st.Queued != 40 {
+				t.Fatalf("Seed = %+v, %v; want 40 pages queued (MaxURLs), before the crawl's deadline", st, err)
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("Seed returned only at the crawl's deadline")
+			}
+		})
 	}
 }

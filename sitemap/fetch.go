@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/robotsmw/robotsmw/policy"
 )
@@ -56,6 +57,9 @@ func (wk *walk) fetch(j job) (res result) {
 		resp, err := client.Do(req)
 		deadline.start() // its body is read under it too
 		err = deadline.err(err)
+		if err == nil {
+			deadline.reading()
+		}
 		switch {
 		case errors.Is(err, errSeen):
 			res.skipped.Duplicate++
@@ -103,7 +107,7 @@ func (wk *walk) fetch(j job) (res result) {
 			res.err = &FetchError{URL: j.url, StatusCode: code}
 			return res
 		}
-		wk.read(&res, resp)
+		wk.read(&res, resp, deadline)
 		if res.err != nil {
 			res.err.Err = deadline.err(res.err.Err)
 		}
@@ -111,18 +115,23 @@ func (wk *walk) fetch(j job) (res result) {
 	}
 }
 
-// read reads the body of a sitemap's 2xx response into res.
-func (wk *walk) read(res *result, resp *http.Response) {
-	defer resp.Body.Close()
+// read reads the body of a sitemap's 2xx response into res. Once the
+// body was read to its end, deadline no longer counts.
+func (wk *walk) read(res *result, resp *http.Response, deadline *sendDeadline) {
+	body := newSpool(resp.Body, wk.w.maxSize(), deadline.stop)
+	defer body.Close()
 	j := res.job
 	final := resp.Request.URL
 	wk.markVisited(final.String())
 	res.read = true
 	sc := wk.scopeOf(j, final)
-	rd := NewReader(resp.Body)
+	rd := NewReader(body)
 	rd.MaxSize, rd.MaxCompressedSize = wk.w.maxSize(), wk.w.maxSize()
-	defer func() { res.size = rd.Size() }()
 	leaf := true
+	defer func() {
+		res.size = rd.Size()
+		drop(res, !leaf).Invalid += rd.Skipped() // entries without a usable URL
+	}()
 	for {
 		e, err := rd.Next()
 		if err == io.EOF {
@@ -138,7 +147,9 @@ func (wk *walk) read(res *result, resp *http.Response) {
 			return
 		}
 		ref, perr := url.Parse(e.Loc)
-		if perr != nil {
+		if perr != nil || strings.ContainsRune(e.Loc, utf8.RuneError) {
+			// U+FFFD: the Reader's stand-in for bytes that are not UTF-8,
+			// a URL the site never wrote.
 			drop(res, e.Index).Invalid++
 			continue
 		}
@@ -171,8 +182,8 @@ func (wk *walk) read(res *result, resp *http.Response) {
 			// Each alternate on its own merits, whether the page passed or not.
 			wk.alternates(res, sc, final, u.String(), e)
 		}
-		if len(res.pages) >= streamBatch {
-			wk.stream(res)
+		if len(res.pages) >= streamBatch || res.weight >= streamWeight {
+			wk.stream(res, body)
 		}
 	}
 	res.index = !leaf
@@ -239,20 +250,36 @@ func (wk *walk) page(res *result, sc *scope, u *url.URL, e Entry) bool {
 		res.pages = wk.pageBuffer()
 	}
 	res.pages = append(res.pages, e)
+	res.weight += len(e.Loc) + len(e.Tag) + len(e.AlternateOf)
+	for _, a := range e.Alternates {
+		res.weight += len(a.Href) + len(a.Hreflang) + 32 // and its two string headers
+	}
 	res.kept++
 	return true
 }
 
 // streamBatch is the number of pages of a sitemap passed on at a time
-// while it is read.
-const streamBatch = 1000
+// while it is read; fewer when their strings weigh streamWeight bytes (a
+// page may list a thousand hreflang alternates).
+const (
+	streamBatch  = 1000
+	streamWeight = 1 << 20
+)
 
 // stream hands the pages of res read so far to the walk, which passes them
-// on while the rest of the file is read; it waits while the walk has
-// Concurrency results or batches to take.
-func (wk *walk) stream(res *result) {
-	wk.results <- result{job: res.job, partial: true, pages: res.pages}
-	res.pages = nil
+// on while the rest of the file is read. While the walk has Concurrency
+// results or batches to take, it waits, after reading the rest of the
+// file from body into memory (see spool).
+func (wk *walk) stream(res *result, body *spool) {
+	batch := result{job: res.job, partial: true, pages: res.pages}
+	res.pages, res.weight = nil, 0
+	select {
+	case wk.results <- batch:
+		return
+	default:
+	}
+	body.take()
+	wk.results <- batch
 }
 
 // alternates passes on the hreflang alternates of the page parent, at
@@ -260,7 +287,7 @@ func (wk *walk) stream(res *result) {
 func (wk *walk) alternates(res *result, sc *scope, final *url.URL, loc string, parent Entry) {
 	for _, a := range parent.Alternates {
 		ref, err := url.Parse(a.Href)
-		if err != nil {
+		if err != nil || strings.ContainsRune(a.Href, utf8.RuneError) {
 			res.dropped.Invalid++
 			continue
 		}

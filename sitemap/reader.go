@@ -45,6 +45,7 @@ type Reader struct {
 	damage  error  // first structural damage, returned instead of io.EOF
 	line    []byte // text: the current line
 	sawURL  bool   // text: a URL line was seen
+	skipped int    // entries left out for want of a usable URL (Skipped)
 
 	xml xmlState
 }
@@ -54,6 +55,15 @@ func NewReader(r io.Reader) *Reader {
 	rd := &Reader{src: r}
 	rd.xml.cur.Priority = -1
 	return rd
+}
+
+// Skipped returns the number of entries read so far that Next left out
+// for want of a usable URL: an XML entry (<url>, <sitemap>, an RSS item,
+// an Atom entry) whose <loc> (or link) is missing, empty or longer than
+// 2,048 characters (docs/sitemaps.md, case 97), and a line of a text
+// sitemap that is not blank and no such http or https URL.
+func (r *Reader) Skipped() int {
+	return r.skipped
 }
 
 // Next returns the next entry. At the clean end of a file it returns

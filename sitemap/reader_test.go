@@ -202,3 +202,32 @@ func TestAttrOddSpace(t *testing.T) {
 		}
 	}
 }
+
+func TestReaderSkipped(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		entries    int
+		skipped    int
+	}{
+		{"urlset", "<urlset><url><loc>http://a/1</loc></url><url><loc> </loc></url><url><priority>1</priority></url></urlset>", 1, 2},
+		{"index", "<sitemapindex><sitemap><loc>http://a/s.xml</loc></sitemap><sitemap></sitemap></sitemapindex>", 1, 1},
+		{"text", "http://a/1\n\n  \n/relative\nmailto:x@y\nhttp://a/2\n", 2, 2},
+		{"text long line", "http://a/" + strings.Repeat("x", 10<<10) + "\nhttp://a/2\n", 1, 1},
+	} {
+		rd := NewReader(strings.NewReader(tc.body))
+		n := 0
+		for {
+			_, err := rd.Next()
+			if err != nil {
+				if err != io.EOF {
+					t.Errorf("%s: Next = %v", tc.name, err)
+				}
+				break
+			}
+			n++
+		}
+		if n != tc.entries || rd.Skipped() != tc.skipped {
+			t.Errorf("%s: Next gave %d entries, Skipped() = %d; want %d and %d", tc.name, n, rd.Skipped(), tc.entries, tc.skipped)
+		}
+	}
+}

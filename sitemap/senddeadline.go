@@ -32,10 +32,11 @@ type sendDeadline struct {
 	d      time.Duration
 	cancel context.CancelCauseFunc
 	fired  chan struct{} // closed when the timer ran out
-	// mu guards timer and done.
+	// mu guards timer, done and body.
 	mu    sync.Mutex
 	timer *time.Timer // counting, or fired; nil while not counting
 	done  bool        // stopped for good
+	body  bool        // the last response's headers arrived: its body is read
 }
 
 // sendDeadlineKey is the context key of a request's sendDeadline.
@@ -104,6 +105,14 @@ func (s *sendDeadline) stop() {
 	s.cancel(context.Canceled)
 }
 
+// reading tells s that the response's headers arrived: a timeout from
+// now on cuts its body.
+func (s *sendDeadline) reading() {
+	s.mu.Lock()
+	s.body = true
+	s.mu.Unlock()
+}
+
 // err returns err, or, if s ended the request, the error that says so:
 // it wraps context.DeadlineExceeded, as the timeout of a client does.
 func (s *sendDeadline) err(err error) error {
@@ -112,6 +121,12 @@ func (s *sendDeadline) err(err error) error {
 	}
 	select {
 	case <-s.fired:
+		s.mu.Lock()
+		body := s.body
+		s.mu.Unlock()
+		if body {
+			return fmt.Errorf("sitemap: the response's body was not read in full within %v of sending the request: %w", s.d, context.DeadlineExceeded)
+		}
 		return fmt.Errorf("sitemap: no response within %v of sending the request: %w", s.d, context.DeadlineExceeded)
 	default:
 		return err

@@ -31,7 +31,7 @@ func (r *Reader) sniffText() error {
 // line is no sitemap (case 29). A line cut by a read error is not returned.
 func (r *Reader) nextLine() (Entry, bool, error) {
 	for {
-		line, err := r.readLine()
+		line, over, err := r.readLine()
 		if err == nil || err == io.EOF {
 			line = bytes.TrimPrefix(bytes.TrimSpace(line), []byte("\uFEFF"))
 			if isHTTP(line) {
@@ -39,6 +39,9 @@ func (r *Reader) nextLine() (Entry, bool, error) {
 					r.sawURL = true
 					return Entry{Loc: loc, Priority: -1}, true, nil
 				}
+			}
+			if len(line) > 0 || over {
+				r.skipped++
 			}
 		}
 		if err == io.EOF {
@@ -54,11 +57,10 @@ func (r *Reader) nextLine() (Entry, bool, error) {
 }
 
 // readLine returns the next line without its "\n"; a line longer than
-// maxValue is returned empty. The last line needs no "\n". err is io.EOF
-// when nothing is left, or the read error that cut a line.
-func (r *Reader) readLine() ([]byte, error) {
+// maxValue is returned empty, with over set. The last line needs no "\n".
+// err is io.EOF when nothing is left, or the read error that cut a line.
+func (r *Reader) readLine() (line []byte, over bool, err error) {
 	r.line = r.line[:0]
-	over := false
 	for {
 		buf, err := r.buffered(1)
 		if len(buf) == 0 {
@@ -67,9 +69,9 @@ func (r *Reader) readLine() ([]byte, error) {
 				if over {
 					r.line = r.line[:0]
 				}
-				return r.line, err
+				return r.line, over, err
 			}
-			return nil, err
+			return nil, false, err
 		}
 		i := bytes.IndexByte(buf, '\n')
 		chunk := buf
@@ -86,7 +88,7 @@ func (r *Reader) readLine() ([]byte, error) {
 			if over {
 				r.line = r.line[:0]
 			}
-			return r.line, nil
+			return r.line, over, nil
 		}
 		r.discard(len(buf))
 	}

@@ -182,8 +182,8 @@ type Options struct {
 	// from when its request is sent (each retry's anew): the waits before
 	// it goes — the host's turn and Crawl-delay, a paced Client's own, a
 	// Retry-After — do not count, so a host whose Crawl-delay is longer
-	// than Timeout is walked at its pace rather than failed. Zero means
-	// DefaultTimeout.
+	// than Timeout is walked at its pace rather than failed; nor does the
+	// time Walk's fn takes (see Walk). Zero means DefaultTimeout.
 	Timeout time.Duration
 	// Retries is how often a sitemap answered 429 or 503 is fetched
 	// again, after its Retry-After (or 2 s, then 4 s); zero means 2. A
@@ -273,6 +273,12 @@ type Walker struct {
 // (so an interrupted walk of a large file has passed on what it read), and
 // a slow fn slows the walk down (back-pressure): a walk holds at most a
 // few batches of entries per sitemap in flight, never the whole site.
+// When fn falls behind while a file is still being read, the rest of that
+// file is read into memory as it comes over the network (at most MaxSize)
+// and its response closed, then parsed at fn's pace: a fetch never keeps
+// a response open while it waits for fn, whose own requests may need the
+// place a paced Client keeps for the host while a response is open (a
+// Guard's one request in flight per host).
 //
 // The walk starts from robots.txt (fetched once through Robots): its
 // Sitemap lines resolved against the robots.txt URL after its redirects,
@@ -292,7 +298,10 @@ type Walker struct {
 // read for at most 64 hosts, 4 ports of a host name, a walk). A sitemap
 // on another host, one a robots.txt line named, is read for the site's
 // pages only: the pages of its own host are dropped, so that a robots.txt
-// cannot make the walk seed an internal address. An index child on
+// cannot make the walk seed an internal address. A sitemap of the site
+// that redirects to a related host (http to https, example.com to www) is
+// still the site's; one that redirects to another port that is not a
+// scheme's default is read as a sitemap on another host. An index child on
 // another host than the index and the announcing hosts is not fetched.
 // Strict adds the path rule. URLs are compared after the normalisation of
 // policy.Origin (case, default port, trailing dot, IDN), and passed on
@@ -481,6 +490,7 @@ type result struct {
 	partial     bool     // a batch of pages of a sitemap still being read
 	kept        int      // pages kept from the file, batches passed on before included
 	pages       []Entry  // in scope and filtered; Loc absolute
+	weight      int      // the bytes of pages' strings, roughly (see streamWeight)
 	children    []string // index children in scope, absolute
 	dropped     Drops
 	skipped     Drops

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -775,5 +776,119 @@ func TestWalkConcurrencyAcrossHosts(t *testing.T) {
 			t.Errorf("host %d: %d sitemap fetches at once, overlapped with the other host: %v; want 1 and true", i, h.peak, overlapped[i])
 		}
 		h.mu.Unlock()
+	}
+}
+
+// closeSignal is a transport that closes closed when a response's body to
+// a request for path is closed.
+type closeSignal struct {
+	next   http.RoundTripper
+	path   string
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (c *closeSignal) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if err == nil && r.URL.Path == c.path {
+		resp.Body = &signalBody{ReadCloser: resp.Body, c: c}
+	}
+	return resp, err
+}
+
+type signalBody struct {
+	io.ReadCloser
+	c *closeSignal
+}
+
+func (b *signalBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.c.once.Do(func() { close(b.c.closed) })
+	return err
+}
+
+func TestWalkSlowFnDoesNotHoldTheResponse(t *testing.T) {
+	// fn takes the first page only once the sitemap's response was closed:
+	// the walk must read the rest of a file it cannot hand over rather
+	// than keep the response open while fn is behind (a paced client's
+	// place for the host, which fn's own requests may need, is given
+	// back with it), and the time fn takes must not count against
+	// Timeout, which bounds the fetch.
+	const n = 5000
+	locs := make([]string, n)
+	for i := range locs {
+		locs[i] = fmt.Sprintf("/p%d", i)
+	}
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /sm.xml\n"},
+		"/sm.xml":     {body: urlsetOf(locs...)},
+	})
+	sig := &closeSignal{next: http.DefaultTransport, path: "/sm.xml", closed: make(chan struct{})}
+	const timeout = 300 * time.Millisecond
+	w := &Walker{Client: &http.Client{Transport: sig}, Options: Options{Concurrency: 1, Timeout: timeout}}
+	unpaced(w)
+	got, first := 0, true
+	st, err := w.Walk(context.Background(), s.srv.URL, func(Entry) error {
+		if first {
+			first = false
+			select {
+			case <-sig.closed:
+			case <-time.After(10 * time.Second):
+				t.Error("Walk kept the sitemap's response open while fn was behind")
+				return errors.New("stop")
+			}
+			time.Sleep(2 * timeout) // fn slower than the fetch's Timeout
+		}
+		got++
+		return nil
+	})
+	if err != nil || got != n || st.URLs != n {
+		t.Errorf("Walk with a slow fn = %+v, %v, %d pages; want %d pages and no error", st, err, got, n)
+	}
+}
+
+func TestWalkCountsEntriesWithoutURL(t *testing.T) {
+	// Every entry left out is counted: those the Reader finds no usable
+	// URL in (missing, empty, too long, a text line that is no URL) and
+	// those whose URL the Reader had to repair (bytes that are not UTF-8,
+	// read as U+FFFD: a URL the site never wrote).
+	long := "/" + strings.Repeat("a", 2100)
+	huge := "/" + strings.Repeat("b", 9000)
+	s := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /x.xml\nSitemap: /t.txt\n"},
+		"/x.xml": {body: "<urlset><url><loc>{{host}}" + long + "</loc></url><url><loc>{{host}}" + huge +
+			"</loc></url><url><loc>/ok1</loc></url><url><loc></loc></url><url><lastmod>2020-01-01</lastmod></url>" +
+			"<url><loc>/bad\xff</loc></url></urlset>"},
+		"/t.txt": {body: "{{host}}" + long + "\n{{host}}" + huge + "\n{{host}}/ok2\n\n/relative\nftp://x/y\n{{host}}/bad\xfe\n"},
+	})
+	got, st, err := walkSite(t, &Walker{}, s)
+	if err != nil || !slices.Equal(got, []string{"H/ok1", "H/ok2"}) {
+		t.Fatalf("Walk = %q, %v; want H/ok1 and H/ok2", got, err)
+	}
+	// x.xml: too long, far too long, empty, none, not UTF-8; t.txt: too
+	// long, far too long, relative, ftp, not UTF-8 (the blank line is none).
+	if st.Dropped.Invalid != 10 || st.Dropped.Total() != 10 {
+		t.Errorf("Walk's Dropped = %+v, want 10 Invalid", st.Dropped)
+	}
+}
+
+func TestWalkRedirectToAnotherPort(t *testing.T) {
+	// The site's sitemap redirects to another port of its host (O, on the
+	// same loopback address): an other service, maybe internal, whose
+	// pages are not the site's unless its own robots.txt says so.
+	o := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "User-agent: *\nAllow: /\n"},
+		"/moved.xml":  {body: urlsetOf("{{host}}/admin/delete-all")},
+	})
+	h := newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /sm.xml\n"},
+		"/sm.xml":     {to: "{{other}}/moved.xml"},
+	})
+	h.other, o.other = o, h
+	for _, strict := range []bool{false, true} {
+		got, st, err := walkSite(t, &Walker{Options: Options{Strict: strict}}, h)
+		if err != nil || len(got) != 0 || st.Dropped.Scope != 1 {
+			t.Errorf("Walk(Strict %v) of a sitemap redirected to another port = %q, %+v, %v; want no page, 1 dropped by scope", strict, got, st, err)
+		}
 	}
 }

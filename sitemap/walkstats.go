@@ -36,7 +36,7 @@ type Drops struct {
 	Robots    int // robots.txt disallows it for the Walker's agent
 	Duplicate int // seen before in this walk
 	Limit     int // past MaxURLs (pages), MaxDepth or MaxSitemaps (sitemaps)
-	Invalid   int // not an http or https URL with a host, even resolved
+	Invalid   int // no usable URL: none, empty, over 2,048 characters, not http or https with a host (even resolved), or bytes that are not UTF-8
 }
 
 // Total returns the sum of the counts.

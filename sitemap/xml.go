@@ -430,6 +430,8 @@ func (r *Reader) emit() {
 	}
 	if s.hasLoc {
 		s.out = append(s.out, e)
+	} else {
+		r.skipped++
 	}
 	s.cur = Entry{Priority: -1}
 	s.hasLoc = false
