@@ -88,7 +88,11 @@ type Guard struct {
 	// Scrapy's retries go after new requests. It yields for at most
 	// MaxWait; in an async crawl with a backlog for the host that is
 	// usually the whole MaxWait, and once handed back it waits for colly's
-	// LimitRule slot and its host's place like any request.
+	// LimitRule slot and its host's place like any request. A request
+	// whose method is not idempotent (POST, PATCH; RFC 9110 §9.2.2) is
+	// retried only after 429 or 503, by which the server says it did not
+	// act on it; after any other failure it is reported with ErrGaveUp
+	// at once, as the server may have acted on it.
 	MaxRetries int
 
 	// MaxRobotsFailures is how many times in a row an origin's robots.txt

@@ -128,6 +128,11 @@ func (g *Guard) attemptOutcome(v *visit, h *host, cause error) error {
 	if excluded {
 		return gaveUp(method, v.orig, "", fmt.Errorf("%w: %w", cause, pausedError(h.name, time.Unix(0, until))))
 	}
+	if !idempotent(method) && !declined(cause) {
+		// The server may have acted on it: sending it again could
+		// repeat that (an order placed twice).
+		return gaveUp(method, v.orig, "not sent again: "+method+" is not idempotent (RFC 9110 §9.2.2)", cause)
+	}
 	v.failures++
 	n := v.failures
 	if n > g.maxRetries() {
@@ -137,4 +142,23 @@ func (g *Guard) attemptOutcome(v *visit, h *host, cause error) error {
 	v.retryOn = h
 	return &DeferredError{url: v.orig, Until: time.Unix(0, next), Attempt: n, Err: cause,
 		parse: parseSnapshot{set: true, value: v.parseErrors}}
+}
+
+// idempotent reports whether a request of method may be sent again after
+// an attempt that failed in a way that leaves open whether the server
+// acted on it (RFC 9110 §9.2.2).
+func idempotent(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// declined reports whether cause says that the server did not act on the
+// request: 429 (RFC 6585 §4) or 503 (RFC 9110 §15.6.4), which any method
+// may be sent again after.
+func declined(cause error) bool {
+	var se *StatusError
+	return errors.As(cause, &se) && (se.StatusCode == http.StatusTooManyRequests || se.StatusCode == http.StatusServiceUnavailable)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,5 +39,54 @@ func TestRetryCountDroppedOnReport(t *testing.T) {
 	}
 	if n := g.visits.len(); n != 0 {
 		t.Errorf("after the final report: %d visits left, want 0", n)
+	}
+}
+
+// A POST that fails in a way that leaves open whether the server acted on
+// it (500, a body cut short) is not sent again; after 503, by which the
+// server says it did not act on it, it is.
+func TestRetryNotIdempotent(t *testing.T) {
+	var busy atomic.Int32
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		switch r.URL.Path {
+		case "/order":
+			w.WriteHeader(http.StatusInternalServerError)
+			return true
+		case "/busy":
+			if busy.Add(1) == 1 {
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return true
+			}
+		}
+		return false
+	}))
+	for _, async := range []bool{false, true} {
+		c := colly.NewCollector(colly.Async(async))
+		g := &Guard{Rate: rate.Inf}
+		g.Attach(c)
+		var mu sync.Mutex
+		var errs []error
+		c.OnError(func(_ *colly.Response, err error) {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		})
+		c.Post(s.URL+"/order", map[string]string{"n": "1"})
+		c.Wait()
+		if len(errs) != 1 || !errors.Is(errs[0], ErrGaveUp) || !IsFinal(errs[0]) {
+			t.Errorf("async=%v: OnError for a POST answered 500 = %v, want one final ErrGaveUp", async, errs)
+		}
+	}
+	if n := s.count("/order"); n != 2 {
+		t.Errorf("POST /order answered 500 sent %d times in two crawls, want once each", n)
+	}
+	c := colly.NewCollector()
+	(&Guard{Rate: rate.Inf}).Attach(c)
+	if err := c.Post(s.URL+"/busy", map[string]string{"n": "1"}); err != nil {
+		t.Errorf("Post(/busy) answered 503 then 200 = %v, want nil", err)
+	}
+	if n := s.count("/busy"); n != 2 {
+		t.Errorf("POST /busy answered 503 once sent %d times, want 2", n)
 	}
 }
