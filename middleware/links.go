@@ -2,6 +2,7 @@ package robotsmw
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -84,7 +85,12 @@ func (g *Guard) Directives(r *colly.Response) directives.Page {
 // ErrorHandler with a *NotFollowedError giving the reason, and a
 // *colly.Request that was never sent (no collector; the page request's
 // headers); to follow every link whatever the page says, use colly's own
-// OnHTML("a[href]") instead (robots.txt still applies). Links that are not
+// OnHTML("a[href]") instead (robots.txt still applies). A link colly
+// refuses for want of room (MaxRequests reached: colly.ErrMaxRequests, or
+// colly.ErrQueueFull) is counted and reported the same way, with colly's
+// reason; one it refuses by the crawl's own scope (visited already,
+// AllowedDomains, URL filters, MaxDepth) is not, as the usual callback
+// does not. Links that are not
 // http or https URLs (javascript:, mailto:) are skipped silently, and
 // fragments are dropped, so anchors of one page make one request.
 //
@@ -120,12 +126,13 @@ func (g *Guard) followLinks(c *colly.Collector, e *colly.HTMLElement) {
 		if reason == "" {
 			reason = g.relReason(a)
 		}
-		if reason == "" {
-			q := g.Links.Queue
-			if q == nil {
-				e.Request.Visit(u.String())
+		if q := g.Links.Queue; reason == "" && q == nil {
+			err := e.Request.Visit(u.String())
+			if !errors.Is(err, colly.ErrMaxRequests) && !errors.Is(err, colly.ErrQueueFull) {
 				return
 			}
+			reason = "colly refused it: " + err.Error()
+		} else if reason == "" {
 			if !allowedDomain(c, u) {
 				return
 			}

@@ -138,3 +138,53 @@ func TestHeadOf(t *testing.T) {
 		}
 	}
 }
+
+func TestFollowLinksRefusedByColly(t *testing.T) {
+	// colly refuses links once MaxRequests is reached: they are not
+	// followed, and say so, rather than vanish.
+	for _, async := range []bool{false, true} {
+		s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+			w.Header().Set("Content-Type", "text/html")
+			if r.URL.Path == "/" {
+				fmt.Fprint(w, `<html><body><a href="/a">a</a><a href="/b">b</a><a href="/c">c</a></body></html>`)
+			} else {
+				fmt.Fprint(w, `<html><body>leaf</body></html>`)
+			}
+			return true
+		}))
+		var mu sync.Mutex
+		var reasons []string
+		g := &Guard{Rate: rate.Inf, ErrorHandler: func(_ *colly.Request, err error) {
+			var nf *NotFollowedError
+			if errors.As(err, &nf) {
+				mu.Lock()
+				reasons = append(reasons, nf.URL.Path+": "+nf.Reason)
+				mu.Unlock()
+			}
+		}}
+		c := colly.NewCollector(g.Attach, colly.Async(async), colly.MaxRequests(2))
+		g.FollowLinks(c)
+		c.Visit(s.URL + "/")
+		c.Wait()
+		slices.Sort(reasons)
+		if !async {
+			want := []string{"/b: colly refused it: Max Requests limit reached", "/c: colly refused it: Max Requests limit reached"}
+			if !slices.Equal(reasons, want) {
+				t.Errorf("NotFollowedErrors with MaxRequests(2) = %q, want %q", reasons, want)
+			}
+		}
+		// An asynchronous collector counts its requests when they start,
+		// so it may send more than MaxRequests (colly's own way): each
+		// link is fetched or reported.
+		fetched := 0
+		for _, h := range s.log() {
+			if h.path == "/a" || h.path == "/b" || h.path == "/c" {
+				fetched++
+			}
+		}
+		if fetched+len(reasons) != 3 || g.Stats().Total.NotFollowed != int64(len(reasons)) {
+			t.Errorf("async=%v: %d links fetched, %d reported (%q), Stats.NotFollowed %d; want every link of three fetched or reported, and counted",
+				async, fetched, len(reasons), reasons, g.Stats().Total.NotFollowed)
+		}
+	}
+}
