@@ -128,8 +128,12 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 					// (a minute or more) would only run out its timeout.
 					return waited, unsent(ErrRobotsUnreachable, u, "robots.txt is unreachable, next try at "+e.RetryAt.UTC().Format(time.RFC3339), err)
 				case e.Failures >= g.maxRobotsFailures():
-					return waited, unsent(ErrRobotsUnreachable, u, fmt.Sprintf("robots.txt failed %d times in a row, next try at %s",
-						e.Failures, e.RetryAt.UTC().Format(time.RFC3339)), err)
+					failed := fmt.Sprintf("failed %d times in a row", e.Failures)
+					if e.Failures == 1 {
+						failed = "failed"
+					}
+					return waited, unsent(ErrRobotsUnreachable, u, fmt.Sprintf("robots.txt %s, next try at %s",
+						failed, e.RetryAt.UTC().Format(time.RFC3339)), err)
 				case forbidden(err):
 					// robots.txt's address was refused (netguard): so
 					// would the page's be; waiting cannot help.

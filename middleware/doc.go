@@ -75,8 +75,11 @@
 //     OnResponseHeaders callbacks run, so aborting a download there no
 //     longer saves its bytes;
 //   - each attempt sent again counts against colly's MaxRequests, as
-//     Request.Retry does: once reached, the request ends with ErrGaveUp
-//     wrapping colly.ErrMaxRequests;
+//     Request.Retry does, and so does an asynchronous collector's deferred
+//     request each time the Guard hands it back to colly, though it was
+//     not sent (colly counts requests, not responses; a host that defers
+//     many requests uses MaxRequests up faster): once reached, the request
+//     ends with ErrGaveUp wrapping colly.ErrMaxRequests;
 //   - the client's request timeout bounds each attempt when it was set
 //     before Attach (the Guard enforces it, per attempt and per redirect
 //     hop from its gate). Set after Attach, net/http bounds the whole
@@ -240,8 +243,12 @@
 // an asynchronous collector, queue.Run returns once the queue is empty,
 // while the Guard may still resend deferred requests whose pages add links
 // to it: run the queue again until it stays empty after c.Wait (q.Run, then
-// c.Wait, then q.Stop if q.IsEmpty() is false; examples/queue does so). A
-// LimitRule's Delay adds to the Guard's pacing; a rule with a DomainGlob
+// c.Wait, then q.Stop if q.IsEmpty() is false; examples/queue does so).
+// Such a queue.Run returns as soon as it has handed its requests to
+// colly's goroutines: the crawl happens inside c.Wait. From callbacks, add
+// to the queue with Queue.AddURL, never Queue.AddRequest: colly v2.3.0's
+// AddRequest blocks for ever once the queue's Run has returned (see
+// [Links].Queue). A LimitRule's Delay adds to the Guard's pacing; a rule with a DomainGlob
 // of "*" and a Parallelism remains useful as a global concurrency cap. With
 // CacheDir, colly replays cached responses, 429 included, without the
 // Guard's transport: they do not strike the host and are not retried.
