@@ -174,7 +174,10 @@
 // The failed attempt itself (one of those statuses, which never reaches
 // OnResponse; a network error; a body cut short) fails with a
 // *DeferredError and is sent again after the pause, up to
-// [Guard.MaxRetries] times, then reported with [ErrGaveUp]. Retries are
+// [Guard.MaxRetries] times, then reported with [ErrGaveUp]. A request
+// whose method is not idempotent (POST, PATCH; RFC 9110 §9.2.2) is sent
+// again only after 429 or 503; after any other failure the server may
+// have acted on it, and it is reported with [ErrGaveUp] at once. Retries are
 // counted per method and URL, so concurrent requests for the same URL
 // share a count, and a count ends only when a response was read to its
 // end. colly requests end a little before colly's request timeout, so that

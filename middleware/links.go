@@ -2,7 +2,6 @@ package robotsmw
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -127,8 +126,11 @@ func (g *Guard) followLinks(c *colly.Collector, e *colly.HTMLElement) {
 			reason = g.relReason(a)
 		}
 		if q := g.Links.Queue; reason == "" && q == nil {
+			// colly's refusals are its sentinels as they are: a
+			// synchronous collector's Visit also returns the outcome of
+			// a request it sent, which may wrap them (a retry refused).
 			err := e.Request.Visit(u.String())
-			if !errors.Is(err, colly.ErrMaxRequests) && !errors.Is(err, colly.ErrQueueFull) {
+			if err != colly.ErrMaxRequests && err != colly.ErrQueueFull {
 				return
 			}
 			reason = "colly refused it: " + err.Error()

@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gocolly/colly/v2"
 	"golang.org/x/time/rate"
@@ -186,5 +188,42 @@ func TestFollowLinksRefusedByColly(t *testing.T) {
 			t.Errorf("async=%v: %d links fetched, %d reported (%q), Stats.NotFollowed %d; want every link of three fetched or reported, and counted",
 				async, fetched, len(reasons), reasons, g.Stats().Total.NotFollowed)
 		}
+	}
+}
+
+func TestFollowLinksOutcomeIsNoRefusal(t *testing.T) {
+	// A synchronous collector's Visit returns the outcome of the request
+	// it sent: a link followed whose retry colly refused (MaxRequests) was
+	// followed, and its outcome went to OnError; it is no link not
+	// followed.
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<html><body><a href="/a">a</a></body></html>`)
+		case "/a":
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+		return true
+	}))
+	var notFollowed atomic.Int32
+	g := &Guard{Rate: rate.Inf, Backoff: time.Millisecond, ErrorHandler: func(_ *colly.Request, err error) {
+		var nf *NotFollowedError
+		if errors.As(err, &nf) {
+			notFollowed.Add(1)
+		}
+	}}
+	c := colly.NewCollector(g.Attach, colly.MaxRequests(3))
+	g.FollowLinks(c)
+	var final error
+	c.OnError(func(_ *colly.Response, err error) {
+		if IsFinal(err) {
+			final = err
+		}
+	})
+	c.Visit(s.URL + "/")
+	if final == nil || notFollowed.Load() != 0 || g.Stats().Total.NotFollowed != 0 {
+		t.Errorf("a followed link given up: final OnError %v, %d NotFollowedErrors, Stats.NotFollowed %d; want a final outcome and no link not followed",
+			final, notFollowed.Load(), g.Stats().Total.NotFollowed)
 	}
 }

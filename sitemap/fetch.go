@@ -130,7 +130,10 @@ func (wk *walk) read(res *result, resp *http.Response, deadline *sendDeadline) {
 	leaf := true
 	defer func() {
 		res.size = rd.Size()
-		drop(res, !leaf).Invalid += rd.Skipped() // entries without a usable URL
+		if res.read && (res.err == nil || !errors.Is(res.err.Err, ErrNotSitemap)) {
+			// Entries without a usable URL, of a file that is a sitemap.
+			drop(res, rd.index()).Invalid += rd.Skipped()
+		}
 	}()
 	for {
 		e, err := rd.Next()

@@ -66,6 +66,12 @@ func (r *Reader) Skipped() int {
 	return r.skipped
 }
 
+// index reports whether the file is a sitemap index, as far as it was
+// read.
+func (r *Reader) index() bool {
+	return !r.text && r.xml.mode == modeIndex
+}
+
 // Next returns the next entry. At the clean end of a file it returns
 // io.EOF. Otherwise the error is sticky and is one of:
 //

@@ -54,7 +54,7 @@ func (wk *walk) scopeOf(j job, final *url.URL) *scope {
 		// redirected to another port that is not a scheme's default (an
 		// other service of the host, which may be internal) does not.
 		if u, err := url.Parse(j.url); err == nil && normalize(u) && slices.Contains(j.owners, hostKey(u)) {
-			sc.own = related(u.Hostname(), final.Hostname()) && u.Port() == final.Port()
+			sc.own = related(u.Hostname(), final.Hostname()) && (u.Port() == final.Port() || final.Port() == "")
 		}
 	}
 	if wk.w.Strict {

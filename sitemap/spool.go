@@ -1,7 +1,6 @@
 package sitemap
 
 import (
-	"bytes"
 	"io"
 )
 
@@ -18,21 +17,26 @@ import (
 // back when the body ends — fn's own requests to the same host may need
 // that place, and would otherwise wait for the walk while the walk waits
 // for them. The memory it costs is the rest of the file as it came over
-// the network, at most MaxSize (the size limit of the file), and only
-// while fn is behind.
+// the network, at most MaxSize (the size limit of the file) and a chunk,
+// and only while fn is behind.
 //
 // A spool is used by the goroutine that reads the file.
 type spool struct {
 	body  io.ReadCloser
-	limit int64 // bytes of the body read in all at most, the Reader's limit + 1
+	limit int64 // bytes of the body read in all at most: the Reader's limit + 1
 	read  int64 // bytes read from body so far
-	taken bool  // the rest is in rest
-	rest  bytes.Reader
-	err   error // the body's error, returned once rest is read
-	// taken is called once the body was read to its end (or failed) and
-	// closed; nil for none.
+	taken bool  // the rest is in chunks
+	// chunks hold the rest of the body once taken, in pieces of
+	// spoolChunk bytes (no buffer that doubles as it grows).
+	chunks [][]byte
+	err    error // the body's error, returned once chunks are read
+	// onTaken is called once the body was read to its end (or failed)
+	// and closed; nil for none.
 	onTaken func()
 }
+
+// spoolChunk is the size of the pieces a spool holds a body in.
+const spoolChunk = 64 << 10
 
 // newSpool returns a spool of body, of which a Reader with the size limit
 // limit reads.
@@ -41,16 +45,24 @@ func newSpool(body io.ReadCloser, limit int64, onTaken func()) *spool {
 }
 
 func (s *spool) Read(p []byte) (int, error) {
-	if s.taken {
-		n, err := s.rest.Read(p)
-		if err == io.EOF && s.err != nil {
-			err = s.err
-		}
+	if !s.taken {
+		n, err := s.body.Read(p)
+		s.read += int64(n)
 		return n, err
 	}
-	n, err := s.body.Read(p)
-	s.read += int64(n)
-	return n, err
+	for len(s.chunks) > 0 && len(s.chunks[0]) == 0 {
+		s.chunks[0] = nil
+		s.chunks = s.chunks[1:]
+	}
+	if len(s.chunks) == 0 {
+		if s.err != nil {
+			return 0, s.err
+		}
+		return 0, io.EOF
+	}
+	n := copy(p, s.chunks[0])
+	s.chunks[0] = s.chunks[0][n:]
+	return n, nil
 }
 
 // take reads what is left of the body into memory, up to the limit (the
@@ -60,11 +72,23 @@ func (s *spool) take() {
 	if s.taken {
 		return
 	}
-	var buf bytes.Buffer
-	_, err := buf.ReadFrom(io.LimitReader(s.body, max(s.limit-s.read, 0)))
+	rest := io.LimitReader(s.body, max(s.limit-s.read, 0))
+	for {
+		chunk := make([]byte, spoolChunk)
+		n, err := io.ReadFull(rest, chunk)
+		if n > 0 {
+			s.chunks = append(s.chunks, chunk[:n:n])
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			s.err = err
+			break
+		}
+	}
 	s.body.Close()
-	s.taken, s.err = true, err
-	s.rest.Reset(buf.Bytes())
+	s.taken = true
 	if s.onTaken != nil {
 		s.onTaken()
 	}

@@ -706,17 +706,19 @@ func TestWalkNoRetries(t *testing.T) {
 }
 
 func TestWalkFallbackSoft404(t *testing.T) {
-	// /sitemap.xml answering 200 with an HTML page is no sitemap and no
-	// error: nothing was read.
-	s := newTestSite(t, map[string]*testFile{
-		"/robots.txt":  {body: "User-agent: *\nDisallow:\n"},
-		"/sitemap.xml": {body: "<html><body>Not found</body></html>"},
-	})
-	var reports int
-	w := &Walker{Options: Options{OnSitemap: func(SitemapReport) { reports++ }}}
-	_, st, err := walkSite(t, w, s)
-	if err != nil || st.Sitemaps != 0 || st.Failed != 0 || reports != 0 {
-		t.Errorf("Walk with a soft-404 /sitemap.xml = %+v, %v, %d reports; want nothing read, no error", st, err, reports)
+	// /sitemap.xml answering 200 with an HTML page (or text that is no
+	// URL) is no sitemap and no error: nothing was read, nothing dropped.
+	for _, body := range []string{"<html><body>Not found</body></html>", "Page not found\nSorry about that\n"} {
+		s := newTestSite(t, map[string]*testFile{
+			"/robots.txt":  {body: "User-agent: *\nDisallow:\n"},
+			"/sitemap.xml": {body: body},
+		})
+		var reports int
+		w := &Walker{Options: Options{OnSitemap: func(SitemapReport) { reports++ }}}
+		_, st, err := walkSite(t, w, s)
+		if err != nil || st.Sitemaps != 0 || st.Failed != 0 || reports != 0 || st.Dropped.Total() != 0 {
+			t.Errorf("Walk with a soft-404 /sitemap.xml %q = %+v, %v, %d reports; want nothing read or dropped, no error", body, st, err, reports)
+		}
 	}
 }
 
@@ -870,6 +872,17 @@ func TestWalkCountsEntriesWithoutURL(t *testing.T) {
 	if st.Dropped.Invalid != 10 || st.Dropped.Total() != 10 {
 		t.Errorf("Walk's Dropped = %+v, want 10 Invalid", st.Dropped)
 	}
+
+	// An index's entries without a URL are sitemaps skipped, not pages.
+	s = newTestSite(t, map[string]*testFile{
+		"/robots.txt": {body: "Sitemap: /index.xml\n"},
+		"/index.xml":  {body: "<sitemapindex><sitemap></sitemap><sitemap><loc></loc></sitemap><sitemap><loc>/a.xml</loc></sitemap></sitemapindex>"},
+		"/a.xml":      {body: urlsetOf("/ok")},
+	})
+	got, st, err = walkSite(t, &Walker{}, s)
+	if err != nil || !slices.Equal(got, []string{"H/ok"}) || st.Skipped.Invalid != 2 || st.Dropped.Total() != 0 {
+		t.Errorf("Walk of an index with two entries without a URL = %q, %+v, %v; want H/ok, 2 sitemaps skipped as Invalid, no page dropped", got, st, err)
+	}
 }
 
 func TestWalkRedirectToAnotherPort(t *testing.T) {
@@ -889,6 +902,46 @@ func TestWalkRedirectToAnotherPort(t *testing.T) {
 		got, st, err := walkSite(t, &Walker{Options: Options{Strict: strict}}, h)
 		if err != nil || len(got) != 0 || st.Dropped.Scope != 1 {
 			t.Errorf("Walk(Strict %v) of a sitemap redirected to another port = %q, %+v, %v; want no page, 1 dropped by scope", strict, got, st, err)
+		}
+	}
+}
+
+func TestWalkSpoolKeepsMaxSize(t *testing.T) {
+	// The rest of a file read into memory while fn is behind is still
+	// bounded by MaxSize: a file of exactly MaxSize is read, one of a byte
+	// more fails.
+	const n = 5000
+	locs := make([]string, n)
+	for i := range locs {
+		locs[i] = fmt.Sprintf("/p%d", i)
+	}
+	body := urlsetOf(locs...)
+	for _, over := range []int64{0, 1} {
+		s := newTestSite(t, map[string]*testFile{
+			"/robots.txt": {body: "Sitemap: /sm.xml\n"},
+			"/sm.xml":     {body: body},
+		})
+		sig := &closeSignal{next: http.DefaultTransport, path: "/sm.xml", closed: make(chan struct{})}
+		w := &Walker{Client: &http.Client{Transport: sig}, Options: Options{Concurrency: 1, MaxSize: int64(len(body)) - over}}
+		unpaced(w)
+		first, got := true, 0
+		_, err := w.Walk(context.Background(), s.srv.URL, func(Entry) error {
+			if first {
+				first = false
+				select {
+				case <-sig.closed: // the rest was taken into memory
+				case <-time.After(10 * time.Second):
+					return errors.New("the response was not closed")
+				}
+			}
+			got++
+			return nil
+		})
+		if ok := err == nil && got == n; ok != (over == 0) {
+			t.Errorf("Walk of a %d-byte file with MaxSize %d = %d pages, %v; want all pages only if it fits", len(body), w.MaxSize, got, err)
+		}
+		if over == 1 && !errors.Is(err, ErrTooLarge) {
+			t.Errorf("Walk of a file a byte over MaxSize = %v, want ErrTooLarge", err)
 		}
 	}
 }
