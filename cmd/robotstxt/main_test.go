@@ -343,7 +343,11 @@ func TestLintOutput(t *testing.T) {
 
 func TestSitemaps(t *testing.T) {
 	file := writeFile(t, "robots.txt", robots+"Sitemap: sitemap-2.xml\nSitemap: ftp://example.com/s.xml\nSitemap: https://example.com/\xff.xml\n")
+	none := writeFile(t, "none.txt", "User-agent: *\nDisallow: /x\n")
+	sitemapFile := writeFile(t, "sitemap.xml", "<urlset><url><loc>https://example.com/a</loc></url></urlset>")
 	for _, tt := range []runCase{
+		{args: []string{"sitemaps", none}, code: 0, stderr: []string{"none.txt: no Sitemap lines\n"}},
+		{args: []string{"sitemaps", sitemapFile}, code: 0, stderr: []string{"sitemap.xml: no Sitemap lines (the file is a sitemap, not a robots.txt"}},
 		{args: []string{"sitemaps", file}, code: 0, contains: []string{"https://example.com/sitemap.xml\n"},
 			stderr: []string{`relative Sitemap line "/relative.xml" left out; give -base URL`, `"ftp://example.com/s.xml" left out: not an http or https URL`,
 				`Sitemap line "https://example.com/\xff.xml" left out: not UTF-8`},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -126,7 +127,11 @@ func (e *env) sitemaps(ctx context.Context, arg string, o sitemapsOptions) (int,
 			return exitUsage, err
 		}
 		if !o.walk {
-			e.printSitemaps(name, base, policy.Parse(body).Sitemaps())
+			lines := policy.Parse(body).Sitemaps()
+			if len(lines) == 0 {
+				fmt.Fprintf(e.stderr, "robotstxt: sitemaps: %s: no Sitemap lines%s\n", name, notRobotsHint(body))
+			}
+			e.printSitemaps(name, base, lines)
 			return exitOK, nil
 		}
 		if base == nil {
@@ -164,6 +169,15 @@ func (e *env) sitemaps(ctx context.Context, arg string, o sitemapsOptions) (int,
 		}
 	}
 	return e.walk(ctx, f, site, o)
+}
+
+// notRobotsHint returns what to add to "no Sitemap lines" when body, read
+// as a robots.txt, is a sitemap: the file was given as the wrong kind.
+func notRobotsHint(body []byte) string {
+	if _, err := sitemap.NewReader(bytes.NewReader(body)).Next(); err != nil {
+		return ""
+	}
+	return " (the file is a sitemap, not a robots.txt; -walk takes a sitemap's URL)"
 }
 
 // printSitemaps prints the sitemap URLs of a robots.txt's Sitemap lines,
