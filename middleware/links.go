@@ -133,6 +133,9 @@ func (g *Guard) followLinks(c *colly.Collector, e *colly.HTMLElement) {
 			if err != colly.ErrMaxRequests && err != colly.ErrQueueFull {
 				return
 			}
+			if seen, _ := c.HasVisited(e.Request.AbsoluteURL(u.String())); seen {
+				return // colly checks MaxRequests before the visited set
+			}
 			reason = "colly refused it: " + err.Error()
 		} else if reason == "" {
 			if !allowedDomain(c, u) {

@@ -27,7 +27,7 @@ func TestDemo(t *testing.T) {
 		for _, want := range []string{
 			"pages fetched                                  12",
 			"blocked by robots.txt                           5",
-			"links not followed (nofollow)                   3",
+			"links not followed (nofollow, -max)             3",
 			"pages that say noindex                          1",
 			"back-offs (429/503, retried later)              2",
 			"gave up                                         0",

@@ -211,7 +211,7 @@ func (r *report) write(w io.Writer, g *robotsmw.Guard) {
 	fmt.Fprintf(w, "\ndone in %.1fs\n\noutcomes\n", time.Since(r.start).Seconds())
 	fmt.Fprintf(w, "  %-44s %4d\n", "pages fetched", len(r.fetched))
 	fmt.Fprintf(w, "  %-44s %4d\n", "blocked by robots.txt", len(r.blocked))
-	fmt.Fprintf(w, "  %-44s %4d\n", "links not followed (nofollow)", len(r.notFollow))
+	fmt.Fprintf(w, "  %-44s %4d\n", "links not followed (nofollow, -max)", len(r.notFollow))
 	fmt.Fprintf(w, "  %-44s %4d\n", "pages that say noindex", len(r.noindex))
 	fmt.Fprintf(w, "  %-44s %4d\n", "back-offs (429/503, retried later)", len(r.backoffs))
 	fmt.Fprintf(w, "  %-44s %4d\n", "deferrals in all (sent again)", r.deferred)
@@ -234,7 +234,7 @@ func (r *report) write(w io.Writer, g *robotsmw.Guard) {
 		}
 	}
 	section("blocked (the rule and the line that decided)", r.blocked)
-	section("links not followed (page or link says nofollow)", r.notFollow)
+	section("links not followed (page or link says nofollow, or over -max)", r.notFollow)
 	section("back-offs (reason and pause)", r.backoffs)
 	section("gave up", r.gaveUp)
 	section("other errors", r.failed)
