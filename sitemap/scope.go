@@ -51,8 +51,8 @@ func (wk *walk) scopeOf(j job, final *url.URL) *scope {
 	if !sc.own {
 		// http://example.com/sitemap.xml redirected to
 		// https://www.example.com/sitemap.xml lists the site's pages; one
-		// redirected to another port that is not a scheme's default (an
-		// other service of the host, which may be internal) does not.
+		// redirected to another port that is not a scheme's default
+		// (another service of the host, maybe internal) does not.
 		if u, err := url.Parse(j.url); err == nil && normalize(u) && slices.Contains(j.owners, hostKey(u)) {
 			sc.own = related(u.Hostname(), final.Hostname()) && (u.Port() == final.Port() || final.Port() == "")
 		}
