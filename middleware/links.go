@@ -133,7 +133,7 @@ func (g *Guard) followLinks(c *colly.Collector, e *colly.HTMLElement) {
 			if err != colly.ErrMaxRequests && err != colly.ErrQueueFull {
 				return
 			}
-			if seen, _ := c.HasVisited(e.Request.AbsoluteURL(u.String())); seen {
+			if seen, _ := c.HasVisited(u.String()); seen {
 				return // colly checks MaxRequests before the visited set
 			}
 			reason = "colly refused it: " + err.Error()

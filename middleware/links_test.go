@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,18 +49,33 @@ func linkSite(t *testing.T) *site {
 	})
 }
 
+// notFollowedLog records the *NotFollowedErrors an ErrorHandler gets.
+type notFollowedLog struct {
+	mu  sync.Mutex // guards got
+	got []string   // "path: reason"
+}
+
+func (l *notFollowedLog) handler(_ *colly.Request, err error) {
+	var nf *NotFollowedError
+	if errors.As(err, &nf) {
+		l.mu.Lock()
+		l.got = append(l.got, nf.URL.Path+": "+nf.Reason)
+		l.mu.Unlock()
+	}
+}
+
+// sorted returns what l recorded, sorted.
+func (l *notFollowedLog) sorted() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Sorted(slices.Values(l.got))
+}
+
 func TestFollowLinks(t *testing.T) {
 	s := linkSite(t)
+	var nfl notFollowedLog
+	g := &Guard{Rate: rate.Inf, ErrorHandler: nfl.handler}
 	var mu sync.Mutex
-	var notFollowed []string
-	g := &Guard{Rate: rate.Inf, ErrorHandler: func(r *colly.Request, err error) {
-		var nf *NotFollowedError
-		if errors.As(err, &nf) {
-			mu.Lock()
-			notFollowed = append(notFollowed, nf.URL.Path+": "+nf.Reason)
-			mu.Unlock()
-		}
-	}}
 	c := colly.NewCollector(colly.UserAgent("ExampleBot/1.0"), g.Attach, colly.Async())
 	g.FollowLinks(c)
 	noindex := map[string]bool{}
@@ -85,7 +99,7 @@ func TestFollowLinks(t *testing.T) {
 	if !slices.Equal(fetched, want) {
 		t.Errorf("fetched %q, want %q (nothing under /x/)", fetched, want)
 	}
-	slices.Sort(notFollowed)
+	notFollowed := nfl.sorted()
 	wantNF := []string{
 		"/x/header: page says nofollow (X-Robots-Tag)",
 		"/x/meta: page says nofollow (meta robots)",
@@ -155,21 +169,13 @@ func TestFollowLinksRefusedByColly(t *testing.T) {
 			}
 			return true
 		}))
-		var mu sync.Mutex
-		var reasons []string
-		g := &Guard{Rate: rate.Inf, ErrorHandler: func(_ *colly.Request, err error) {
-			var nf *NotFollowedError
-			if errors.As(err, &nf) {
-				mu.Lock()
-				reasons = append(reasons, nf.URL.Path+": "+nf.Reason)
-				mu.Unlock()
-			}
-		}}
+		var nfl notFollowedLog
+		g := &Guard{Rate: rate.Inf, ErrorHandler: nfl.handler}
 		c := colly.NewCollector(g.Attach, colly.Async(async), colly.MaxRequests(2))
 		g.FollowLinks(c)
 		c.Visit(s.URL + "/")
 		c.Wait()
-		slices.Sort(reasons)
+		reasons := nfl.sorted()
 		if !async {
 			want := []string{"/b: colly refused it: Max Requests limit reached", "/c: colly refused it: Max Requests limit reached"}
 			if !slices.Equal(reasons, want) {
@@ -207,13 +213,8 @@ func TestFollowLinksOutcomeIsNoRefusal(t *testing.T) {
 		}
 		return true
 	}))
-	var notFollowed atomic.Int32
-	g := &Guard{Rate: rate.Inf, Backoff: time.Millisecond, ErrorHandler: func(_ *colly.Request, err error) {
-		var nf *NotFollowedError
-		if errors.As(err, &nf) {
-			notFollowed.Add(1)
-		}
-	}}
+	var nfl notFollowedLog
+	g := &Guard{Rate: rate.Inf, Backoff: time.Millisecond, ErrorHandler: nfl.handler}
 	c := colly.NewCollector(g.Attach, colly.MaxRequests(3))
 	g.FollowLinks(c)
 	var final error
@@ -223,8 +224,8 @@ func TestFollowLinksOutcomeIsNoRefusal(t *testing.T) {
 		}
 	})
 	c.Visit(s.URL + "/")
-	if final == nil || notFollowed.Load() != 0 || g.Stats().Total.NotFollowed != 0 {
-		t.Errorf("a followed link given up: final OnError %v, %d NotFollowedErrors, Stats.NotFollowed %d; want a final outcome and no link not followed",
-			final, notFollowed.Load(), g.Stats().Total.NotFollowed)
+	if nf := nfl.sorted(); final == nil || len(nf) != 0 || g.Stats().Total.NotFollowed != 0 {
+		t.Errorf("a followed link given up: final OnError %v, NotFollowedErrors %q, Stats.NotFollowed %d; want a final outcome and no link not followed",
+			final, nf, g.Stats().Total.NotFollowed)
 	}
 }
