@@ -80,7 +80,7 @@ func (g *Guard) admitTo(ctx context.Context, cache *policy.Cache, h *host, u *ur
 // While robots.txt is unreachable (RFC 9309 §2.3.1.4: complete disallow,
 // which is temporary; docs/politeness.md) the request waits until the
 // cache's RetryAt if that is within limit, and is deferred until then
-// otherwise. Once robots.txt has failed MaxRetries times in a row, or asks
+// otherwise. Once robots.txt has failed MaxRobotsFailures times in a row, or asks
 // for a Retry-After beyond 24 hours, the request fails at once with
 // ErrRobotsUnreachable: pages of such an origin fail fast.
 func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, limit time.Duration, now time.Time) (waited bool, err error) {

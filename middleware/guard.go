@@ -250,7 +250,11 @@ type Guard struct {
 	// logs to its own Logger), and so does Seed's walker
 	// (sitemap.Walker.Logger: "sitemap read", "sitemap failed", "sitemap
 	// large", "sitemap disallowed").
-	// Times are on the Guard's clock. If nil, nothing is logged; an event
+	// Times are on the Guard's clock. The Logger's handler is called from
+	// the Guard's own goroutines too (robots.txt fetches, deferred
+	// requests), also for a synchronous collector, whose callbacks it does
+	// not concern: like any slog.Handler it must be safe for concurrent use.
+	// If nil, nothing is logged; an event
 	// whose level the Logger does not enable costs a level check and
 	// allocates nothing. Logger may be set after Attach, before the first
 	// request: with the one-liner,

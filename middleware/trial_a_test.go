@@ -1,6 +1,6 @@
 package robotsmw
 
-// Operator trial "trial-a": crawls built the way users build them, against
+// An operator's trial: crawls built the way users build them, against
 // loopback servers that misbehave, judged at the server.
 
 import (

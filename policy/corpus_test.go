@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// corpusDir holds real-world robots.txt files; their origins are recorded
-// in ../../shared/corpus/SOURCES.md.
+// corpusDir holds real-world robots.txt files, kept outside the repository
+// (internal/sharedtest says where they are looked for).
 var corpusDir = sharedtest.Corpus("robots")
 
 // corpusFiles returns the corpus files and their bodies, or skips the test

@@ -15,9 +15,8 @@
 //   - any of these gzip-compressed, once or twice.
 //
 // The format is found from the content, never from the URL or the
-// Content-Type, which real servers get wrong both ways (the project's
-// sitemap research notes, kept beside the repository, list the cases the
-// tests cite by number, #NN).
+// Content-Type, which real servers get wrong both ways (docs/sitemaps.md
+// lists the cases the tests and comments cite by number).
 //
 // Deliberate deviations, all on the lenient side, as crawler-commons and
 // ultimate-sitemap-parser do:

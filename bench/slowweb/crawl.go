@@ -15,8 +15,9 @@ import (
 
 // The crawlers the scenario is run with.
 const (
-	// CollyStar is bare colly with the rule the issue names,
-	// LimitRule{DomainGlob: "*", Parallelism: 2, Delay: 1 s}. A colly
+	// CollyStar is bare colly with one rule for every host, as colly's
+	// documentation shows it: LimitRule{DomainGlob: "*", Parallelism: 2,
+	// Delay: 1 s}. A colly
 	// rule is one slot set shared by every host it matches, so this is 2
 	// requests in flight in all, not per host.
 	CollyStar = "colly-star"

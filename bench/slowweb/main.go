@@ -40,8 +40,8 @@
 // allowed each request came after its host's previous one (and which
 // came latest), and when the hosts' first requests came.
 //
-// The crawlers (-modes) are bare colly with the rule
-// (colly-star), with per-host rules of Parallelism 2 and Delay 1 s
+// The crawlers (-modes) are bare colly with one rule for every host,
+// LimitRule{DomainGlob: "*", Parallelism: 2, Delay: 1 s} (colly-star), with per-host rules of Parallelism 2 and Delay 1 s
 // (colly-host2), with the Guard's per-host limits by hand (colly-host1,
 // colly-host1-robots with colly's robots.txt check, colly-host1-txt
 // fetching each host's robots.txt first under the host's rule, as the

@@ -14,25 +14,15 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/corpus-lint.golden")
 
-// corpusDirs are where the real-world robots.txt files may be: next to the
-// repository (as CI checks it out) or in the shared reference directory.
-var corpusDirs = []string{sharedtest.Corpus("robots"), "/work/shared/corpus/robots"}
-
 // TestLintCorpusGolden lints the 261 real robots.txt files of the corpus in
 // one run and compares the output with testdata/corpus-lint.golden, which
 // was reviewed by hand: every error there is a line crawlers ignore or
 // misread, every warning a likely mistake. Run with -update after a
 // change, and review the diff.
 func TestLintCorpusGolden(t *testing.T) {
-	var dir string
-	for _, d := range corpusDirs {
-		if info, err := os.Stat(d); err == nil && info.IsDir() {
-			dir = d
-			break
-		}
-	}
+	dir := sharedtest.Corpus("robots") // next to the checkout, or $ROBOTSMW_SHARED
 	if dir == "" {
-		t.Skip("corpus not available")
+		t.Skip(sharedtest.Missing("robots"))
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
