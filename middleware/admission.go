@@ -170,10 +170,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 			rb = m.robots // the same, in the memo's first cache line
 		}
 		if !rb.Allowed(agent, target) {
-			g.count(h, cBlocked)
-			de := disallowed(u, agent, e.Robots.Explain(agent, target))
-			g.logBlocked(h, u, agent, de.Decision)
-			return waited, de
+			return waited, disallowed(u, agent, e.Robots.Explain(agent, target))
 		}
 		if _, ok := m.delayFor(agent); ok {
 			// Applied to the host under this entry for this agent already.
@@ -182,9 +179,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 		d, _ := e.Robots.CrawlDelay(agent)
 		if d > policy.MaxCrawlDelay {
 			if !g.ClampCrawlDelay {
-				g.count(h, cBlocked)
-				g.logCrawlDelay(h, u, e.Origin, d)
-				return waited, crawlDelayTooLong(e.Origin, d)
+				return waited, crawlDelayTooLong(u, e.Origin, d)
 			}
 			d = policy.MaxCrawlDelay
 		}

@@ -82,6 +82,7 @@ func (t *clientTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		lease, err := g.admit(ctx, cache, req.URL, token, maxDuration, false, true)
 		if err != nil {
 			closeBody(req)
+			g.account(req.URL, err) // the outcome goes to the caller alone
 			return nil, err
 		}
 		h := g.host(req.URL)

@@ -126,6 +126,9 @@ func TestTransportHugeRetryAfter(t *testing.T) {
 	if n := s.count("/x"); n != 1 {
 		t.Errorf("server saw /x %d times, want 1", n)
 	}
+	if st := g.Stats().Total; st.GaveUp != 1 {
+		t.Errorf("Stats().Total.GaveUp = %d after Get(/x) gave up, want 1", st.GaveUp)
+	}
 }
 
 // Requests through Guard.Transport and through a colly collector attached

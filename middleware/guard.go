@@ -235,7 +235,8 @@ type Guard struct {
 	//	                            [retry_after] (a failure that is not a retried
 	//	                            attempt: robots.txt, Guard.Transport, a
 	//	                            final attempt)
-	//	Warn   "request gave up"    host url error (ErrGaveUp, ErrRobotsUnreachable)
+	//	Warn   "request gave up"    host url error (ErrGaveUp, ErrRobotsUnreachable;
+	//	                            Guard.Transport's requests too)
 	//	Debug  "link not followed"  url page reason (FollowLinks)
 	//
 	// next_attempt is the earliest the request may go under its host's

@@ -297,6 +297,10 @@ func (g *Guard) hopInPlace(c *colly.Collector, v *visit, req *http.Request) erro
 // and returns err for the client.
 func (g *Guard) hopAdmitted(v *visit, req *http.Request, lease uint64, err error) error {
 	switch {
+	case err != nil && v == nil:
+		// Final (notDeferred), and no colly callback of the Guard reports
+		// it.
+		g.account(req.URL, err)
 	case err != nil:
 	case v != nil:
 		v.gated, v.lease, v.hop = true, lease, true

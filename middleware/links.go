@@ -147,15 +147,12 @@ func (g *Guard) followLinks(c *colly.Collector, e *colly.HTMLElement) {
 			}
 			reason = "queue refused it: " + err.Error()
 		}
-		g.count(g.host(page), cNotFollowed)
-		g.logNotFollowed(u, page, reason)
-		if g.ErrorHandler != nil {
-			// The request that was not made: never sent, it carries the
-			// page request's headers for handlers that read them.
-			hdr := e.Request.Headers.Clone()
-			g.ErrorHandler(&colly.Request{URL: u, Method: "GET", Depth: e.Request.Depth + 1, Ctx: e.Request.Ctx, Headers: &hdr},
-				&NotFollowedError{URL: u, Page: page, Reason: reason})
-		}
+		// The request that was not made: never sent, it carries the page
+		// request's headers for handlers that read them. Its outcome is
+		// final, and colly reports it nowhere.
+		hdr := e.Request.Headers.Clone()
+		g.deliver(c, &colly.Request{URL: u, Method: "GET", Depth: e.Request.Depth + 1, Ctx: e.Request.Ctx, Headers: &hdr},
+			nil, &NotFollowedError{URL: u, Page: page, Reason: reason}, false)
 	})
 }
 

@@ -119,17 +119,17 @@ func (g *Guard) logPaused(ev pauseEvent) {
 	l.LogAttrs(context.Background(), slog.LevelWarn, "host paused", attrs...)
 }
 
-// logGaveUp logs a final failure of r. The error net/http wraps around
-// the transport's (*url.Error: method and URL) is dropped: the record has
-// the URL.
-func (g *Guard) logGaveUp(r *colly.Request, err error) {
+// logGaveUp logs a final failure of a request to u. The error net/http
+// wraps around the transport's (*url.Error: method and URL) is dropped:
+// the record has the URL.
+func (g *Guard) logGaveUp(u *url.URL, err error) {
 	if l := g.logger(slog.LevelWarn); l != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
 		l.LogAttrs(context.Background(), slog.LevelWarn, "request gave up",
-			slog.String("host", hostKey(r.URL)), slog.String("url", r.URL.Redacted()),
+			slog.String("host", hostKey(u)), slog.String("url", u.Redacted()),
 			slog.String("error", err.Error()))
 	}
 }
@@ -141,10 +141,4 @@ func (g *Guard) logNotFollowed(u, page *url.URL, reason string) {
 			slog.String("url", u.Redacted()), slog.String("page", page.Redacted()),
 			slog.String("reason", reason))
 	}
-}
-
-// finalFailure reports whether err, a final outcome, is a failure rather
-// than a verdict of robots.txt.
-func finalFailure(err error) bool {
-	return !errors.Is(err, ErrDisallowed) && !errors.Is(err, ErrCrawlDelayTooLong) && !errors.Is(err, ErrDuplicate)
 }

@@ -104,11 +104,25 @@ func disallowed(u *url.URL, agent string, d policy.Decision) *DisallowedError {
 	return &DisallowedError{URL: u, Agent: agent, Decision: d}
 }
 
-// crawlDelayTooLong returns the outcome of a request to an origin whose
+// crawlDelayTooLong returns the outcome of a request to u, whose origin's
 // Crawl-delay d is above policy.MaxCrawlDelay.
-func crawlDelayTooLong(origin string, d time.Duration) error {
-	return fmt.Errorf("%w: %s asks for %v, more than %v", ErrCrawlDelayTooLong, origin, d, policy.MaxCrawlDelay)
+func crawlDelayTooLong(u *url.URL, origin string, d time.Duration) error {
+	return &crawlDelayError{url: u, origin: origin, delay: d}
 }
+
+// A crawlDelayError is the outcome of a request whose origin asks for a
+// Crawl-delay above policy.MaxCrawlDelay; it wraps ErrCrawlDelayTooLong.
+type crawlDelayError struct {
+	url    *url.URL
+	origin string
+	delay  time.Duration
+}
+
+func (e *crawlDelayError) Error() string {
+	return fmt.Sprintf("%v: %s asks for %v, more than %v", ErrCrawlDelayTooLong, e.origin, e.delay, policy.MaxCrawlDelay)
+}
+
+func (e *crawlDelayError) Unwrap() error { return ErrCrawlDelayTooLong }
 
 // duplicateError returns the outcome of request u, not sent because its
 // canonical form canon was requested before (see ErrDuplicate).
@@ -129,13 +143,15 @@ func guardFinal(err error) bool {
 
 // deliver is where every final outcome the Guard decided for a colly
 // request goes out, once: it drops the request's visit v (nil if the
-// Guard kept none), ends Seed's hold on the request, counts a failure in
-// Stats and logs it, and calls ErrorHandler. colly hands err to the
-// collector's OnError callbacks and to a synchronous Visit itself when
-// the attempt that ended is colly's; when it is not (own: a deferred
+// Guard kept none), ends Seed's hold on the request, counts the outcome
+// in Stats and logs it (account), and calls ErrorHandler. colly hands err
+// to the collector's OnError callbacks and to a synchronous Visit itself
+// when the attempt that ended is colly's; when it is not (own: a deferred
 // request colly refused to send again, or that the crawl's end left
 // unsent), deliver calls them, with err wrapped so that the Guard's own
-// OnError callback passes it by.
+// OnError callback passes it by. A link FollowLinks did not follow is
+// delivered too, as the request that was not made (v nil, not own: no
+// OnError).
 func (g *Guard) deliver(c *colly.Collector, r *colly.Request, v *visit, err error, own bool) {
 	if v != nil && !g.visits.finish(v) {
 		return // delivered already
@@ -148,10 +164,7 @@ func (g *Guard) deliver(c *colly.Collector, r *colly.Request, v *visit, err erro
 		v.retryOn = nil
 	}
 	g.seeds.done(r)
-	if finalFailure(err) {
-		g.count(g.host(r.URL), cGaveUp)
-		g.logGaveUp(r, err)
-	}
+	g.account(r.URL, err)
 	if g.ErrorHandler != nil {
 		g.ErrorHandler(r, err)
 	}
@@ -161,6 +174,42 @@ func (g *Guard) deliver(c *colly.Collector, r *colly.Request, v *visit, err erro
 		for _, f := range collyErrorCallbacks(c) {
 			f(resp, final)
 		}
+	}
+}
+
+// account counts err, the final outcome of a request to u, in Stats and
+// logs it: robots.txt's verdicts (ErrDisallowed, ErrCrawlDelayTooLong) as
+// Blocked, under the host of the URL they refused (a redirect hop's,
+// say), a link FollowLinks did not follow as NotFollowed under its page's
+// host, and failures as GaveUp. deliver calls it for every colly request;
+// a request no colly callback will report (one through Guard.Transport, or
+// a clone's the Guard was not attached to) is accounted for where the
+// transport returns its outcome.
+func (g *Guard) account(u *url.URL, err error) {
+	var de *DisallowedError
+	var ce *crawlDelayError
+	var nf *NotFollowedError
+	var later *DeferredError
+	switch {
+	case errors.As(err, &later):
+		// Counted as Deferred where it was decided: a request through
+		// Guard.Transport whose robots.txt store cannot be read.
+	case errors.As(err, &de):
+		h := g.host(de.URL)
+		g.count(h, cBlocked)
+		g.logBlocked(h, de.URL, de.Agent, de.Decision)
+	case errors.As(err, &ce):
+		h := g.host(ce.url)
+		g.count(h, cBlocked)
+		g.logCrawlDelay(h, ce.url, ce.origin, ce.delay)
+	case errors.As(err, &nf):
+		g.count(g.host(nf.Page), cNotFollowed)
+		g.logNotFollowed(nf.URL, nf.Page, nf.Reason)
+	case errors.Is(err, ErrDuplicate):
+		// Not sent, and no failure: the same page was.
+	default:
+		g.count(g.host(u), cGaveUp)
+		g.logGaveUp(u, err)
 	}
 }
 

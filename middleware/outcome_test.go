@@ -845,3 +845,30 @@ func TestSweepBesideGates(t *testing.T) {
 		t.Errorf("%d visits kept after the crawl, want 0", left)
 	}
 }
+
+// Blocked counts a verdict of robots.txt as it is delivered: a request
+// that a later OnRequest callback of the user's aborted is reported
+// nowhere by colly, and so is counted and logged nowhere either.
+func TestBlockedCountedWhenDelivered(t *testing.T) {
+	s := newSite(t, robots("User-agent: *\nDisallow: /x\n", nil))
+	var rep reports
+	g := &Guard{Rate: rate.Inf, ErrorHandler: func(r *colly.Request, err error) { rep.add(r.URL.Path, err) }}
+	c := colly.NewCollector()
+	g.Attach(c)
+	c.OnRequest(func(r *colly.Request) {
+		if r.URL.Path == "/x/aborted" {
+			r.Abort()
+		}
+	})
+	c.Visit(s.URL + "/x/aborted")
+	if st := g.Stats().Total; st.Blocked != 0 || rep.len() != 0 {
+		t.Errorf("Visit(/x/aborted), aborted by a later OnRequest: Blocked = %d, ErrorHandler calls = %d; want 0 and 0", st.Blocked, rep.len())
+	}
+	err := c.Visit(s.URL + "/x/kept")
+	if !errors.Is(err, ErrDisallowed) {
+		t.Fatalf("Visit(/x/kept) = %v, want ErrDisallowed", err)
+	}
+	if st := g.Stats().Total; st.Blocked != 1 || rep.len() != 1 {
+		t.Errorf("Visit(/x/kept): Blocked = %d, ErrorHandler calls = %d; want 1 and 1", st.Blocked, rep.len())
+	}
+}

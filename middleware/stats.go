@@ -44,7 +44,10 @@ type HostStats struct {
 	// or lengthened, robots.txt fetches' included.
 	Backoffs int64
 	// GaveUp counts requests reported as final failures: ErrGaveUp,
-	// ErrRobotsUnreachable, or the end of the collector's context.
+	// ErrRobotsUnreachable, or the end of the collector's context (or of a
+	// Guard.Transport request's). Blocked, GaveUp and NotFollowed count
+	// outcomes as they are delivered, once each: a request that a later
+	// OnRequest callback of yours aborted is in none of them.
 	GaveUp int64
 	// NotFollowed counts the links of the host's pages that FollowLinks
 	// did not visit: the page said nofollow (meta robots, X-Robots-Tag) or

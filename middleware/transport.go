@@ -83,7 +83,9 @@ func (t *guardTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		l, err := g.admit(ctx, g.cacheFor(nil, t.next), req.URL, policy.ProductToken(agent), g.waitLimit(ctx), false, true)
 		if err != nil {
 			closeBody(req)
-			return nil, g.notDeferred(req, err)
+			err = g.notDeferred(req, err)
+			g.account(req.URL, err) // no colly callback of the Guard reports it
+			return nil, err
 		}
 		lease = l
 	case v.err != nil:
