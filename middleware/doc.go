@@ -50,8 +50,8 @@
 // order: an asynchronous collector's Guard never starts the next attempt
 // sooner than 50 ms after colly called OnError for the previous one, so
 // they arrive in order as long as OnError callbacks return within that
-// time; a synchronous collector's next attempt starts after its OnError
-// callbacks returned.
+// time; a synchronous collector's attempts reach OnError in order, before
+// the final outcome (below).
 //
 // Attach registers the Guard's OnError callback before yours: pass Attach
 // to NewCollector before options that add callbacks, or call g.Attach
@@ -68,12 +68,18 @@
 //     by MaxWait (there is no thread to free: the caller waits for its
 //     page either way), and a redirect hop waits for its host too;
 //   - a failed attempt (429, 5xx, a network error, a body cut short) is
-//     reported to OnError with its *DeferredError, and then the request
-//     waits for its host and is sent again inside the same Visit, up to
-//     MaxRetries times. To see a body cut short before colly does, the
-//     Guard reads a response's body (up to MaxBodySize) before colly's
-//     OnResponseHeaders callbacks run, so aborting a download there no
-//     longer saves its bytes;
+//     counted (Stats.Retried) and logged ("request retried"), and then the
+//     request waits for its host and is sent again inside the same Visit,
+//     up to MaxRetries times. This happens inside colly's HTTP client,
+//     which holds the collector's LimitRule slot, so OnError gets each
+//     failed attempt, with its *DeferredError, once the client returned,
+//     right before the final outcome (OnResponse, or OnError): an OnError
+//     callback may visit or retry, as it could without the Guard. A
+//     request whose body cannot be read again (no GetBody) is not sent
+//     again; its outcome is final at once. To see a body cut short before
+//     colly does, the Guard reads a response's body (up to MaxBodySize)
+//     before colly's OnResponseHeaders callbacks run, so aborting a
+//     download there no longer saves its bytes: bound it with MaxBodySize;
 //   - each attempt sent again counts against colly's MaxRequests, as
 //     Request.Retry does, and so does an asynchronous collector's deferred
 //     request each time the Guard hands it back to colly, though it was

@@ -388,6 +388,7 @@ func (g *Guard) Attach(c *colly.Collector) {
 	c.OnRequest(func(r *colly.Request) { g.onRequest(c, r) })
 	c.OnRequestHeaders(func(r *colly.Request) { g.onRequestHeaders(c, r) })
 	c.OnResponseHeaders(func(r *colly.Response) { g.onResponseHeaders(c, r) })
+	c.OnResponse(func(r *colly.Response) { g.onResponse(c, r) })
 	c.OnError(func(r *colly.Response, err error) { g.onError(c, r, err) })
 	c.OnScraped(func(r *colly.Response) { g.seeds.done(r.Request) })
 	c.SetRedirectHandler(g.redirectHandler(c))

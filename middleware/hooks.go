@@ -267,7 +267,13 @@ func (g *Guard) hopInPlace(c *colly.Collector, v *visit, req *http.Request) erro
 		hctx, cancel := g.hopContext(ctx, c, v)
 		defer cancel()
 		hctx = withCrawl(hctx, c)
-		lease, err = g.admit(hctx, g.cacheFor(c, nil), req.URL, g.agent(c), g.waitLimit(hctx), false, true)
+		// Bounded by the client's deadline alone: a synchronous
+		// collector's waits are not bounded by MaxWait.
+		limit := maxDuration
+		if dl, ok := hctx.Deadline(); ok {
+			limit = max(time.Until(dl), 0)
+		}
+		lease, err = g.admit(hctx, g.cacheFor(c, nil), req.URL, g.agent(c), limit, false, true)
 		var de *DeferredError
 		switch {
 		case errors.As(err, &de):
@@ -346,6 +352,22 @@ func (g *Guard) untaken(r *colly.Request) {
 	g.visits.drop(v)
 }
 
+// onResponse hands a synchronous collector's failed attempts that were
+// retried in place to OnError, before the user's OnResponse callbacks see
+// the response that followed them, and drops the request's visit, which
+// fetched left for it.
+func (g *Guard) onResponse(c *colly.Collector, resp *colly.Response) {
+	if !inPlace(c) || resp.Request == nil {
+		return
+	}
+	v := g.visits.get(keyOf(*resp.Request.Headers))
+	if v == nil || len(v.reports) == 0 {
+		return
+	}
+	g.tellAttempts(c, resp.Request, v)
+	g.visits.drop(v)
+}
+
 // onError sees every failed attempt before the user's OnError callbacks
 // (Attach registers it first), and hands it to the outcome step.
 func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
@@ -354,6 +376,9 @@ func (g *Guard) onError(c *colly.Collector, resp *colly.Response, err error) {
 		return
 	}
 	v := g.visits.get(keyOf(*r.Headers))
+	if v != nil && len(v.reports) > 0 {
+		g.tellAttempts(c, r, v) // before the final outcome's callbacks
+	}
 	if v != nil {
 		if v.lease != 0 {
 			// Passed its gate, never reached the transport.

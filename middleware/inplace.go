@@ -34,12 +34,21 @@ import (
 //   - a redirect hop waits in place too, and gets the client's timeout
 //     anew once it passes its gate;
 //   - a failed attempt (429, 5xx, a network error, a body cut short) is
-//     retried inside the transport (retryInPlace): the attempt is first
-//     reported to the collector's OnError callbacks, with its
-//     *DeferredError (reportAttempt), then the request waits for its host
-//     and is sent again, up to MaxRetries times. To see a body cut short
-//     before colly does, the transport reads the body of a synchronous
-//     collector's response (up to MaxBodySize) before handing it on;
+//     retried inside the transport (retryInPlace): the attempt is
+//     counted (Stats.Retried) and logged ("request retried"), then the
+//     request waits for its host and is sent again, up to MaxRetries
+//     times. The transport runs inside colly's client, which holds the
+//     collector's LimitRule slot, and an OnError callback that visited or
+//     retried from there would wait for that slot for ever: so the
+//     attempts reach OnError, each with its *DeferredError, in order, once
+//     the client returned (tellAttempts, from the Guard's OnResponse or
+//     OnError callback), before the final outcome; Visit returns that. A
+//     request whose body cannot be read again (no GetBody) is not sent
+//     again: its outcome is final at once. To see a body cut short before
+//     colly does, the transport reads the body of a synchronous
+//     collector's response (up to MaxBodySize) before handing it on, so an
+//     OnResponseHeaders callback that aborts saves no download: bound it
+//     with MaxBodySize;
 //   - every attempt sent again counts against colly's MaxRequests, as a
 //     Request.Retry would: once it is reached the request ends with an
 //     error wrapping ErrGaveUp and colly.ErrMaxRequests;
@@ -103,6 +112,14 @@ func (t *guardTransport) retryInPlace(req *http.Request, v *visit, resp *http.Re
 			v.outcome = err
 			return nil, err // final
 		}
+		if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+			// Its body cannot be read again (colly's Request.Retry
+			// refuses it alike): final at once, never reported as to be
+			// retried.
+			err = gaveUp(req.Method, v.orig, "could not be sent again", fmt.Errorf("%w (after %w)", colly.ErrRetryBodyUnseekable, de.Err))
+			v.outcome = err
+			return nil, err
+		}
 		var lease uint64
 		if lease, err = g.again(req, v, de); err != nil {
 			v.outcome = err
@@ -122,8 +139,8 @@ func (t *guardTransport) retryInPlace(req *http.Request, v *visit, resp *http.Re
 	}
 }
 
-// again reports failed attempt de of req (visit v) to the collector's
-// OnError callbacks, waits until req may be sent again, and returns its
+// again reports failed attempt de of req (visit v) to the log
+// (reportAttempt), waits until req may be sent again, and returns its
 // lease; or it returns the request's final outcome: colly's MaxRequests
 // reached, a pause that ends past the client's own deadline, the crawl's
 // end.
@@ -175,19 +192,41 @@ func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, e
 	return lease, nil
 }
 
-// reportAttempt hands failed attempt de of visit v's request to the
-// collector's OnError callbacks, as colly would have, before it is sent
-// again in place; the Guard's own OnError callback passes it by.
+// reportAttempt logs failed attempt de of visit v's request before it is
+// sent again in place, and keeps it in v for the collector's OnError
+// callbacks, which tellAttempts calls once colly's client returned (see
+// the top of this file).
 func (g *Guard) reportAttempt(v *visit, de *DeferredError) {
 	r := v.request()
 	if r == nil {
 		return
 	}
 	g.logDeferred(r, de)
+	v.reports = append(v.reports, de)
+}
+
+// tellAttempts hands the failed attempts of visit v's request r that were
+// retried in place to the collector's OnError callbacks, each with its
+// *DeferredError, in order: from the Guard's OnResponse or OnError
+// callback, which colly calls after its client returned, before the
+// user's callbacks see the final outcome. The Guard's own OnError
+// callback passes them by.
+func (g *Guard) tellAttempts(c *colly.Collector, r *colly.Request, v *visit) {
+	reports := v.reports
+	v.reports = nil
+	if r.URL != v.orig {
+		// Redirected since: the attempts were of the request as it was
+		// sent (the final URL is the outcome's).
+		cp := *r
+		cp.URL = v.orig
+		r = &cp
+	}
 	resp := &colly.Response{Request: r, Ctx: r.Ctx}
-	err := &reportedError{err: de}
-	for _, f := range collyErrorCallbacks(v.c) {
-		f(resp, err)
+	for _, de := range reports {
+		err := &reportedError{err: de}
+		for _, f := range collyErrorCallbacks(c) {
+			f(resp, err)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"runtime"
 	"sort"
@@ -160,7 +161,8 @@ func TestSyncCrawlStaysOnCallersGoroutine(t *testing.T) {
 			t.Errorf("%s has %d final outcomes, want 1", p, outcomes[p])
 		}
 	}
-	// Each failed attempt reached OnError, in order, before the next.
+	// Each failed attempt reached OnError, in order, before the final
+	// outcome.
 	for p, want := range map[string]string{"/retry": "[1]", "/backoff": "[1]", "/cut": "[1]", "/gone": "[1]"} {
 		if got := fmt.Sprint(attempts[p]); got != want {
 			t.Errorf("OnError got the failed attempts %s of %s, want %s", got, p, want)
@@ -194,5 +196,139 @@ func TestSyncCrawlStaysOnCallersGoroutine(t *testing.T) {
 	}
 	if st := g.Stats(); st.Total.Deferred != 0 || st.Waiting != 0 {
 		t.Errorf("Stats: Deferred %d, Waiting %d; want 0: a synchronous collector waits in place", st.Total.Deferred, st.Waiting)
+	}
+}
+
+// A synchronous request whose body cannot be read again (no GetBody) is not
+// sent again after a failed attempt: its outcome is final at once, as
+// colly's Request.Retry would refuse it, and the host's place it held is
+// given back.
+func TestSyncRetryBodyUnseekable(t *testing.T) {
+	var posts atomic.Int32
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/form" && posts.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	}))
+	g := &Guard{Rate: rate.Inf, Backoff: 50 * time.Millisecond}
+	c := colly.NewCollector()
+	g.Attach(c)
+	var err error
+	waitOrFail(t, "Request(POST /form)", func() {
+		err = c.Request("POST", s.URL+"/form", io.MultiReader(strings.NewReader("a=1")), nil, nil)
+	})
+	if !errors.Is(err, ErrGaveUp) || !errors.Is(err, colly.ErrRetryBodyUnseekable) {
+		t.Errorf("Request(POST /form) with an io.MultiReader body, answered 503 = %v, want ErrGaveUp wrapping colly.ErrRetryBodyUnseekable", err)
+	}
+	if n := s.count("/form"); n != 1 {
+		t.Errorf("server saw /form %d times, want 1", n)
+	}
+	waitOrFail(t, "Visit(/next)", func() { err = c.Visit(s.URL + "/next") })
+	if err != nil {
+		t.Errorf("Visit(/next) after it = %v, want nil (the host's place given back)", err)
+	}
+}
+
+// A synchronous collector's OnError may visit, as colly's users do, under a
+// LimitRule: a failed attempt is retried in place inside colly's client,
+// which holds the rule's slot, and reaches OnError once the client
+// returned, before the request's final outcome.
+func TestSyncOnErrorVisitsUnderLimitRule(t *testing.T) {
+	var flaky atomic.Int32
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		switch {
+		case r.URL.Path == "/flaky" && flaky.Add(1) == 1, r.URL.Path == "/gone":
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return true
+		}
+		return false
+	}))
+	g := &Guard{Rate: rate.Inf, Backoff: 50 * time.Millisecond, MaxRetries: 1}
+	c := colly.NewCollector()
+	g.Attach(c)
+	c.Limit(&colly.LimitRule{DomainGlob: "*", Delay: 10 * time.Millisecond})
+	var onError []string
+	c.OnError(func(r *colly.Response, err error) {
+		onError = append(onError, r.Request.URL.Path)
+		r.Request.Visit("/fallback" + r.Request.URL.Path)
+	})
+	var err error
+	waitOrFail(t, "Visit(/flaky)", func() { err = c.Visit(s.URL + "/flaky") })
+	if err != nil {
+		t.Errorf("Visit(/flaky), answered 503 once = %v, want nil", err)
+	}
+	waitOrFail(t, "Visit(/gone)", func() { err = c.Visit(s.URL + "/gone") })
+	if !errors.Is(err, ErrGaveUp) {
+		t.Errorf("Visit(/gone), answered 503 always = %v, want ErrGaveUp", err)
+	}
+	if fmt.Sprint(onError) != "[/flaky /gone /gone]" {
+		t.Errorf("OnError saw %v, want [/flaky /gone /gone] (a retried attempt of each, then /gone's final outcome)", onError)
+	}
+	for _, p := range []string{"/fallback/flaky", "/fallback/gone"} {
+		if n := s.count(p); n != 1 {
+			t.Errorf("OnError's Visit(%s) reached the server %d times, want 1", p, n)
+		}
+	}
+}
+
+// A synchronous collector's redirect hop waits for its host beyond
+// MaxWait also when the client has a Timeout of its own (set after
+// Attach): only that timeout bounds it.
+func TestSyncHopWaitsBeyondMaxWaitUnderClientTimeout(t *testing.T) {
+	s := newSite(t, robots("User-agent: *\nCrawl-delay: 0.3\n", func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/redir" {
+			http.Redirect(w, r, "/target", http.StatusFound)
+			return true
+		}
+		return false
+	}))
+	g := &Guard{MaxWait: 50 * time.Millisecond}
+	c := colly.NewCollector()
+	g.Attach(c)
+	c.SetRequestTimeout(5 * time.Second)
+	var err error
+	waitOrFail(t, "Visit(/first), Visit(/redir)", func() {
+		if err = c.Visit(s.URL + "/first"); err == nil {
+			err = c.Visit(s.URL + "/redir")
+		}
+	})
+	if err != nil {
+		t.Errorf("Visit(/redir) to /target, 0.3 s of Crawl-delay away with MaxWait 50 ms and a 5 s client timeout = %v, want nil", err)
+	}
+	if n := s.count("/target"); n != 1 {
+		t.Errorf("server saw /target %d times, want 1", n)
+	}
+}
+
+// A synchronous collector's failed redirect hop is sent again in place, so
+// whether it may be is the hop's method's: a POST's 303 leads to a GET,
+// which is retried after a 502.
+func TestSyncRetriesGetHopOfPost(t *testing.T) {
+	var results atomic.Int32
+	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		switch r.URL.Path {
+		case "/form":
+			http.Redirect(w, r, "/result", http.StatusSeeOther)
+			return true
+		case "/result":
+			if results.Add(1) == 1 {
+				w.WriteHeader(http.StatusBadGateway)
+				return true
+			}
+		}
+		return false
+	}))
+	g := &Guard{Rate: rate.Inf, Backoff: 50 * time.Millisecond}
+	c := colly.NewCollector()
+	g.Attach(c)
+	var err error
+	waitOrFail(t, "Post(/form)", func() { err = c.Post(s.URL+"/form", map[string]string{"a": "1"}) })
+	if err != nil {
+		t.Errorf("Post(/form) → 303 → GET /result, answered 502 once = %v, want nil", err)
+	}
+	if f, r := s.count("/form"), s.count("/result"); f != 1 || r != 2 {
+		t.Errorf("server saw /form %d and /result %d times, want 1 and 2", f, r)
 	}
 }

@@ -92,11 +92,12 @@ func (g *Guard) strikeFor(h *host, now time.Time, c class, u *url.URL, hdr http.
 // hours is not waited for: the request gives up at once, with an error
 // naming the pause's end.
 //
-// ev is the pause the failure started (see strikeFor): a retried attempt's
-// log line carries it; a final one's pause is logged here, as "host
-// paused", before its outcome.
-func (g *Guard) failed(v *visit, h *host, cause error, ev pauseEvent) error {
-	err := g.attemptOutcome(v, h, cause)
+// req is the request of the attempt (a redirect hop's, perhaps). ev is the
+// pause the failure started (see strikeFor): a retried attempt's log line
+// carries it; a final one's pause is logged here, as "host paused",
+// before its outcome.
+func (g *Guard) failed(v *visit, h *host, req *http.Request, cause error, ev pauseEvent) error {
+	err := g.attemptOutcome(v, h, req.Method, cause)
 	var de *DeferredError
 	if errors.As(err, &de) {
 		de.pause = ev
@@ -107,9 +108,17 @@ func (g *Guard) failed(v *visit, h *host, cause error, ev pauseEvent) error {
 	return err
 }
 
-// attemptOutcome decides what Guard.failed returns.
-func (g *Guard) attemptOutcome(v *visit, h *host, cause error) error {
+// attemptOutcome decides what Guard.failed returns; sent is the method of
+// the attempt that failed.
+func (g *Guard) attemptOutcome(v *visit, h *host, sent string, cause error) error {
+	// The method of what a retry sends: an asynchronous collector's sends
+	// the request from its start (colly's Request.Retry), a synchronous
+	// one's sends the failed attempt again in place, a redirect hop's
+	// (a GET after a POST's 303, say).
 	method := v.method
+	if inPlace(v.c) {
+		method = sent
+	}
 	now := g.clock().UnixNano()
 	h.mu.Lock()
 	until := h.pauseUntil

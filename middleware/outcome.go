@@ -217,13 +217,17 @@ func (g *Guard) account(u *url.URL, err error) {
 // as far as colly wanted): its final outcome is the response itself,
 // which colly delivers to OnResponse.
 func (g *Guard) fetched(v *visit) {
+	if len(v.reports) > 0 {
+		return // onResponse drops it, once OnError has its attempts
+	}
 	g.visits.drop(v)
 }
 
 // A reportedError is an outcome the Guard hands to a collector's OnError
 // callbacks itself, rather than through colly: a final outcome colly will
-// not report (deliver), or a failed attempt sent again in place
-// (reportAttempt). The Guard's own OnError callback passes it by.
+// not report (deliver), or a synchronous collector's failed attempt that
+// was sent again in place (tellAttempts). The Guard's own OnError callback
+// passes it by.
 type reportedError struct{ err error }
 
 func (e *reportedError) Error() string { return e.err.Error() }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -276,7 +277,11 @@ func TestRefusedResendUnseekableReachesOnError(t *testing.T) {
 // collector), or that colly refuses after a redirect to another host, is
 // taken back from the host it was counted on.
 func TestRetriedOnlyIfSent(t *testing.T) {
+	var onFlaky atomic.Pointer[func()]
 	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
+		if f := onFlaky.Load(); f != nil && r.URL.Path == "/flaky" {
+			(*f)()
+		}
 		switch {
 		case r.Host == "a.test" && r.URL.Path == "/start":
 			http.Redirect(w, r, "http://b.test/page", http.StatusFound)
@@ -294,11 +299,11 @@ func TestRetriedOnlyIfSent(t *testing.T) {
 		defer cancel()
 		g := &Guard{Rate: rate.Inf}
 		c := colly.NewCollector(g.Attach, colly.StdlibContext(ctx))
-		c.OnError(func(_ *colly.Response, err error) {
-			if !IsFinal(err) {
-				go func() { time.Sleep(100 * time.Millisecond); cancel() }()
-			}
-		})
+		// The crawl ends 100 ms after the server answered 503 with a
+		// Retry-After of 3 s: while the retry waits in place.
+		end := func() { time.AfterFunc(100*time.Millisecond, cancel) }
+		onFlaky.Store(&end)
+		defer onFlaky.Store(nil)
 		if err := c.Visit(s.URL + "/flaky"); !IsFinal(err) {
 			t.Errorf("Visit(/flaky) = %v, want a final error", err)
 		}

@@ -67,6 +67,11 @@ type visit struct {
 	// OnError: net/http replaces a transport's error with a string when
 	// the client's Timeout fired meanwhile.
 	outcome error
+	// reports are the failed attempts of a synchronous collector's request
+	// retried in place, for OnError once colly's client returned
+	// (reportAttempt, tellAttempts); while any wait, the visit stays
+	// indexed past its response's end, for the Guard's OnResponse.
+	reports []*DeferredError
 
 	// Across attempts.
 	failures int // failed attempts so far

@@ -232,7 +232,7 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 		}
 		ev := g.strikeFor(h, g.clock(), soft, req.URL, nil, 0, err, ours)
 		if ours {
-			return nil, g.failed(v, h, err, ev)
+			return nil, g.failed(v, h, req, err, ev)
 		}
 		return nil, err
 	}
@@ -243,7 +243,7 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 		resp.Body.Close()
 		f.end(true)
 		cancel()
-		return nil, g.failed(v, h, &StatusError{StatusCode: resp.StatusCode, Header: resp.Header}, ev)
+		return nil, g.failed(v, h, req, &StatusError{StatusCode: resp.StatusCode, Header: resp.Header}, ev)
 	}
 	if isRedirect(resp) {
 		// A redirect is loaded with its headers: the client checks the
@@ -382,7 +382,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 			return n, gaveUp(b.req.Method, b.req.URL, "", err)
 		}
 		ev := b.g.strikeFor(b.h, b.g.clock(), soft, b.req.URL, nil, 0, err, true)
-		return n, b.g.failed(b.v, b.h, err, ev)
+		return n, b.g.failed(b.v, b.h, b.req, err, ev)
 	}
 	return n, err
 }
