@@ -142,7 +142,6 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 					return waited, unsent(ErrRobotsUnreachable, u, fmt.Sprintf("robots.txt asked for a pause until %s, more than %v away",
 						e.RetryAt.UTC().Format(time.RFC3339), maxRetryAfter), err)
 				case wait > limit:
-					g.count(h, cDeferred)
 					return waited, &DeferredError{url: u, Until: e.RetryAt, Err: err}
 				}
 				if err := g.pause(ctx, max(wait, minDeferral), nil); err != nil {
@@ -154,12 +153,10 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 			case errors.Is(err, context.DeadlineExceeded):
 				// The fetch of robots.txt outlasted limit (it may be queued
 				// behind others; Cache.MaxFetches): come back later.
-				g.count(h, cDeferred)
 				return waited, &DeferredError{url: u, Until: g.clock().Add(min(limit+minDeferral, robotsPending)), Err: errRobotsPending}
 			case errors.Is(err, policy.ErrStore):
 				// A shared store that cannot be read now: come back later,
 				// without a verdict (nothing is lost, nothing sent).
-				g.count(h, cDeferred)
 				return waited, &DeferredError{url: u, Until: g.clock().Add(robotsPending), Err: err}
 			}
 			// No origin: fail closed.
@@ -277,7 +274,6 @@ func (g *Guard) deferred(h *host, u *url.URL, start, pauseUntil, now int64, rese
 	if start <= pauseUntil || now < pauseUntil {
 		cause = pausedError(h.name, time.Unix(0, pauseUntil))
 	}
-	g.count(h, cDeferred)
 	return &DeferredError{url: u, Until: time.Unix(0, start), Err: cause, reserved: reserved}
 }
 

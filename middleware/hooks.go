@@ -233,8 +233,6 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 		lease, err = g.admit(ctx, g.cacheFor(c, nil), req.URL, g.agent(c), g.waitLimit(ctx), false, true)
 		if err != nil && req.Context().Err() == nil && ctx.Err() != nil {
 			// The client's deadline passed while the hop waited.
-			h := g.host(req.URL)
-			g.count(h, cDeferred)
 			err = &DeferredError{url: req.URL, Until: g.clock(), Err: errHostBusy}
 		}
 		var de *DeferredError

@@ -147,8 +147,7 @@ func (g *Guard) attemptOutcome(v *visit, h *host, sent string, cause error) erro
 	if n > g.maxRetries() {
 		return gaveUp(method, v.orig, fmt.Sprintf("after %d retries", n-1), cause)
 	}
-	g.count(h, cRetried)
-	v.retryOn = h
+	v.retryOn = h // counted as retried once the retry is sent
 	return &DeferredError{url: v.orig, Until: time.Unix(0, next), Attempt: n, Err: cause,
 		parse: parseSnapshot{set: true, value: v.parseErrors}}
 }

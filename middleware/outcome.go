@@ -48,6 +48,15 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, v *visit, err erro
 				g.visits.rekey(v, keyOf(h))
 			}
 		}
+		if de.Attempt == 0 {
+			// Counted as it is delivered, as a final outcome is
+			// (account): one that nothing reports is counted nowhere.
+			u := de.url
+			if u == nil {
+				u = r.URL
+			}
+			g.count(g.host(u), cDeferred)
+		}
 		if crawl == nil {
 			g.logDeferred(r, de)
 		}
@@ -156,11 +165,9 @@ func (g *Guard) deliver(c *colly.Collector, r *colly.Request, v *visit, err erro
 	if v != nil && !g.visits.finish(v) {
 		return // delivered already
 	}
-	if v != nil && v.retryOn != nil {
-		// A failed attempt was counted as retried, and the retry was
-		// never sent: colly refused it, the crawl ended, or its outcome
-		// turned final first.
-		g.uncount(v.retryOn, cRetried)
+	if v != nil {
+		// A retry that was never sent (colly refused it, the crawl
+		// ended, or its outcome turned final first) is not counted.
 		v.retryOn = nil
 	}
 	g.seeds.done(r)

@@ -75,9 +75,10 @@ type visit struct {
 
 	// Across attempts.
 	failures int // failed attempts so far
-	// retryOn is the host whose Stats counted the last failed attempt as
-	// retried, until the retry is sent; a final outcome delivered before
-	// that takes the count back (Guard.deliver).
+	// retryOn is the host whose last failed attempt is to be sent again:
+	// its Stats count it as retried once the retry is sent (send), and a
+	// final outcome delivered before that forgets it (Guard.deliver). Stats
+	// counters only grow.
 	retryOn  *host
 	reserved bool // the next attempt holds a position in its host's schedule
 	// parse is the first failed attempt's ParseHTTPErrorResponse, which

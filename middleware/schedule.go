@@ -419,7 +419,6 @@ func (b *flightBody) Close() error {
 // from pacerRetryMin up to pacerRetryMax (see pacerRetry).
 func (g *Guard) pacerDown(h *host, u *url.URL, err error) error {
 	d := g.pacerRetry()
-	g.count(h, cDeferred)
 	return &DeferredError{url: u, Until: g.clock().Add(d), Err: fmt.Errorf("%w: %w", pace.ErrUnavailable, err)}
 }
 

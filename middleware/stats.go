@@ -35,10 +35,13 @@ type HostStats struct {
 	Blocked int64
 	// Deferred counts the times a request was put off without being sent,
 	// because it would have waited longer than MaxWait for its host or its
-	// robots.txt, and will be sent again later.
+	// robots.txt, and will be sent again later (counted as it reaches
+	// OnError: a synchronous collector's requests wait in place instead).
 	Deferred int64
 	// Retried counts failed attempts (429, 5xx, network errors, bodies cut
-	// short) that the Guard sends again.
+	// short) that the Guard sent again, once the retry is sent: one the
+	// crawl's end or colly refused is not counted. Like every counter of
+	// Stats it only grows (Waiting and InFlight are levels).
 	Retried int64
 	// Backoffs counts the pauses that 429, 5xx or network errors started
 	// or lengthened, robots.txt fetches' included.
@@ -124,18 +127,6 @@ func (g *Guard) count(h *host, k counter) {
 	h.add(k)
 	h.mu.Unlock()
 	g.totals[k].Add(1)
-}
-
-// uncount takes back a count of k for h: a failed attempt counted as
-// retried that is not sent again after all (see visit.retryOn), or a
-// deferral that turned final (guardTransport.RoundTrip).
-func (g *Guard) uncount(h *host, k counter) {
-	h.mu.Lock()
-	if p := h.counter(k); *p > 0 {
-		*p--
-	}
-	h.mu.Unlock()
-	g.totals[k].Add(-1)
 }
 
 // add adds one to counter k; h.mu must be held.

@@ -141,7 +141,6 @@ func (g *Guard) notDeferred(req *http.Request, err error) error {
 	if !errors.As(err, &de) {
 		return err
 	}
-	g.uncount(g.host(req.URL), cDeferred)
 	return unsent(ErrGaveUp, req.URL, fmt.Sprintf("it would wait until %s, longer than MaxWait, and a request the Guard was not attached to (Attach the clone) is not sent again",
 		de.Until.UTC().Format(time.RFC3339)), de.Err)
 }
@@ -206,7 +205,8 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 	if ours {
 		g.flying.Add(-1)
 		if v.retryOn != nil && (err == nil || !forbidden(err)) {
-			v.retryOn = nil // the retry was sent
+			g.count(v.retryOn, cRetried) // the retry was sent
+			v.retryOn = nil
 		}
 	}
 	if err != nil {
