@@ -250,7 +250,15 @@ func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url
 	}
 	lctx, cancel := context.WithTimeout(ctx, max(limit, minDeferral))
 	defer cancel()
+	// A request waiting for robots.txt waits for its host: the host is
+	// not forgotten meanwhile (host.quiet), however long the fetch takes.
+	h.mu.Lock()
+	h.waiters++
+	h.mu.Unlock()
 	e, err := cache.Get(lctx, u)
+	h.mu.Lock()
+	h.waiters--
+	h.mu.Unlock()
 	return &e, nil, err
 }
 

@@ -114,11 +114,15 @@ type Guard struct {
 	MaxWait time.Duration
 
 	// IdleTimeout is how long the state of a host is kept after it went
-	// quiet (nothing waiting or sent, no pause, cut or strike in force,
-	// its Crawl-delay's gap over; its next request reads its Crawl-delay
-	// again). A host a Retry-After beyond a day excluded is kept while
-	// requests still ask for it. Zero means 5 min; negative is refused.
-	// The totals in Stats keep the counts of forgotten hosts.
+	// quiet (nothing waiting, for its turn or its robots.txt, or sent; no
+	// pause, cut or strike in force, its Crawl-delay's gap over; its next
+	// request reads its Crawl-delay again). A host a Retry-After beyond a
+	// day excluded is kept while requests still ask for it. Zero means
+	// 5 min; negative is refused. The totals in Stats keep the counts of
+	// forgotten hosts. Quiet is counted from the last request's start:
+	// keep IdleTimeout above the collector's request timeout, or a host
+	// whose response takes longer is forgotten while it is read, and its
+	// latency learnt anew.
 	IdleTimeout time.Duration
 
 	// ClampCrawlDelay, if set, honours a Crawl-delay above policy.MaxCrawlDelay

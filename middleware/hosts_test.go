@@ -196,3 +196,33 @@ func TestHostNameCopied(t *testing.T) {
 		}
 	}
 }
+
+// A host whose pages wait for its robots.txt is not quiet, however long
+// the fetch takes: it is not forgotten meanwhile.
+func TestHostKeptWhileRobotsPending(t *testing.T) {
+	release := make(chan struct{})
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			<-release
+		}
+		w.Write([]byte("ok"))
+	})
+	defer close(release)
+	clk := newFakeClock()
+	g := fakeGuard(&Guard{Rate: rate.Inf, IdleTimeout: time.Second}, clk, 0)
+	c := colly.NewCollector(colly.Async())
+	g.Attach(c)
+	c.Visit(s.URL + "/p")
+	for deadline := time.Now().Add(failsafe); s.count("/robots.txt") == 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("robots.txt not asked for within %v", failsafe)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// The page's request counted itself as the host's before it asked the
+	// cache, which fetches robots.txt.
+	clk.advance(time.Hour)
+	if st := g.Stats(); st.Evicted != 0 || st.Hosts != 1 {
+		t.Errorf("Stats() while /p waits for robots.txt an hour on the Guard's clock: Evicted %d, Hosts %d; want 0 and 1", st.Evicted, st.Hosts)
+	}
+}
