@@ -46,7 +46,11 @@ type Seeding struct {
 	// Zero means enough for the host to be busy without a page waiting
 	// longer than MaxWait/2 at Rate: Rate×MaxWait/2, between 8 and 256
 	// (256 without a rate). A synchronous collector visits one page at a
-	// time and needs none.
+	// time and needs none. A page whose request an OnRequest callback
+	// aborts frees its place at once if that callback was registered
+	// before Seed's first call on the collector; one registered later is
+	// not seen, and its requests hold their places until the Guard
+	// forgets them: register callbacks that abort before calling Seed.
 	Window int
 }
 

@@ -14,8 +14,9 @@ import (
 //		if e.Request.Ctx.Get(robotsmw.SitemapTagKey) == "product" { … }
 //	})
 //
-// Requests that follow from these (links, redirects) do not inherit them
-// unless the crawler passes the Ctx on.
+// A redirect keeps them, and so do the links a page's callbacks visit with
+// e.Request.Visit, which shares the page's Ctx (colly passes it on); a link
+// visited with c.Visit gets a Ctx of its own, without them.
 const (
 	// SitemapTagKey holds the Tag of the Seeding.Rules rule that matched
 	// the page (sitemap.Entry.Tag); absent without Rules.

@@ -2,10 +2,9 @@ package robotsmw
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
-	"weak"
 
 	"github.com/gocolly/colly/v2"
 
@@ -14,28 +13,47 @@ import (
 
 // Seed bounds the requests it starts on an asynchronous collector, which
 // would otherwise start a goroutine for every URL of the site at once. Each
-// page gets a colly.Context of its own (colly makes one per Visit anyway);
-// the request's end is seen by the Guard's callbacks: OnScraped, or a final
+// page gets a colly.Context of its own (colly makes one per Visit anyway),
+// which holds the page's slot (a seedHold) from Seed's c.Request to the
+// request's end, as the Guard's callbacks see it: OnScraped, or a final
 // outcome in OnError. A request that an OnRequest callback aborts gets
 // neither: Seed's first call on a collector adds an OnRequest callback,
 // after the user's registered by then, that frees the slot of an aborted
 // request. For the rest (an abort by a callback added later, a response
-// colly cannot decode), the table keys the contexts weakly, and a Seed
-// that has waited for a slot for sweepEvery frees the slots of contexts
-// the garbage collector took.
-const sweepEvery = time.Second
+// colly cannot decode), the slot is freed once the garbage collector took
+// the request's context (runtime.AddCleanup), which the Guard's record of
+// the request keeps until its visit index drops it (request.go). No table
+// is kept: the request's context carries its slot.
+
+// seedSlotKey is the key of a seeded request's seedHold in its Ctx.
+const seedSlotKey = "robotsmw.seed.slot"
 
 // A seedRun is one Seed call on an asynchronous collector.
 type seedRun struct {
 	slots chan struct{} // a token per request in flight
 }
 
-// A seedTable maps the contexts of the requests Seed started to their run.
-type seedTable struct {
-	active atomic.Int32 // entries in m; callbacks skip the lock when 0
+// A seedHold is the slot of one request Seed started.
+type seedHold struct {
+	run    *seedRun
+	active *atomic.Int32 // the Guard's count of holds not freed
+	held   atomic.Bool
+}
 
-	mu      sync.Mutex // guards m and watched
-	m       map[weak.Pointer[colly.Context]]*seedRun
+// free gives the slot back, once.
+func (h *seedHold) free() {
+	if h.held.CompareAndSwap(true, false) {
+		h.active.Add(-1)
+		<-h.run.slots
+	}
+}
+
+// A seedTable is the Guard's part in Seed's windows: the count of slots
+// held, and the collectors watched for aborted requests.
+type seedTable struct {
+	active atomic.Int32 // holds not freed; done skips its look-up when 0
+
+	mu      sync.Mutex // guards watched
 	watched map[*colly.Collector]bool
 }
 
@@ -63,81 +81,34 @@ func (s *seedTable) open(window int) *seedRun {
 }
 
 // request visits loc through c with a context of its own, once the run
-// has a free slot, and tracks it until it ends.
+// has a free slot, which the context holds until the request ends.
 func (s *seedTable) request(ctx context.Context, run *seedRun, c *colly.Collector, e sitemap.Entry) error {
-	if err := s.acquire(ctx, run); err != nil {
-		return err
+	select {
+	case run.slots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	cctx := seedContext(colly.NewContext(), e)
-	key := weak.Make(cctx)
-	s.mu.Lock()
-	if s.m == nil {
-		s.m = make(map[weak.Pointer[colly.Context]]*seedRun)
-	}
-	s.m[key] = run
+	hold := &seedHold{run: run, active: &s.active}
+	hold.held.Store(true)
 	s.active.Add(1)
-	s.mu.Unlock()
+	cctx := seedContext(colly.NewContext(), e)
+	cctx.Put(seedSlotKey, hold)
+	runtime.AddCleanup(cctx, (*seedHold).free, hold)
 	err := c.Request("GET", e.Loc, nil, cctx, nil)
 	if err != nil {
-		s.release(key)
+		hold.free()
 	}
 	return err
 }
 
-// acquire takes a slot of run, waiting for one until ctx ends.
-func (s *seedTable) acquire(ctx context.Context, run *seedRun) error {
-	select {
-	case run.slots <- struct{}{}:
-		return nil
-	default:
-	}
-	tick := time.NewTicker(sweepEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case run.slots <- struct{}{}:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tick.C:
-			s.sweep(run)
-		}
-	}
-}
-
-// done is called when request r ended for good.
+// done is called when request r ended for good: the slot of a request
+// Seed started (depth 1; the links of its page share its context) is
+// freed.
 func (s *seedTable) done(r *colly.Request) {
 	if r == nil || r.Ctx == nil || r.Depth != 1 || s.active.Load() == 0 {
 		return
 	}
-	s.release(weak.Make(r.Ctx))
-}
-
-// release frees the slot of the request with context key, once.
-func (s *seedTable) release(key weak.Pointer[colly.Context]) {
-	s.mu.Lock()
-	run, ok := s.m[key]
-	if ok {
-		delete(s.m, key)
-		s.active.Add(-1)
-	}
-	s.mu.Unlock()
-	if ok {
-		<-run.slots
-	}
-}
-
-// sweep frees the slots of run's requests whose context is gone.
-func (s *seedTable) sweep(run *seedRun) {
-	var gone []weak.Pointer[colly.Context]
-	s.mu.Lock()
-	for k, r := range s.m {
-		if r == run && k.Value() == nil {
-			gone = append(gone, k)
-		}
-	}
-	s.mu.Unlock()
-	for _, k := range gone {
-		s.release(k)
+	if h, ok := r.Ctx.GetAny(seedSlotKey).(*seedHold); ok {
+		h.free()
 	}
 }
