@@ -274,7 +274,7 @@ func excludedError(u *url.URL, h *host, until int64) error {
 }
 
 // deferred returns the deferral of a request to h that would have to wait
-// until start, and counts it. Its cause is h's pause while one holds at
+// until start (counted as it is delivered: Guard.outcome). Its cause is h's pause while one holds at
 // now (the wait then ends no sooner than pauseUntil), else the host's
 // rate.
 func (g *Guard) deferred(h *host, u *url.URL, start, pauseUntil, now int64, reserved bool) *DeferredError {

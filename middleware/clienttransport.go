@@ -78,6 +78,7 @@ func (t *clientTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	cache := g.cacheFor(nil, t.next)
 	again := (req.Method == http.MethodGet || req.Method == http.MethodHead) &&
 		(req.Body == nil || req.Body == http.NoBody)
+	var retryOn *host // the host whose failed attempt this one retries
 	for attempt := 0; ; attempt++ {
 		lease, err := g.admit(ctx, cache, req.URL, token, maxDuration, false, true)
 		if err != nil {
@@ -86,6 +87,10 @@ func (t *clientTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		h := g.host(req.URL)
+		if retryOn != nil {
+			g.count(retryOn, cRetried) // the retry goes
+			retryOn = nil
+		}
 		f := g.newFlight(h, lease, time.Time{})
 		resp, err := t.next.RoundTrip(req)
 		if err != nil && forbidden(err) {
@@ -112,6 +117,6 @@ func (t *clientTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
 		f.end(true)
-		g.count(h, cRetried)
+		retryOn = h
 	}
 }

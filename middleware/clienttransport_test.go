@@ -126,8 +126,8 @@ func TestTransportHugeRetryAfter(t *testing.T) {
 	if n := s.count("/x"); n != 1 {
 		t.Errorf("server saw /x %d times, want 1", n)
 	}
-	if st := g.Stats().Total; st.GaveUp != 1 {
-		t.Errorf("Stats().Total.GaveUp = %d after Get(/x) gave up, want 1", st.GaveUp)
+	if st := g.Stats().Total; st.GaveUp != 1 || st.Retried != 0 {
+		t.Errorf("Stats().Total GaveUp, Retried = %d, %d after Get(/x) gave up unretried, want 1, 0", st.GaveUp, st.Retried)
 	}
 }
 

@@ -232,14 +232,16 @@
 // Attach fails closed. Such a clone's failures are not retried, nor its
 // requests deferred: one that would wait longer than MaxWait fails, final,
 // with ErrGaveUp. Its outcomes reach its own OnError callbacks, not
-// ErrorHandler; Stats counts its requests as sent, blocked or backed off,
-// but not its pages nor what it gave up.
+// ErrorHandler; Stats counts its requests as sent, blocked, backed off or
+// given up, but not its pages.
 //
 // A WithTransport, SetProxyFunc or SetClient after Attach replaces the
 // Guard's transport. The callbacks then decide alone: they abort what they
 // do not admit and report it to ErrorHandler, Stats and the collector's
 // OnError callbacks themselves (colly reports nothing for an aborted
-// request: Visit returns nil), failures are not retried, and colly checks the requests of
+// request: Visit returns nil), a request that would wait longer than
+// MaxWait is given up (ErrGaveUp) rather than deferred, failures are not
+// retried, and colly checks the requests of
 // Visit calls made before the first OnRequest against robots.txt itself
 // if COLLY_IGNORE_ROBOTSTXT asks it to. Install such transports before
 // Attach:

@@ -82,7 +82,13 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 		// response's headers (untaken) or its error arrive.
 		if err != nil {
 			// colly reports an aborted request nowhere: the Guard hands
-			// its outcome to OnError itself.
+			// its outcome to OnError itself. A deferral is final here:
+			// nothing would send the request again.
+			var de *DeferredError
+			if errors.As(err, &de) {
+				err = unsent(ErrGaveUp, r.URL, fmt.Sprintf("it would wait until %s, longer than MaxWait, and with the Guard's transport replaced (WithTransport, SetProxyFunc or SetClient after Attach) a request is not sent again later",
+					de.Until.UTC().Format(time.RFC3339)), de.Err)
+			}
 			r.Abort()
 			g.deliver(c, r, v, err, true)
 		}

@@ -139,16 +139,15 @@ func (t *guardTransport) retryInPlace(req *http.Request, v *visit, resp *http.Re
 	}
 }
 
-// again reports failed attempt de of req (visit v) to the log
-// (reportAttempt), waits until req may be sent again, and returns its
-// lease; or it returns the request's final outcome: colly's MaxRequests
-// reached, a pause that ends past the client's own deadline, the crawl's
-// end.
+// again logs failed attempt de of req (visit v), waits until req may be
+// sent again, and returns its lease, keeping the attempt in v for OnError;
+// or it returns the request's final outcome: colly's MaxRequests reached,
+// a pause that ends past the client's own deadline, the crawl's end, a
+// verdict of robots.txt.
 //
-// An attempt whose next one cannot be sent is final at once: it is not
-// reported as a *DeferredError first, which promises that the request is
-// sent again (its count as retried is taken back when the final outcome is
-// delivered).
+// An attempt whose next one is not sent is never told to OnError as a
+// *DeferredError, which promises that the request is sent again: the
+// final outcome is all OnError gets (and Stats counts no retry).
 func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, error) {
 	c := v.c
 	ctx := req.Context()
@@ -171,7 +170,9 @@ func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, e
 	if n != nil {
 		n.Add(1)
 	}
-	g.reportAttempt(v, de)
+	if r := v.request(); r != nil {
+		g.logDeferred(r, de)
+	}
 	ctx = withCrawl(ctx, c)
 	var lease uint64
 	start := g.clock()
@@ -189,20 +190,10 @@ func (g *Guard) again(req *http.Request, v *visit, de *DeferredError) (uint64, e
 	now := g.clock()
 	v.sent = now.UnixNano()
 	g.waits.observe(max(now.Sub(start), 0)) // each attempt sent counts its wait (WaitStats)
-	return lease, nil
-}
-
-// reportAttempt logs failed attempt de of visit v's request before it is
-// sent again in place, and keeps it in v for the collector's OnError
-// callbacks, which tellAttempts calls once colly's client returned (see
-// the top of this file).
-func (g *Guard) reportAttempt(v *visit, de *DeferredError) {
-	r := v.request()
-	if r == nil {
-		return
-	}
-	g.logDeferred(r, de)
+	// The retry goes: the failed attempt is one OnError is told of, once
+	// colly's client returned (tellAttempts; see the top of this file).
 	v.reports = append(v.reports, de)
+	return lease, nil
 }
 
 // tellAttempts hands the failed attempts of visit v's request r that were

@@ -249,11 +249,13 @@ func TestSyncOnErrorVisitsUnderLimitRule(t *testing.T) {
 	c := colly.NewCollector()
 	g.Attach(c)
 	c.Limit(&colly.LimitRule{DomainGlob: "*", Delay: 10 * time.Millisecond})
-	var onError []string
+	var onError, events []string
 	c.OnError(func(r *colly.Response, err error) {
 		onError = append(onError, r.Request.URL.Path)
+		events = append(events, "error "+r.Request.URL.Path)
 		r.Request.Visit("/fallback" + r.Request.URL.Path)
 	})
+	c.OnResponse(func(r *colly.Response) { events = append(events, "ok "+r.Request.URL.Path) })
 	var err error
 	waitOrFail(t, "Visit(/flaky)", func() { err = c.Visit(s.URL + "/flaky") })
 	if err != nil {
@@ -270,6 +272,14 @@ func TestSyncOnErrorVisitsUnderLimitRule(t *testing.T) {
 		if n := s.count(p); n != 1 {
 			t.Errorf("OnError's Visit(%s) reached the server %d times, want 1", p, n)
 		}
+	}
+	// The attempt is told before the response that followed it, and
+	// nothing of either request is kept once it is told.
+	if want := "[error /flaky ok /fallback/flaky ok /flaky"; !strings.HasPrefix(fmt.Sprint(events), want) {
+		t.Errorf("callbacks ran %v, want them to begin %s …]", events, want)
+	}
+	if n := g.visits.len(); n != 0 {
+		t.Errorf("%d visits indexed after the crawl, want 0", n)
 	}
 }
 

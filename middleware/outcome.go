@@ -199,8 +199,9 @@ func (g *Guard) account(u *url.URL, err error) {
 	var later *DeferredError
 	switch {
 	case errors.As(err, &later):
-		// Counted as Deferred where it was decided: a request through
-		// Guard.Transport whose robots.txt store cannot be read.
+		// A deferral handed to a net/http caller of Guard.Transport (its
+		// robots.txt store or shared Pacer cannot be reached now).
+		g.count(g.host(u), cDeferred)
 	case errors.As(err, &de):
 		h := g.host(de.URL)
 		g.count(h, cBlocked)
@@ -223,9 +224,16 @@ func (g *Guard) account(u *url.URL, err error) {
 // fetched ends visit v of a request whose response was read to its end (or
 // as far as colly wanted): its final outcome is the response itself,
 // which colly delivers to OnResponse.
+//
+// A synchronous collector's visit with attempts to tell stays indexed for
+// the Guard's OnResponse (onResponse), which drops it; should colly call
+// no callback for the response after all (a charset it cannot decode:
+// colly returns that error from Visit alone), the attempts are never told,
+// and the index's sweep drops the visit once its request is collected.
 func (g *Guard) fetched(v *visit) {
 	if len(v.reports) > 0 {
-		return // onResponse drops it, once OnError has its attempts
+		v.passed.Store(false) // held weakly from the next sweep on (visit.loosen)
+		return
 	}
 	g.visits.drop(v)
 }

@@ -272,10 +272,10 @@ func TestRefusedResendUnseekableReachesOnError(t *testing.T) {
 	}
 }
 
-// A failed attempt counts as retried only if its retry is sent: one that
-// the crawl's end cuts off while it waits in place (a synchronous
-// collector), or that colly refuses after a redirect to another host, is
-// taken back from the host it was counted on.
+// A failed attempt counts as retried only if its retry is sent: not one
+// that the crawl's end cuts off while it waits in place (a synchronous
+// collector), nor one that colly refuses after a redirect to another
+// host.
 func TestRetriedOnlyIfSent(t *testing.T) {
 	var onFlaky atomic.Pointer[func()]
 	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
