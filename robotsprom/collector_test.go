@@ -90,7 +90,7 @@ robotsmw_hosts_paused 0
 robotsmw_final_outcomes_total{outcome="blocked"} 1
 robotsmw_final_outcomes_total{outcome="fetched"} 3
 robotsmw_final_outcomes_total{outcome="gave_up"} 1
-# HELP robotsmw_attempt_outcomes_total Attempts that were not the end of their request: deferred (put off past MaxWait, not sent), retried (sent, failed, to be sent again).
+# HELP robotsmw_attempt_outcomes_total Attempts that were not the end of their request: deferred (put off past MaxWait, not sent), retried (sent, failed, and sent again).
 # TYPE robotsmw_attempt_outcomes_total counter
 robotsmw_attempt_outcomes_total{outcome="deferred"} 0
 robotsmw_attempt_outcomes_total{outcome="retried"} 2

@@ -83,7 +83,7 @@ func Metrics(s robotsmw.Stats) []Metric {
 				{"gave_up", float64(t.GaveUp)},
 			}},
 		{Name: "robotsmw_attempt_outcomes_total", Kind: Counter, Label: "outcome",
-			Help: "Attempts that were not the end of their request: deferred (put off past MaxWait, not sent), retried (sent, failed, to be sent again).",
+			Help: "Attempts that were not the end of their request: deferred (put off past MaxWait, not sent), retried (sent, failed, and sent again).",
 			Samples: []Sample{
 				{"deferred", float64(t.Deferred)},
 				{"retried", float64(t.Retried)},
