@@ -82,7 +82,9 @@ type Fleet struct {
 	// policy; the error then wraps ErrFull), with the error, and with nil once it answers (takes writes)
 	// again. A full Redis is an outage like any other: the fleet pauses
 	// (WhenDown) and resumes once writes succeed, losing nothing. It
-	// must not block.
+	// must not block, nor call Close, which waits for the member's
+	// background sends (OnDown is called from them): none of them runs
+	// after Close returns.
 	OnDown func(err error)
 
 	// Logger, if set, is told when Redis stops answering ("redis

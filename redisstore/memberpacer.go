@@ -54,12 +54,17 @@ import (
 type memberPacer struct {
 	core *pacer
 
-	// mu guards hosts, rel, flushing and swept.
+	// mu guards hosts, rel, flushing, closed and swept.
 	mu       sync.Mutex
 	hosts    map[string]*hostView
 	rel      []pendingRelease
 	flushing bool // a flush of rel is armed (releaseFlush)
+	closed   bool // the Fleet was closed: no flush is armed any more
 	swept    time.Time
+
+	// flushMu is held for the whole of a flush, so that close waits for
+	// one a timer started: nothing of the member runs after Fleet.Close.
+	flushMu sync.Mutex
 }
 
 // releaseFlush bounds how long a lease given back waits for the member's
@@ -446,7 +451,7 @@ func (m *memberPacer) Release(ctx context.Context, host string, r pace.Release) 
 	}
 	v.notBefore, v.freeAt = free, free
 	m.rel = append(m.rel, pendingRelease{host: host, r: r, at: now})
-	if !m.flushing {
+	if !m.flushing && !m.closed {
 		m.flushing = true
 		time.AfterFunc(releaseFlush, m.flush)
 	}
@@ -472,10 +477,20 @@ func (m *memberPacer) pending() []pendingRelease {
 	return m.takeReleases()
 }
 
-// flush sends the leases given back that no round trip carried.
-func (m *memberPacer) flush() {
+// flush sends the leases given back that no round trip carried; after
+// close, a flush a timer started does nothing.
+func (m *memberPacer) flush() { m.flushLeases(false) }
+
+// flushLeases is flush; final is close's, which runs once it is closed.
+func (m *memberPacer) flushLeases(final bool) {
+	m.flushMu.Lock()
+	defer m.flushMu.Unlock()
 	m.mu.Lock()
 	m.flushing = false
+	if m.closed && !final {
+		m.mu.Unlock()
+		return
+	}
 	rel := m.takeReleases()
 	m.mu.Unlock()
 	if len(rel) == 0 {
@@ -525,7 +540,7 @@ func (m *memberPacer) releasedAll(rel []pendingRelease, cmds []*redis.Cmd, err e
 	m.core.f.seen(err)
 	m.mu.Lock()
 	m.rel = append(again, m.rel...)
-	if !m.flushing {
+	if !m.flushing && !m.closed {
 		m.flushing = true
 		time.AfterFunc(time.Second, m.flush)
 	}
@@ -623,7 +638,15 @@ func frontHost(u *url.URL) string {
 }
 
 // close sends the leases given back that wait.
-func (m *memberPacer) close() { m.flush() }
+// close sends the leases given back that are still pending, once any
+// flush a timer started has ended, and arms no flush after it: nothing of
+// the member (its OnDown, say) runs after Fleet.Close returns.
+func (m *memberPacer) close() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	m.flushLeases(true)
+}
 
 func later(a, b time.Time) time.Time {
 	if b.After(a) {
