@@ -385,7 +385,11 @@ func (g *Guard) passed(h *host, at time.Time) {
 // waitLimit returns how long an admission on ctx may wait: MaxWait, or
 // less if ctx's deadline comes sooner.
 func (g *Guard) waitLimit(ctx context.Context) time.Duration {
-	limit := g.maxWait()
+	return untilDeadline(ctx, g.maxWait())
+}
+
+// untilDeadline returns limit, or less if ctx's deadline comes sooner.
+func untilDeadline(ctx context.Context, limit time.Duration) time.Duration {
 	if dl, ok := ctx.Deadline(); ok {
 		limit = min(limit, time.Until(dl))
 	}

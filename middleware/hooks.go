@@ -273,11 +273,7 @@ func (g *Guard) hopInPlace(c *colly.Collector, v *visit, req *http.Request) erro
 		hctx = withCrawl(hctx, c)
 		// Bounded by the client's deadline alone: a synchronous
 		// collector's waits are not bounded by MaxWait.
-		limit := maxDuration
-		if dl, ok := hctx.Deadline(); ok {
-			limit = max(time.Until(dl), 0)
-		}
-		lease, err = g.admit(hctx, g.cacheFor(c, nil), req.URL, g.agent(c), limit, false, true)
+		lease, err = g.admit(hctx, g.cacheFor(c, nil), req.URL, g.agent(c), untilDeadline(hctx, maxDuration), false, true)
 		var de *DeferredError
 		switch {
 		case errors.As(err, &de):
