@@ -42,6 +42,8 @@ type guardTransport struct {
 	// none. timedOut is the cause of a request it ended, naming it.
 	timeout  time.Duration
 	timedOut error
+	// deadlines ends colly requests at their timeout.
+	deadlines deadlineList
 }
 
 // newGuardTransport returns g's transport over next, which enforces
@@ -202,6 +204,7 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 		f = g.newFlight(h, lease, start)
 	}
 	resp, err := t.base().RoundTrip(req)
+	err = timedOut(req, err)
 	if ours {
 		g.flying.Add(-1)
 		if v.retryOn != nil && (err == nil || !forbidden(err)) {
@@ -280,11 +283,11 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 // Attach took the client's Timeout over (see Guard.install): net/http
 // turns any error after its Timeout fired into a string (timeoutError),
 // which would hide the Guard's outcome (a *DeferredError, say) from
-// colly's callbacks, and it costs a context and a timer of its own on top
-// of the Guard's. So the transport bounds each request, its redirect hops
-// and the reading of its body by that Timeout itself, counted from when
-// the request passed its gate, and a request that runs out fails with the
-// Guard's outcome of a timeout. Should the client have a Timeout again
+// colly's callbacks, and it costs a context and a timer per request. So
+// the transport bounds each request, its redirect hops and the reading of
+// its body by that Timeout itself, counted from when the request passed
+// its gate, with one timer for all of them (deadlines.go), and a request
+// that runs out fails with the Guard's outcome of a timeout. Should the client have a Timeout again
 // (SetRequestTimeout after Attach), net/http bounds the request, and the
 // transport ends a colly request a little earlier (earlyTimeout), so that
 // the Guard's own outcome is what arrives.
@@ -310,9 +313,15 @@ func (t *guardTransport) bound(req *http.Request, v *visit, ours bool) (*http.Re
 			// A redirect hop: the timeout bounds the whole chain.
 			left -= time.Duration(t.g.clock().UnixNano() - v.sent)
 		}
-		// Its cause is what net/http returns once it runs out: an error
-		// naming the timeout, which matches context.DeadlineExceeded.
-		ctx, cancel := context.WithTimeoutCause(req.Context(), left, t.timedOut)
+		// Its cause is what the transport returns once it runs out: an
+		// error naming the timeout, which matches context.DeadlineExceeded.
+		if _, ok := req.Context().Deadline(); ok || !ours || req.Context().Done() != nil {
+			// A request without a visit, or one under a context that
+			// can end: a timer of its own.
+			ctx, cancel := context.WithTimeoutCause(req.Context(), left, t.timedOut)
+			return req.WithContext(ctx), cancel
+		}
+		ctx, cancel := t.deadlines.withDeadline(req.Context(), time.Now().Add(left), t.timedOut)
 		return req.WithContext(ctx), cancel
 	}
 	return req, nop
@@ -370,8 +379,10 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err == io.EOF {
 		b.f.end(false)
+		return n, err
 	}
-	if err != nil && err != io.EOF && !b.failed {
+	if err != nil && !b.failed {
+		err = timedOut(b.req, err)
 		b.failed = true
 		b.f.end(true)
 		if b.v.crawlOver() {

@@ -33,7 +33,7 @@
 // get-robots -against guard measures what the Guard adds to that floor. -pages 60
 // halves the share of the robots.txt fetches, and its longer crawls
 // narrow the spread of the pairs. -stats prints each crawl's Guard.Stats,
-// GC cycles, allocations, peak goroutines and context switches to stderr;
+// GC cycles, allocations, peak goroutines, context switches and dials to stderr;
 // the profiles are those of the crawl processes. Under a 100 Hz CPU
 // profile a crawl is a few hundred samples: compare several, or sample
 // with perf (perf record -g, then perf script's pid column tells the
@@ -241,8 +241,10 @@ func run(mode, addr string, hosts int, profile, memprofile string, stats bool) (
 // crawl crawls every host's pages from /p0 and returns the pages scraped.
 func crawl(mode, addr string, hosts int, stats bool) int64 {
 	var d net.Dialer
+	var dials atomic.Int64
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			dials.Add(1)
 			return d.DialContext(ctx, network, addr) // every host name is the loopback site
 		},
 		MaxIdleConnsPerHost: 2,
@@ -287,7 +289,7 @@ func crawl(mode, addr string, hosts int, stats bool) int64 {
 
 	}
 	if stats {
-		defer report(mode, g, time.Now(), watchGoroutines())
+		defer report(mode, g, time.Now(), watchGoroutines(), &dials)
 	}
 	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 32})
 	var scraped atomic.Int64
@@ -393,15 +395,15 @@ func watchGoroutines() func() int {
 }
 
 // report prints what a crawl did to stderr (-stats).
-func report(mode string, g *robotsmw.Guard, start time.Time, peak func() int) {
+func report(mode string, g *robotsmw.Guard, start time.Time, peak func() int, dials *atomic.Int64) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	fmt.Fprintf(os.Stderr, "%s: wall %v user %v sys %v; GC %d, allocs %d (%d MB), peak goroutines %d, ctx switches vol %d invol %d\n",
+	fmt.Fprintf(os.Stderr, "%s: wall %v user %v sys %v; GC %d, allocs %d (%d MB), peak goroutines %d, ctx switches vol %d invol %d, dials %d\n",
 		mode, time.Since(start).Round(time.Millisecond),
 		time.Duration(ru.Utime.Nano()).Round(time.Millisecond), time.Duration(ru.Stime.Nano()).Round(time.Millisecond),
-		ms.NumGC, ms.Mallocs, ms.TotalAlloc>>20, peak(), ru.Nvcsw, ru.Nivcsw)
+		ms.NumGC, ms.Mallocs, ms.TotalAlloc>>20, peak(), ru.Nvcsw, ru.Nivcsw, dials.Load())
 	if g == nil {
 		return
 	}

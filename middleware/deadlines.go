@@ -1,0 +1,253 @@
+package robotsmw
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// The transport bounds each colly request by the collector's request
+// timeout itself (guardTransport.bound). context.WithTimeout would arm a
+// runtime timer per request: a timer that becomes the earliest of its P
+// wakes the network poller or another thread (runtime.wakeNetPoller),
+// which on a crawl of short pages cost more CPU than the rest of the
+// Guard together (bench/cpupage). All of a transport's requests share
+// one timer instead: their contexts wait in a list ordered by deadline,
+// and the timer fires at the earliest, ends the contexts whose deadline
+// passed and is armed again for the next. Requests end long before
+// their timeout, as a rule, and leave the list without touching the
+// timer while others are in flight.
+
+// A deadlineList holds the contexts of a transport's requests in flight
+// by deadline, and ends each at its deadline. The zero value is ready
+// to use; it is safe for concurrent use.
+type deadlineList struct {
+	// mu guards every field, and the list links (prev, next, linked) of
+	// the contexts in the list.
+	mu         sync.Mutex
+	head, tail *deadlineCtx
+	timer      *time.Timer // nil until the first deadline
+	armed      bool        // timer will fire, at at
+	at         time.Time
+}
+
+// A deadlineCtx is the context of one request in flight (an attempt or
+// a redirect hop): its parent's values, with a deadline that its list
+// ends it at. Its parent is never cancelled (its Done is nil). It
+// implements the AfterFunc method that package context looks for, so
+// that the contexts net/http derives from it register with it rather
+// than in a map of children (or, failing both, with a goroutine each).
+// context.Cause reports context.DeadlineExceeded once the deadline ended
+// it: the transport reports the cause it was given instead (timedOut).
+type deadlineCtx struct {
+	context.Context // the parent: Value
+	dl              time.Time
+	cause           error // the cause at the deadline
+	list            *deadlineList
+
+	// mu guards done, err and after.
+	mu    sync.Mutex
+	done  chan struct{} // made by the first Done
+	err   error
+	after []func() // registered by AfterFunc; nil once run or stopped
+
+	prev, next *deadlineCtx // guarded by list.mu
+	linked     bool         // guarded by list.mu
+}
+
+// withDeadline returns parent, which has no deadline of its own and is
+// never cancelled, bounded by dl, and the function that ends it before
+// (with context.Canceled), which must be called once the request is done.
+func (l *deadlineList) withDeadline(parent context.Context, dl time.Time, cause error) (context.Context, context.CancelFunc) {
+	c := &deadlineCtx{Context: parent, dl: dl, cause: cause, list: l}
+	if !l.link(c) {
+		c.finish(context.DeadlineExceeded)
+	}
+	return c, c.end
+}
+
+// Deadline implements context.Context.
+func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.dl, true }
+
+// Done implements context.Context.
+func (c *deadlineCtx) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+		if c.err != nil {
+			close(c.done)
+		}
+	}
+	return c.done
+}
+
+// Err implements context.Context.
+func (c *deadlineCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// AfterFunc arranges for f to be called once c is done (at once, in a
+// goroutine of its own, if it is done already), as context.AfterFunc
+// does; stop reports whether it kept f from being called.
+func (c *deadlineCtx) AfterFunc(f func()) (stop func() bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		go f()
+		return func() bool { return false }
+	}
+	i := len(c.after)
+	c.after = append(c.after, f)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if i >= len(c.after) || c.after[i] == nil {
+			return false
+		}
+		c.after[i] = nil
+		return true
+	}
+}
+
+// end ends c before its deadline: the request is done.
+func (c *deadlineCtx) end() {
+	c.list.unlink(c)
+	c.finish(context.Canceled)
+}
+
+// finish ends c with err, unless it has ended, and calls the functions
+// registered with it.
+func (c *deadlineCtx) finish(err error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = err
+	if c.done != nil {
+		close(c.done)
+	}
+	after := c.after
+	c.after = nil
+	c.mu.Unlock()
+	for _, f := range after {
+		if f != nil {
+			f()
+		}
+	}
+}
+
+// timedOut returns err, a request's error, as the cause its deadline
+// gave it if the transport's deadline ended req (net/http reports
+// context.Cause, which for a deadlineCtx is context.DeadlineExceeded).
+func timedOut(req *http.Request, err error) error {
+	if err == nil {
+		return nil
+	}
+	c, ok := req.Context().(*deadlineCtx)
+	if !ok || !errors.Is(err, context.DeadlineExceeded) || c.Err() != context.DeadlineExceeded {
+		return err
+	}
+	return c.cause
+}
+
+// link adds c to l in deadline order and reports whether its deadline
+// is still ahead; if not, c is not added.
+func (l *deadlineList) link(c *deadlineCtx) bool {
+	now := time.Now()
+	if !c.dl.After(now) {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	// Deadlines mostly come in order: look from the tail.
+	p := l.tail
+	for p != nil && p.dl.After(c.dl) {
+		p = p.prev
+	}
+	c.prev = p
+	if p == nil {
+		c.next, l.head = l.head, c
+	} else {
+		c.next, p.next = p.next, c
+	}
+	if c.next == nil {
+		l.tail = c
+	} else {
+		c.next.prev = c
+	}
+	c.linked = true
+	if !l.armed || c.dl.Before(l.at) {
+		l.arm(c.dl, now)
+	}
+	return true
+}
+
+// unlink removes c from l, if it is there. The timer stays armed while
+// other contexts wait (when it fires, it finds the next deadline), and
+// is stopped once none does, so that an idle transport arms nothing.
+func (l *deadlineList) unlink(c *deadlineCtx) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !c.linked {
+		return
+	}
+	if c.prev == nil {
+		l.head = c.next
+	} else {
+		c.prev.next = c.next
+	}
+	if c.next == nil {
+		l.tail = c.prev
+	} else {
+		c.next.prev = c.prev
+	}
+	c.prev, c.next, c.linked = nil, nil, false
+	if l.head == nil && l.armed {
+		l.timer.Stop()
+		l.armed = false
+	}
+}
+
+// arm sets l's timer to fire at at. l.mu must be held.
+func (l *deadlineList) arm(at, now time.Time) {
+	l.armed, l.at = true, at
+	if l.timer == nil {
+		l.timer = time.AfterFunc(at.Sub(now), l.fire)
+		return
+	}
+	l.timer.Reset(at.Sub(now))
+}
+
+// fire ends the contexts whose deadline passed, and arms the timer for
+// the next deadline, if any.
+func (l *deadlineList) fire() {
+	now := time.Now()
+	var due *deadlineCtx // a chain through next
+	l.mu.Lock()
+	for c := l.head; c != nil && !c.dl.After(now); c = l.head {
+		l.head = c.next
+		if l.head == nil {
+			l.tail = nil
+		} else {
+			l.head.prev = nil
+		}
+		c.prev, c.linked = nil, false
+		c.next, due = due, c
+	}
+	l.armed = false
+	if l.head != nil {
+		l.arm(l.head.dl, now)
+	}
+	l.mu.Unlock()
+	for due != nil {
+		c := due
+		due, c.next = c.next, nil
+		c.finish(context.DeadlineExceeded)
+	}
+}
