@@ -96,7 +96,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 	}
 	abandoned, begun := 0, now
 	for ; ; now, waited = (time.Time{}), true {
-		e, m, err := g.robots(ctx, cache, h, u, limit, now) // e: read only
+		e, m, err := g.robots(ctx, cache, h, u, agent, limit, now) // e: read only
 		if m == nil {
 			waited = true // asked the cache, which may have fetched
 		}
@@ -162,11 +162,7 @@ func (g *Guard) check(ctx context.Context, cache *policy.Cache, h *host, u *url.
 			// No origin: fail closed.
 			return waited, unsent(ErrGaveUp, u, "", err)
 		}
-		rb := e.Robots
-		if m != nil {
-			rb = m.robots // the same, in the memo's first cache line
-		}
-		if !rb.Allowed(agent, target) {
+		if !m.allowed(e.Robots, agent, target) {
 			return waited, disallowed(u, agent, e.Robots.Explain(agent, target))
 		}
 		if _, ok := m.delayFor(agent); ok {
@@ -208,8 +204,8 @@ func (g *Guard) checkInPlace(ctx context.Context, cache *policy.Cache, h *host, 
 }
 
 // robots returns the cache's entry for u's origin. A fresh cached entry is
-// read without a timer, and the host's memo of it (robotsMemo) without
-// the cache. Otherwise robots.txt may have to be fetched, which goes
+// read without a timer, and the host's memo of it (robotsMemo, which
+// keeps agent's Matcher) without the cache. Otherwise robots.txt may have to be fetched, which goes
 // through the host's gate: while the host is paused beyond limit the
 // request is deferred to the pause's end without starting a fetch that
 // would only wait for it. The look-up, which may wait for a fetch, is
@@ -217,7 +213,7 @@ func (g *Guard) checkInPlace(ctx context.Context, cache *policy.Cache, h *host, 
 // now is the time on the Guard's clock (zero: read it).
 //
 // It returns the memo the entry came from or went to, if any.
-func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, limit time.Duration, now time.Time) (*policy.Entry, *robotsMemo, error) {
+func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url.URL, agent string, limit time.Duration, now time.Time) (*policy.Entry, *robotsMemo, error) {
 	if now.IsZero() {
 		now = g.clock()
 	}
@@ -226,7 +222,7 @@ func (g *Guard) robots(ctx context.Context, cache *policy.Cache, h *host, u *url
 	}
 	pe, peeked := cache.Peek(u)
 	if peeked && freshEntry(pe, now) {
-		m := h.remember(cache, u, pe)
+		m := h.remember(cache, u, pe, agent)
 		return &m.e, m, nil
 	}
 	h.mu.Lock()

@@ -24,9 +24,8 @@ import (
 type robotsMemo struct {
 	// until is when e stops being usable without a fetch (see
 	// freshEntry): e.Expires, or the zero time for an entry that holds
-	// no verdict; robots is e.Robots.
+	// no verdict.
 	until  time.Time
-	robots *policy.Robots
 	cache  *policy.Cache
 	scheme string // u.Scheme and u.Host as the request wrote them
 	host   string
@@ -35,6 +34,11 @@ type robotsMemo struct {
 	// request for the same agent skips it; "" until one was.
 	agent string
 	delay time.Duration
+	// match is e.Robots's Matcher for the product token matchAgent: a
+	// request of that agent is checked without reading e.Robots, which a
+	// crawl going round its hosts finds cold.
+	matchAgent string
+	match      policy.Matcher
 	// inline holds host's octets when they fit (see host.inline).
 	inline [hostInline]byte
 	e      policy.Entry
@@ -45,6 +49,15 @@ type robotsMemo struct {
 // unreachable).
 func freshEntry(e policy.Entry, now time.Time) bool {
 	return now.Before(e.Expires) && (e.State != policy.StateUnreachable || e.Stale)
+}
+
+// allowed reports whether robots allows target for agent, through the
+// memo's Matcher if it is agent's; m may be nil.
+func (m *robotsMemo) allowed(robots *policy.Robots, agent string, target *url.URL) bool {
+	if m != nil && m.matchAgent == agent {
+		return m.match.Allowed(target)
+	}
+	return robots.Allowed(agent, target)
 }
 
 // delayFor returns the Crawl-delay m says was applied to its host for
@@ -78,10 +91,10 @@ func (h *host) applied(m *robotsMemo, agent string, d time.Duration) {
 	h.robots.CompareAndSwap(m, &next)
 }
 
-// remember keeps e, the fresh entry for u through cache, as h's memo, and
-// returns it.
-func (h *host) remember(cache *policy.Cache, u *url.URL, e policy.Entry) *robotsMemo {
-	m := &robotsMemo{robots: e.Robots, cache: cache, scheme: u.Scheme, e: e}
+// remember keeps e, the fresh entry for u through cache, as h's memo,
+// with its Matcher for agent, and returns it.
+func (h *host) remember(cache *policy.Cache, u *url.URL, e policy.Entry, agent string) *robotsMemo {
+	m := &robotsMemo{cache: cache, scheme: u.Scheme, matchAgent: agent, match: e.Robots.Matcher(agent), e: e}
 	if e.State != policy.StateUnreachable || e.Stale {
 		m.until = e.Expires // as freshEntry says
 	}

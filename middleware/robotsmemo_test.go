@@ -28,10 +28,10 @@ func TestRobotsMemo(t *testing.T) {
 	} {
 		tc.e.Robots = robots
 		h := newHost("a.test", 0, now.UnixNano())
-		m := h.remember(cache, u, tc.e)
+		m := h.remember(cache, u, tc.e, "robotsmw")
 		want := freshEntry(tc.e, now)
 		got, ok := h.memo(cache, u, now)
-		if ok != want || ok && (got != m || got.robots != robots) {
+		if ok != want || ok && (got != m || got.e.Robots != robots) {
 			t.Errorf("%s: memo(same origin) = %p, %v; want %v (the memo %p)", tc.name, got, ok, want, m)
 		}
 		for _, v := range []string{"https://a.test:8080/page", "http://a.test/page", "http://A.test:8080/page"} {

@@ -46,6 +46,21 @@ func ExampleRobots_Allowed() {
 	// /robots.txt true true
 }
 
+func ExampleRobots_Matcher() {
+	r := policy.Parse([]byte(exampleRobots))
+	m := r.Matcher("OtherBot") // once per robots.txt and agent
+	for _, s := range []string{
+		"https://example.com/private/report.html",
+		"https://example.com/private/press/2024.html",
+	} {
+		u, _ := url.Parse(s)
+		fmt.Println(u.Path, m.Allowed(u))
+	}
+	// Output:
+	// /private/report.html false
+	// /private/press/2024.html true
+}
+
 func ExampleRobots_Explain() {
 	r := policy.Parse([]byte(exampleRobots))
 	for _, s := range []string{

@@ -99,34 +99,8 @@ func Parse(body []byte) *Robots {
 //
 // Allowed does not allocate for targets up to a few hundred bytes.
 func (r *Robots) Allowed(agent string, u *url.URL) bool {
-	if target, set, ok := plainTarget(u); ok {
-		allowed, _, _ := r.decide(agent, target, set)
-		return allowed
-	}
-	return r.allowedBuilt(agent, u)
-}
-
-// allowedBuilt is Allowed for a URL whose target is built: one with a
-// query, or a path that needs escaping.
-func (r *Robots) allowedBuilt(agent string, u *url.URL) bool {
-	// Most often: a plain path and a short plain query, joined in a buffer
-	// that is cheap to clear.
-	const short = 128
-	p, q := u.Path, u.RawQuery
-	if u.Opaque == "" && u.RawPath == "" && p != "" && p[0] == '/' && len(p)+len(q) < short {
-		if sum := summarize(p, &pathOctets) | summarize(q, &targetOctets); sum&notPlain == 0 {
-			var buf [short]byte
-			n := copy(buf[:], p)
-			buf[n] = '?'
-			n += 1 + copy(buf[n+1:], q)
-			allowed, _, _ := r.decide(agent, unsafe.String(&buf[0], n), octetSet(sum)|queryOctet)
-			return allowed
-		}
-	}
-	var buf [512]byte
-	target, set := builtTarget(buf[:0], u)
-	allowed, _, _ := r.decide(agent, target, set)
-	return allowed
+	m := Matcher{g: r.group(agent)}
+	return m.Allowed(u)
 }
 
 // decide returns the verdict for a normalised target whose octets set
@@ -134,16 +108,24 @@ func (r *Robots) allowedBuilt(agent string, u *url.URL) bool {
 // rule's index in the group's g.idx.rules (-1 for none).
 func (r *Robots) decide(agent string, target string, set octetSet) (bool, *group, int32) {
 	g := r.group(agent)
+	allowed, j := decideIn(g, target, set)
+	return allowed, g, j
+}
+
+// decideIn returns the verdict of g (nil: no group applies) for a
+// normalised target whose octets set summarises, and the deciding rule's
+// index in g.idx.rules (-1 for none).
+func decideIn(g *group, target string, set octetSet) (bool, int32) {
 	if g == nil || isRobotsTxt(target) {
-		return true, g, -1
+		return true, -1
 	}
 	g.once.Do(g.compile)
 	x := &g.idx
 	j := x.scan(x.find(target), target, set) // x.lookup, one call fewer
 	if j < 0 {
-		return true, g, -1
+		return true, -1
 	}
-	return g.idx.allows(j), g, j
+	return g.idx.allows(j), j
 }
 
 // isRobotsTxt reports whether the target's path is "/robots.txt", which
