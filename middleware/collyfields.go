@@ -57,8 +57,11 @@ type collyLayout struct {
 
 // collyFields is the layout of colly.Collector, found once (a pure
 // function of colly's types).
-var collyFields = sync.OnceValue(func() collyLayout {
-	return layoutOf(reflect.TypeFor[colly.Collector](), collyVersion())
+// A pointer: collyClient reads it for every request, and a copy of the
+// layout per call would cost more than the read.
+var collyFields = sync.OnceValue(func() *collyLayout {
+	l := layoutOf(reflect.TypeFor[colly.Collector](), collyVersion())
+	return &l
 })
 
 // layoutOf finds the fields in ct, a colly.Collector type of colly

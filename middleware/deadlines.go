@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -47,11 +48,14 @@ type deadlineCtx struct {
 	cause           error // the cause at the deadline
 	list            *deadlineList
 
-	// mu guards done, err and after.
-	mu    sync.Mutex
-	done  chan struct{} // made by the first Done
-	err   error
-	after []func() // registered by AfterFunc; nil once run or stopped
+	done atomic.Value // chan struct{}: made by the first Done, or as c ends
+	err  atomic.Value // error: set once, when c ends
+	// mu guards the making of done, the setting of err, and after.
+	mu sync.Mutex
+	// after holds the functions registered by AfterFunc (net/http
+	// registers one); nil once run or stopped.
+	after  []func()
+	after1 [1]func() // after's first array
 
 	prev, next *deadlineCtx // guarded by list.mu
 	linked     bool         // guarded by list.mu
@@ -73,22 +77,25 @@ func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.dl, true }
 
 // Done implements context.Context.
 func (c *deadlineCtx) Done() <-chan struct{} {
+	if d := c.done.Load(); d != nil {
+		return d.(chan struct{})
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.done == nil {
-		c.done = make(chan struct{})
-		if c.err != nil {
-			close(c.done)
-		}
+	d := c.done.Load()
+	if d == nil {
+		d = make(chan struct{})
+		c.done.Store(d)
 	}
-	return c.done
+	return d.(chan struct{})
 }
 
 // Err implements context.Context.
 func (c *deadlineCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
+	if err := c.err.Load(); err != nil {
+		return err.(error)
+	}
+	return nil
 }
 
 // AfterFunc arranges for f to be called once c is done (at once, in a
@@ -97,9 +104,12 @@ func (c *deadlineCtx) Err() error {
 func (c *deadlineCtx) AfterFunc(f func()) (stop func() bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.err != nil {
+	if c.err.Load() != nil {
 		go f()
 		return func() bool { return false }
+	}
+	if c.after == nil {
+		c.after = c.after1[:0]
 	}
 	i := len(c.after)
 	c.after = append(c.after, f)
@@ -124,14 +134,17 @@ func (c *deadlineCtx) end() {
 // registered with it.
 func (c *deadlineCtx) finish(err error) {
 	c.mu.Lock()
-	if c.err != nil {
+	if c.err.Load() != nil {
 		c.mu.Unlock()
 		return
 	}
-	c.err = err
-	if c.done != nil {
-		close(c.done)
+	c.err.Store(err)
+	d, _ := c.done.Load().(chan struct{})
+	if d == nil {
+		d = make(chan struct{}) // nothing asked for Done yet
+		c.done.Store(d)
 	}
+	close(d)
 	after := c.after
 	c.after = nil
 	c.mu.Unlock()

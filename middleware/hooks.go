@@ -113,28 +113,26 @@ func (g *Guard) onRequest(c *colly.Collector, r *colly.Request) {
 // key (a user's c.Request with one http.Header for two requests) gives r a
 // copy of its header map, and so a key of its own.
 func (g *Guard) visitOf(c *colly.Collector, r *colly.Request) *visit {
-	k := keyOf(*r.Headers)
-	if v := g.visits.get(k); v != nil {
-		if v.reissuing.Load() && v.c == c {
-			v.reissuing.Store(false)
-			v.attempt(r)
-			v.resetAttempt(c)
-			return v
-		}
-		if v.request() != r {
-			*r.Headers = r.Headers.Clone()
-			k = keyOf(*r.Headers)
-		} else {
-			// OnRequest again for the same request (a user's callback
-			// made colly run it twice): start over.
-			v.resetAttempt(c)
-			return v
-		}
+	nv := &visit{c: c, method: r.Method, orig: r.URL, key: keyOf(*r.Headers)}
+	nv.r.Store(r)
+	nv.resetAttempt(c)
+	v := g.visits.putNew(nv) // most often nv: one look-up for a new request
+	switch {
+	case v == nv:
+	case v.reissuing.Load() && v.c == c:
+		v.reissuing.Store(false)
+		v.attempt(r)
+		v.resetAttempt(c)
+	case v.request() != r:
+		*r.Headers = r.Headers.Clone()
+		nv.key = keyOf(*r.Headers)
+		g.visits.put(nv)
+		v = nv
+	default:
+		// OnRequest again for the same request (a user's callback made
+		// colly run it twice): start over.
+		v.resetAttempt(c)
 	}
-	v := &visit{c: c, method: r.Method, orig: r.URL, key: k}
-	v.r.Store(r)
-	v.resetAttempt(c)
-	g.visits.put(v)
 	return v
 }
 

@@ -207,6 +207,12 @@ func (x *visitIndex) get(k reqKey) *visit {
 // put indexes v under its key.
 func (x *visitIndex) put(v *visit) {
 	x.mu.Lock()
+	x.putLocked(v)
+	x.mu.Unlock()
+}
+
+// putLocked is put with x.mu held.
+func (x *visitIndex) putLocked(v *visit) {
 	if x.m == nil {
 		x.m = make(map[reqKey]*visit)
 	}
@@ -216,7 +222,18 @@ func (x *visitIndex) put(v *visit) {
 	if len(x.m) >= max(x.nextSweep, sweepVisits) {
 		x.sweep()
 	}
-	x.mu.Unlock()
+}
+
+// putNew indexes v under its key unless a visit is there already, and
+// returns the visit indexed under the key.
+func (x *visitIndex) putNew(v *visit) *visit {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if old := x.m[v.key]; old != nil {
+		return old
+	}
+	x.putLocked(v)
+	return v
 }
 
 // putHop indexes v under k too, the key of one of its redirect hops.
