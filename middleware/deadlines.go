@@ -62,11 +62,12 @@ type deadlineCtx struct {
 }
 
 // withDeadline returns parent, which has no deadline of its own and is
-// never cancelled, bounded by dl, and the function that ends it before
-// (with context.Canceled), which must be called once the request is done.
-func (l *deadlineList) withDeadline(parent context.Context, dl time.Time, cause error) (context.Context, context.CancelFunc) {
-	c := &deadlineCtx{Context: parent, dl: dl, cause: cause, list: l}
-	if !l.link(c) {
+// never cancelled, bounded by timeout from now (the time on the real
+// clock), and the function that ends it before (with context.Canceled),
+// which must be called once the request is done.
+func (l *deadlineList) withDeadline(parent context.Context, now time.Time, timeout time.Duration, cause error) (context.Context, context.CancelFunc) {
+	c := &deadlineCtx{Context: parent, dl: now.Add(timeout), cause: cause, list: l}
+	if !l.link(c, now) {
 		c.finish(context.DeadlineExceeded)
 	}
 	return c, c.end
@@ -170,9 +171,8 @@ func timedOut(req *http.Request, err error) error {
 }
 
 // link adds c to l in deadline order and reports whether its deadline
-// is still ahead; if not, c is not added.
-func (l *deadlineList) link(c *deadlineCtx) bool {
-	now := time.Now()
+// is still ahead at now; if not, c is not added.
+func (l *deadlineList) link(c *deadlineCtx, now time.Time) bool {
 	if !c.dl.After(now) {
 		return false
 	}

@@ -23,27 +23,32 @@ func TestDeadlineListEndsContextsInDeadlineOrder(t *testing.T) {
 	var l deadlineList
 	cause := errors.New("timed out")
 	now := time.Now()
-	late, endLate := l.withDeadline(context.Background(), now.Add(300*time.Millisecond), cause)
-	defer endLate()
-	early, endEarly := l.withDeadline(context.Background(), now.Add(20*time.Millisecond), cause)
-	defer endEarly()
-	mid, endMid := l.withDeadline(context.Background(), now.Add(100*time.Millisecond), cause)
-	if dl, ok := mid.Deadline(); !ok || !dl.Equal(now.Add(100*time.Millisecond)) {
+	late, endLate := l.withDeadline(context.Background(), now, time.Hour, cause)
+	second, endSecond := l.withDeadline(context.Background(), now, 60*time.Millisecond, cause)
+	defer endSecond()
+	first, endFirst := l.withDeadline(context.Background(), now, 20*time.Millisecond, cause)
+	defer endFirst()
+	mid, endMid := l.withDeadline(context.Background(), now, 40*time.Millisecond, cause)
+	if dl, ok := mid.Deadline(); !ok || !dl.Equal(now.Add(40*time.Millisecond)) {
 		t.Errorf("Deadline() = %v, %v; want its deadline", dl, ok)
 	}
 	endMid() // done before its deadline
 	if err := mid.Err(); err != context.Canceled {
 		t.Errorf("Err() of a context ended early = %v, want context.Canceled", err)
 	}
-	waitDone(t, early, "early")
-	if err := early.Err(); err != context.DeadlineExceeded {
+	waitDone(t, first, "first")
+	if err := first.Err(); err != context.DeadlineExceeded {
 		t.Errorf("Err() at the deadline = %v, want context.DeadlineExceeded", err)
 	}
+	waitDone(t, second, "second") // the timer was armed again for it
 	if late.Err() != nil {
-		t.Errorf("the later deadline ended with the earlier one: %v", late.Err())
+		t.Errorf("a deadline an hour away ended with the earlier ones: %v", late.Err())
 	}
-	waitDone(t, late, "late")
-	req, _ := http.NewRequestWithContext(late, http.MethodGet, "http://example.com/", nil)
+	endLate()
+	if err := late.Err(); err != context.Canceled {
+		t.Errorf("Err() of a context ended early = %v, want context.Canceled", err)
+	}
+	req, _ := http.NewRequestWithContext(first, http.MethodGet, "http://example.com/", nil)
 	if err := timedOut(req, context.DeadlineExceeded); err != cause {
 		t.Errorf("timedOut(req, DeadlineExceeded) = %v, want the deadline's cause", err)
 	}
@@ -52,14 +57,14 @@ func TestDeadlineListEndsContextsInDeadlineOrder(t *testing.T) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.head != nil || l.tail != nil {
-		t.Errorf("contexts left in the list: %v %v", l.head, l.tail)
+	if l.head != nil || l.tail != nil || l.armed {
+		t.Errorf("list not empty and idle: head %v, tail %v, armed %v", l.head, l.tail, l.armed)
 	}
 }
 
 func TestDeadlineCtxPast(t *testing.T) {
 	var l deadlineList
-	ctx, end := l.withDeadline(context.Background(), time.Now().Add(-time.Second), errors.New("timed out"))
+	ctx, end := l.withDeadline(context.Background(), time.Now(), -time.Second, errors.New("timed out"))
 	defer end()
 	waitDone(t, ctx, "withDeadline(past)")
 	if err := ctx.Err(); err != context.DeadlineExceeded {
@@ -72,25 +77,31 @@ func TestDeadlineCtxPast(t *testing.T) {
 // with the deadlineCtx without a goroutine or a map of children.
 func TestDeadlineCtxDerived(t *testing.T) {
 	var l deadlineList
-	parent, end := l.withDeadline(context.Background(), time.Now().Add(30*time.Millisecond), errors.New("timed out"))
+	cause := errors.New("timed out")
+	pending, endPending := l.withDeadline(context.Background(), time.Now(), time.Hour, cause)
+	stopped := make(chan struct{})
+	stop := context.AfterFunc(pending, func() { close(stopped) })
+	if !stop() {
+		t.Errorf("stop() of a pending AfterFunc = false, want true")
+	}
+	endPending()
+	select {
+	case <-stopped:
+		t.Errorf("a stopped AfterFunc ran")
+	default:
+	}
+
+	parent, end := l.withDeadline(context.Background(), time.Now(), 30*time.Millisecond, cause)
 	defer end()
 	child, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	ran := make(chan struct{})
 	context.AfterFunc(parent, func() { close(ran) })
-	stopped := false
-	stop := context.AfterFunc(parent, func() { stopped = true })
-	if !stop() {
-		t.Errorf("stop() of a pending AfterFunc = false, want true")
-	}
 	waitDone(t, child, "derived context")
 	if err := context.Cause(child); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Cause(derived) = %v, want context.DeadlineExceeded", err)
 	}
 	<-ran
-	if stopped {
-		t.Errorf("a stopped AfterFunc ran")
-	}
 	// Registered after the end: runs at once.
 	late := make(chan struct{})
 	context.AfterFunc(parent, func() { close(late) })
@@ -99,7 +110,7 @@ func TestDeadlineCtxDerived(t *testing.T) {
 
 func TestDeadlineCtxEndedEarlyEndsDerived(t *testing.T) {
 	var l deadlineList
-	parent, end := l.withDeadline(context.Background(), time.Now().Add(time.Hour), errors.New("timed out"))
+	parent, end := l.withDeadline(context.Background(), time.Now(), time.Hour, errors.New("timed out"))
 	child, cancel := context.WithCancel(parent)
 	defer cancel()
 	end()

@@ -321,7 +321,7 @@ func (t *guardTransport) bound(req *http.Request, v *visit, ours bool) (*http.Re
 			ctx, cancel := context.WithTimeoutCause(req.Context(), left, t.timedOut)
 			return req.WithContext(ctx), cancel
 		}
-		ctx, cancel := t.deadlines.withDeadline(req.Context(), time.Now().Add(left), t.timedOut)
+		ctx, cancel := t.deadlines.withDeadline(req.Context(), time.Now(), left, t.timedOut)
 		return req.WithContext(ctx), cancel
 	}
 	return req, nop
