@@ -18,7 +18,15 @@
 // pair.
 //
 //	go run ./cpupage [-pairs 5] [-hosts 200] [-pages 30] [-latency 20ms] [-together=true]
-//	    [-against guard|fixed|stored|wrap|colly-robots|get-robots] [-base bare|MODE] [-stats] [-cpuprofile PREFIX] [-memprofile PREFIX]
+//	    [-against guard|fixed|stored|wrap|colly-robots|get-robots] [-base bare|MODE] [-base-bin PATH]
+//	    [-stats] [-cpuprofile PREFIX] [-memprofile PREFIX]
+//
+// To compare two builds of the Guard, build cpupage at the other commit
+// (go build -o /tmp/cpupage-old ./cpupage there) and run -base guard
+// -against guard -base-bin /tmp/cpupage-old here: the pairs then set the
+// two builds side by side, which tells a change of a point or two from
+// the machine's drift better than two runs against the floor an hour
+// apart.
 //
 // For diagnosis, -against compares bare colly with the Guard with
 // FixedPace set, with the Guard whose store holds every robots.txt before
@@ -81,9 +89,11 @@ func main() {
 	base := flag.String("base", "bare", "what -against is compared with: `MODE` bare, or one of -against's (get-robots: what the Guard costs over the fetches alone)")
 	together := flag.Bool("together", true, "run the two crawls of each pair at the same time, rather than one after the other")
 	stats := flag.Bool("stats", false, "print each crawl's Guard.Stats, GC cycles, allocations and goroutines to stderr")
+	baseBin := flag.String("base-bin", "", "run -base's crawls with the cpupage built at `PATH` (go build -o PATH ./cpupage in a checkout of another commit), to compare two builds pair by pair; -base may then name -against's mode")
+	label := flag.String("label", "", "internal: the second label of the crawl's host names (default: its mode)")
 	flag.Parse()
-	if *base == *against {
-		fmt.Fprintln(os.Stderr, "cpupage: -base and -against name the same mode")
+	if *base == *against && *baseBin == "" {
+		fmt.Fprintln(os.Stderr, "cpupage: -base and -against name the same mode (compare two builds with -base-bin)")
 		os.Exit(2)
 	}
 	if *child != "" {
@@ -106,7 +116,10 @@ func main() {
 				}
 			}()
 		}
-		n := crawl(*child, *addr, *hosts, *stats)
+		if *label == "" {
+			*label = *child
+		}
+		n := crawl(*child, *label, *addr, *hosts, *stats)
 		fmt.Println(n)
 		return
 	}
@@ -128,26 +141,40 @@ func main() {
 	defer site.Close()
 	addrOf := strings.TrimPrefix(site.URL, "http://")
 	var ratios []float64
+	// The two crawls of a pair, by role: their mode, the binary that runs
+	// it, and the label of their hosts (which tells their pages apart).
+	type crawler struct{ mode, bin, label string }
+	roles := map[string]crawler{
+		"base":    {*base, os.Args[0], *base},
+		"against": {*against, os.Args[0], *against},
+	}
+	if *baseBin != "" {
+		roles["base"] = crawler{*base, *baseBin, *base} // an older build may know no -label
+		if *base == *against {
+			roles["against"] = crawler{*against, os.Args[0], "new"}
+		}
+	}
 	for p := 0; p < *pairs; p++ {
-		order := []string{*base, *against}
+		order := []string{"base", "against"}
 		if p%2 == 1 {
-			order = []string{*against, *base}
+			order = []string{"against", "base"}
 		}
 		cpu := map[string]time.Duration{}
-		crawlOne := func(mode string) (time.Duration, error) {
+		crawlOne := func(role string) (time.Duration, error) {
+			cr := roles[role]
 			prof, mprof := "", ""
 			if *profile != "" {
-				prof = fmt.Sprintf("%s.%s.%d", *profile, mode, p+1)
+				prof = fmt.Sprintf("%s.%s.%d", *profile, cr.label, p+1)
 			}
 			if *memprofile != "" {
-				mprof = fmt.Sprintf("%s.%s.%d", *memprofile, mode, p+1)
+				mprof = fmt.Sprintf("%s.%s.%d", *memprofile, cr.label, p+1)
 			}
-			d, err := run(mode, addrOf, *hosts, prof, mprof, *stats)
+			d, err := run(cr.bin, cr.mode, cr.label, addrOf, *hosts, prof, mprof, *stats)
 			if err != nil {
 				return 0, err
 			}
-			if got, want := served.take(mode), int64(*hosts**pages); got != want {
-				return 0, fmt.Errorf("%s crawl fetched %d pages, want %d", mode, got, want)
+			if got, want := served.take(cr.label), int64(*hosts**pages); got != want {
+				return 0, fmt.Errorf("%s crawl fetched %d pages, want %d", cr.label, got, want)
 			}
 			return d, nil
 		}
@@ -177,19 +204,22 @@ func main() {
 				cpu[mode] = d
 			}
 		}
-		r := cpu[*against].Seconds() / cpu[*base].Seconds()
+		r := cpu["against"].Seconds() / cpu["base"].Seconds()
 		ratios = append(ratios, r)
 		n := float64(*hosts * *pages)
-		name := *against
+		name := roles["against"].label
 		if name == "guard" {
 			name = "guarded"
 		}
 		fmt.Printf("pair %d: %s %.0f µs/page, %s %.0f µs/page, %+.1f %%\n", p+1,
-			*base, cpu[*base].Seconds()*1e6/n, name, cpu[*against].Seconds()*1e6/n, 100*(r-1))
+			*base, cpu["base"].Seconds()*1e6/n, name, cpu["against"].Seconds()*1e6/n, 100*(r-1))
 	}
 	lo, hi := medianInterval(ratios)
 	over := "bare colly"
-	if *base != "bare" {
+	switch {
+	case *baseBin != "":
+		over = *base + " of " + *baseBin
+	case *base != "bare":
 		over = *base
 	}
 	fmt.Printf("median CPU over %s: %+.1f %% (%d pairs; 95 %% interval [%+.1f, %+.1f] %%)\n",
@@ -226,20 +256,25 @@ func medianInterval(xs []float64) (lo, hi float64) {
 	return meds[resamples*25/1000], meds[resamples*975/1000-1]
 }
 
-// run crawls in a child process and returns its CPU time.
-func run(mode, addr string, hosts int, profile, memprofile string, stats bool) (time.Duration, error) {
+// run crawls as mode in a child process of bin, its hosts labelled
+// label, and returns its CPU time.
+func run(bin, mode, label, addr string, hosts int, profile, memprofile string, stats bool) (time.Duration, error) {
 	args := []string{"-child", mode, "-addr", addr, "-hosts", strconv.Itoa(hosts), "-cpuprofile", profile, "-memprofile", memprofile,
 		"-stats=" + strconv.FormatBool(stats)}
-	cmd := exec.Command(os.Args[0], args...)
+	if label != mode {
+		args = append(args, "-label", label)
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	if _, err := cmd.Output(); err != nil {
-		return 0, fmt.Errorf("%s crawl: %w", mode, err)
+		return 0, fmt.Errorf("%s crawl: %w", label, err)
 	}
 	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
-// crawl crawls every host's pages from /p0 and returns the pages scraped.
-func crawl(mode, addr string, hosts int, stats bool) int64 {
+// crawl crawls every host's pages from /p0 as mode, the hosts labelled
+// label, and returns the pages scraped.
+func crawl(mode, label, addr string, hosts int, stats bool) int64 {
 	var d net.Dialer
 	var dials atomic.Int64
 	tr := &http.Transport{
@@ -267,7 +302,7 @@ func crawl(mode, addr string, hosts int, stats bool) int64 {
 		st := storedRobots{}
 		now := time.Now()
 		for i := 0; i < hosts; i++ {
-			st[fmt.Sprintf("http://h%03d.%s.test", i, mode)] = policy.Record{
+			st[fmt.Sprintf("http://h%03d.%s.test", i, label)] = policy.Record{
 				State: policy.StateParsed, GoodState: policy.StateParsed, StatusCode: 200,
 				FetchedAt: now, Expires: now.Add(time.Hour), Body: []byte(robotsTxt),
 			}
@@ -296,7 +331,7 @@ func crawl(mode, addr string, hosts int, stats bool) int64 {
 	c.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
 	c.OnScraped(func(*colly.Response) { scraped.Add(1) })
 	for i := 0; i < hosts; i++ {
-		c.Visit(fmt.Sprintf("http://h%03d.%s.test/p0", i, mode))
+		c.Visit(fmt.Sprintf("http://h%03d.%s.test/p0", i, label))
 	}
 	c.Wait()
 	return scraped.Load()
@@ -340,7 +375,7 @@ func (s storedRobots) Load(_ context.Context, origin string) (policy.Record, boo
 
 func (s storedRobots) Save(context.Context, string, policy.Record) error { return nil }
 
-// servedCount counts the pages the site served, by the crawl's mode (the
+// servedCount counts the pages the site served, by the crawl's label (the
 // second label of the host name).
 type servedCount struct {
 	mu sync.Mutex
