@@ -94,6 +94,10 @@ func (c *deadlineCtx) Done() <-chan struct{} {
 // Err implements context.Context.
 func (c *deadlineCtx) Err() error {
 	if err := c.err.Load(); err != nil {
+		// Done is closed right after err is set: wait for it, so that
+		// no caller sees an error while Done is still open (as
+		// context's own contexts do).
+		<-c.Done()
 		return err.(error)
 	}
 	return nil
@@ -156,18 +160,25 @@ func (c *deadlineCtx) finish(err error) {
 	}
 }
 
-// timedOut returns err, a request's error, as the cause its deadline
-// gave it if the transport's deadline ended req (net/http reports
-// context.Cause, which for a deadlineCtx is context.DeadlineExceeded).
+// timedOut returns err, a request's error, as the cause the transport's
+// deadline gave req's context if that deadline ended it. net/http reports
+// context.Cause over HTTP/1, which for a deadlineCtx is
+// context.DeadlineExceeded, and ctx.Err() in places over HTTP/2.
 func timedOut(req *http.Request, err error) error {
-	if err == nil {
-		return nil
-	}
-	c, ok := req.Context().(*deadlineCtx)
-	if !ok || !errors.Is(err, context.DeadlineExceeded) || c.Err() != context.DeadlineExceeded {
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return c.cause
+	ctx := req.Context()
+	if c, ok := ctx.(*deadlineCtx); ok {
+		if c.Err() == context.DeadlineExceeded {
+			return c.cause
+		}
+		return err
+	}
+	if cause := context.Cause(ctx); cause != err && ctx.Err() == context.DeadlineExceeded && errors.Is(cause, context.DeadlineExceeded) {
+		return cause // a context.WithTimeoutCause of bound's
+	}
+	return err
 }
 
 // link adds c to l in deadline order and reports whether its deadline

@@ -3,7 +3,9 @@ package robotsmw
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -119,4 +121,43 @@ func TestDeadlineCtxEndedEarlyEndsDerived(t *testing.T) {
 		t.Errorf("Err() of derived context = %v, want context.Canceled", err)
 	}
 	end() // a second end is harmless
+}
+
+// Err must not report an end while Done is still open (the contract of
+// context.Context): end runs on another goroutine while Err is polled.
+func TestDeadlineCtxErrOnlyOnceDone(t *testing.T) {
+	var l deadlineList
+	for i := range 20000 {
+		ctx, end := l.withDeadline(context.Background(), time.Now(), time.Hour, errors.New("timed out"))
+		done := ctx.Done()
+		go end()
+		for ctx.Err() == nil {
+			runtime.Gosched()
+		}
+		select {
+		case <-done:
+		default:
+			t.Fatalf("round %d: Err() = %v while Done() is open", i, ctx.Err())
+		}
+	}
+}
+
+// timedOut names the transport's timeout for a request under a context
+// of its own (context.WithTimeoutCause, as bound gives a request whose
+// context can end), whose error net/http's HTTP/2 reports as
+// ctx.Err().
+func TestTimedOutUnderWithTimeoutCause(t *testing.T) {
+	cause := fmt.Errorf("robotsmw: not done within 1s: %w", context.DeadlineExceeded)
+	ctx, cancel := context.WithTimeoutCause(context.Background(), -time.Second, cause)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://example.com/", nil)
+	if err := timedOut(req, context.DeadlineExceeded); err != cause {
+		t.Errorf("timedOut(req, DeadlineExceeded) = %v, want the context's cause", err)
+	}
+	live, stop := context.WithCancel(context.Background())
+	defer stop()
+	req, _ = http.NewRequestWithContext(live, http.MethodGet, "http://example.com/", nil)
+	if err := timedOut(req, context.DeadlineExceeded); err != context.DeadlineExceeded {
+		t.Errorf("timedOut(req under a live context, DeadlineExceeded) = %v, want it as is", err)
+	}
 }
