@@ -204,12 +204,12 @@ func (g *Guard) checkInPlace(ctx context.Context, cache *policy.Cache, h *host, 
 }
 
 // robots returns the cache's entry for u's origin. A fresh cached entry is
-// read without a timer, and the host's memo of it (robotsMemo, which
-// keeps agent's Matcher) without the cache. Otherwise robots.txt may have to be fetched, which goes
-// through the host's gate: while the host is paused beyond limit the
-// request is deferred to the pause's end without starting a fetch that
-// would only wait for it. The look-up, which may wait for a fetch, is
-// bounded by limit (on the real clock, like the fetch).
+// read without a timer, and the host's memo of it (robotsMemo, which keeps
+// agent's Matcher) without the cache. Otherwise robots.txt may have to be
+// fetched, which goes through the host's gate: while the host is paused
+// beyond limit the request is deferred to the pause's end without starting
+// a fetch that would only wait for it. The look-up, which may wait for a
+// fetch, is bounded by limit (on the real clock, like the fetch).
 // now is the time on the Guard's clock (zero: read it).
 //
 // It returns the memo the entry came from or went to, if any.

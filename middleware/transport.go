@@ -287,10 +287,10 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 // the transport bounds each request, its redirect hops and the reading of
 // its body by that Timeout itself, counted from when the request passed
 // its gate, with one timer for all of them (deadlines.go), and a request
-// that runs out fails with the Guard's outcome of a timeout. Should the client have a Timeout again
-// (SetRequestTimeout after Attach), net/http bounds the request, and the
-// transport ends a colly request a little earlier (earlyTimeout), so that
-// the Guard's own outcome is what arrives.
+// that runs out fails with the Guard's outcome of a timeout. Should the
+// client have a Timeout again (SetRequestTimeout after Attach), net/http
+// bounds the request, and the transport ends a colly request a little
+// earlier (earlyTimeout), so that the Guard's own outcome is what arrives.
 func (t *guardTransport) bound(req *http.Request, v *visit, ours bool) (*http.Request, context.CancelFunc) {
 	dl, ok := req.Context().Deadline()
 	switch {
@@ -315,7 +315,7 @@ func (t *guardTransport) bound(req *http.Request, v *visit, ours bool) (*http.Re
 		}
 		// Its cause is what the transport returns once it runs out: an
 		// error naming the timeout, which matches context.DeadlineExceeded.
-		if _, ok := req.Context().Deadline(); ok || !ours || req.Context().Done() != nil {
+		if ok || !ours || req.Context().Done() != nil {
 			// A request without a visit, or one under a context that
 			// can end: a timer of its own.
 			ctx, cancel := context.WithTimeoutCause(req.Context(), left, t.timedOut)
