@@ -29,16 +29,15 @@ type robotsMemo struct {
 	cache  *policy.Cache
 	scheme string // u.Scheme and u.Host as the request wrote them
 	host   string
-	// agent is the product token whose Crawl-delay, delay, was applied
-	// to the host under this entry (see Guard.check), so that the next
-	// request for the same agent skips it; "" until one was.
-	agent string
-	delay time.Duration
-	// match is e.Robots's Matcher for the product token matchAgent: a
-	// request of that agent is checked without reading e.Robots, which a
-	// crawl going round its hosts finds cold.
-	matchAgent string
-	match      policy.Matcher
+	// agent is the product token the memo is for. match is e.Robots's
+	// Matcher for it: a request of that agent is checked without reading
+	// e.Robots, which a crawl going round its hosts finds cold. delayed
+	// says that agent's Crawl-delay, delay, was applied to the host under
+	// this entry (see Guard.check), so that its next request skips it.
+	agent   string
+	match   policy.Matcher
+	delayed bool
+	delay   time.Duration
 	// inline holds host's octets when they fit (see host.inline).
 	inline [hostInline]byte
 	e      policy.Entry
@@ -54,7 +53,7 @@ func freshEntry(e policy.Entry, now time.Time) bool {
 // allowed reports whether robots allows target for agent, through the
 // memo's Matcher if it is agent's; m may be nil.
 func (m *robotsMemo) allowed(robots *policy.Robots, agent string, target *url.URL) bool {
-	if m != nil && m.matchAgent == agent {
+	if m != nil && m.agent == agent {
 		return m.match.Allowed(target)
 	}
 	return robots.Allowed(agent, target)
@@ -63,7 +62,7 @@ func (m *robotsMemo) allowed(robots *policy.Robots, agent string, target *url.UR
 // delayFor returns the Crawl-delay m says was applied to its host for
 // agent, if it says so; m may be nil.
 func (m *robotsMemo) delayFor(agent string) (time.Duration, bool) {
-	if m == nil || m.agent == "" || m.agent != agent {
+	if m == nil || !m.delayed || m.agent != agent {
 		return 0, false
 	}
 	return m.delay, true
@@ -80,21 +79,25 @@ func (h *host) memo(cache *policy.Cache, u *url.URL, now time.Time) (*robotsMemo
 }
 
 // applied records that the Crawl-delay d was applied to h for agent under
-// m, h's memo, unless another memo replaced it meanwhile.
+// m, h's memo, unless another memo replaced it meanwhile. A memo for
+// another agent becomes agent's.
 func (h *host) applied(m *robotsMemo, agent string, d time.Duration) {
-	if m == nil || m.agent == agent && m.delay == d {
+	if m == nil || m.delayed && m.agent == agent && m.delay == d {
 		return
 	}
 	next := *m
 	next.setHost(m.host)
-	next.agent, next.delay = agent, d
+	if agent != m.agent {
+		next.agent, next.match = agent, m.e.Robots.Matcher(agent)
+	}
+	next.delayed, next.delay = true, d
 	h.robots.CompareAndSwap(m, &next)
 }
 
 // remember keeps e, the fresh entry for u through cache, as h's memo,
 // with its Matcher for agent, and returns it.
 func (h *host) remember(cache *policy.Cache, u *url.URL, e policy.Entry, agent string) *robotsMemo {
-	m := &robotsMemo{cache: cache, scheme: u.Scheme, matchAgent: agent, match: e.Robots.Matcher(agent), e: e}
+	m := &robotsMemo{cache: cache, scheme: u.Scheme, agent: agent, match: e.Robots.Matcher(agent), e: e}
 	if e.State != policy.StateUnreachable || e.Stale {
 		m.until = e.Expires // as freshEntry says
 	}

@@ -44,3 +44,31 @@ func TestRobotsMemo(t *testing.T) {
 		}
 	}
 }
+
+// A memo is one agent's: its Matcher and the Crawl-delay applied under
+// it. Applying another agent's Crawl-delay makes it that agent's.
+func TestRobotsMemoAgent(t *testing.T) {
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	cache := &policy.Cache{}
+	robots := policy.Parse([]byte("User-agent: *\nDisallow: /private\n\nUser-agent: other\nDisallow: /\n"))
+	u, private := mustURL(t, "http://a.test/page"), mustURL(t, "http://a.test/private/x")
+	h := newHost("a.test", 0, now.UnixNano())
+	m := h.remember(cache, u, policy.Entry{State: policy.StateParsed, Expires: now.Add(time.Hour), Robots: robots}, "robotsmw")
+	if _, ok := m.delayFor("robotsmw"); ok {
+		t.Errorf("delayFor(robotsmw) of a new memo: applied, want not yet")
+	}
+	if !m.allowed(robots, "robotsmw", u) || m.allowed(robots, "robotsmw", private) {
+		t.Errorf("allowed(robotsmw): want /page allowed and /private/x not")
+	}
+	h.applied(m, "other", time.Second)
+	next, _ := h.memo(cache, u, now)
+	if d, ok := next.delayFor("other"); !ok || d != time.Second {
+		t.Errorf("delayFor(other) after applied(other, 1s) = %v, %v; want 1s, true", d, ok)
+	}
+	if _, ok := next.delayFor("robotsmw"); ok {
+		t.Errorf("delayFor(robotsmw) after applied(other): applied, want not")
+	}
+	if next.agent != "other" || next.allowed(robots, "other", u) {
+		t.Errorf("memo after applied(other) is %q's, allowed(other, /page) = true; want other's, false", next.agent)
+	}
+}
