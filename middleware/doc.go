@@ -141,7 +141,7 @@
 // off). The lease is given back when the response's body is read to its
 // end, fails or is closed, when the request fails or times out, and for a
 // redirect when its headers arrive. The schedule lives in the Guard's
-// [pace.Pacer]: its own [pace.Memory] unless [Guard.Pacer] is set.
+// state of each host (a [pace.Local]), or in [Guard.Pacer] if it is set.
 //
 // The callbacks never abort a request: their verdict travels to the
 // transport the Guard installs under colly's HTTP client, which fails the

@@ -296,8 +296,6 @@ type Guard struct {
 	ownMade atomic.Pointer[policy.Cache] // own, once made: Stats reads it without making it
 
 	pacer    pacerState   // what the Guard keeps about its Pacer
-	memOnce  sync.Once    // sets mem's clock
-	mem      pace.Memory  // the schedule's home when Pacer is nil
 	hosts    hostTable    // per-host pacing and back-off
 	totals   totals       // counters over all hosts
 	visits   visitIndex   // the record of each colly request in flight (request.go)

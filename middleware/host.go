@@ -63,9 +63,10 @@ func hostKey(u *url.URL) string {
 // small (docs/politeness.md): a broad crawl holds one per live host.
 // Times are Unix nanoseconds on the Guard's clock.
 //
-// The schedule itself lives in the Guard's Pacer (a pace.Memory of its
-// own by default); a host here is the Guard's copy of what the Pacer said
-// (interval, pause, latency), its back-off state and its counters. A
+// The schedule itself is the host's sched (a pace.Local) when the Guard
+// has no Pacer, else in the Pacer; a host keeps the Guard's copy of what
+// the schedule said (interval, pause, latency), its back-off state and its
+// counters. A
 // strike voids the schedule and wakes every waiter (changed, gen), who
 // take new positions after the pause; a lease given back wakes them too
 // (changed), to ask for the host again.
@@ -116,9 +117,8 @@ type host struct {
 	// gone is set when the host table forgets the state: a ticket's
 	// pointer to it is then stale (see Guard.hostFor).
 	gone atomic.Bool
-	// pace is where the Guard's own pace.Memory keeps the host's state
-	// (pace.Hint); guarded by that Memory's lock, not by h.mu.
-	pace pace.Hint
+	// sched is the host's schedule when the Guard has no Pacer.
+	sched pace.Local
 	// counters, read by Stats.
 	sent, pages, blocked, deferred, retried, backoffs, gaveUp, notFollowed uint32
 }
@@ -178,8 +178,9 @@ func (h *host) troubled(rateFloor time.Duration) *trouble {
 
 // quiet reports whether the host holds nothing that evicting it would
 // lose, at now: no waiter, no pause, no cut, no strike that is still
-// counted, no Crawl-delay gap still due, and idle since idle: nothing sent,
-// scheduled or first seen after it. h.mu must be held.
+// counted, no Crawl-delay gap still due, nothing its own schedule holds
+// (a lease, a position ahead, a pause: pace.Local.Holds), and idle since
+// idle: nothing sent, scheduled or first seen after it. h.mu must be held.
 //
 // A host's Crawl-delays go with it: its next request reads them again from
 // robots.txt (Guard.check), so only the gap after its last request must
@@ -188,14 +189,28 @@ func (h *host) troubled(rateFloor time.Duration) *trouble {
 // idle: a site can name any number of hosts that all ask for such a
 // pause, and a crawl must not hold them all. A request for the host after
 // that finds the pause in the host's schedule (the Pacer keeps it while it
-// holds) and gives up at once (Guard.schedule).
+// holds; a Guard with no Pacer keeps the host, without its robots.txt,
+// until the pause ends) and gives up at once (Guard.schedule).
 func (h *host) quiet(now, idle int64) bool {
 	if h.waiters > 0 {
 		return false
 	}
 	t := h.t
 	if t != nil && t.excluded {
-		return max(h.lastSend, t.lastStrike, t.asked) <= idle
+		if max(h.lastSend, t.lastStrike, t.asked) > idle {
+			return false
+		}
+		if h.sched.Holds(time.Unix(0, now)) {
+			// The host is its own schedule's home (no Pacer): kept for
+			// its pause, without its robots.txt, which no request for
+			// an excluded host reads (Guard.robots).
+			h.robots.Store(nil)
+			return false
+		}
+		return true
+	}
+	if h.sched.Holds(time.Unix(0, now)) {
+		return false
 	}
 	if now < h.pauseUntil || max(h.lastSend, h.pauseUntil) > idle {
 		return false

@@ -39,7 +39,7 @@ func (g *Guard) judgeFor(h *host, resp *http.Response, quiet bool) (class, pause
 		ev = g.strikeFor(h, g.clock(), cls, u, resp.Header, resp.StatusCode, nil, quiet)
 	case healthy:
 		if iv, floor, ok := h.healthy(g.clock); ok {
-			g.sharedRecover(context.Background(), g.pacerOf(), h, iv, floor)
+			g.recoverSchedule(context.Background(), h, iv, floor)
 		}
 	}
 	return cls, ev
@@ -81,7 +81,7 @@ func (g *Guard) strikeFor(h *host, now time.Time, c class, u *url.URL, hdr http.
 			g.logPaused(ev)
 		}
 	}
-	g.sharedStrike(context.Background(), g.pacerOf(), h, c, pause)
+	g.strikeSchedule(context.Background(), h, c, pause)
 	return ev
 }
 

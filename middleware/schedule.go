@@ -75,16 +75,6 @@ func (h *host) apply(now int64, p pace.State, rateFloor time.Duration) {
 	}
 }
 
-// pacerOf returns the home of the Guard's schedule: Guard.Pacer, or the
-// Guard's own pace.Memory on the Guard's clock.
-func (g *Guard) pacerOf() pace.Pacer {
-	if g.Pacer != nil {
-		return g.Pacer
-	}
-	g.memOnce.Do(func() { g.mem.Now = g.clock })
-	return &g.mem
-}
-
 // ask returns what a request to h asks of the schedule, within horizon;
 // h.mu must be held.
 func (g *Guard) ask(h *host, horizon time.Duration) pace.Ask {
@@ -119,8 +109,10 @@ func (g *Guard) ask(h *host, horizon time.Duration) pace.Ask {
 // now is the time on the Guard's clock (zero: read it); schedule returns
 // the time its request was given its slot at.
 func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Duration, positioned, lease bool, now time.Time) (uint64, time.Time, error) {
-	p := g.pacerOf()
-	g.watch(p)
+	p := g.Pacer // nil: the host's own pace.Local, under h.mu
+	if p != nil {
+		g.watch(p)
+	}
 	h.queued.Add(1)
 	defer h.queued.Add(-1)
 	var deadline int64 // set on the first turn, from lockOpen's clock read
@@ -164,11 +156,8 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 		jitter := g.Jitter > 0 && !positioned
 		a.Positioned, a.NoLease = positioned, !lease || jitter
 		var s pace.Slot
-		if p == pace.Pacer(&g.mem) {
-			// The Guard's own pace.Memory answers at once and calls
-			// nothing back with its lock held: asked with h.mu held
-			// (h.mu before its mu), which spares a round of h.mu.
-			s, err = g.mem.ReserveHint(h.name, a, &h.pace, now)
+		if p == nil {
+			s = h.sched.Reserve(a, now)
 		} else {
 			h.waiters++ // not evicted during the call
 			h.mu.Unlock()
@@ -196,12 +185,11 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			// the line between cores.
 			g.pacer.downSince.Store(0)
 		}
-		if s.Wait > 0 || s.State.Paused > 0 || p != pace.Pacer(&g.mem) {
+		if s.Wait > 0 || s.State.Paused > 0 || p != nil {
 			// A wait or a pause is counted from the Pacer's answer (a
 			// shared one's took a round trip): read the clock again. The
-			// Guard's own pace.Memory, on the Guard's clock, granted a
-			// slot at once at now: one clock read per turn on the fast
-			// path.
+			// host's own schedule granted a slot at once at now: one
+			// clock read per turn on the fast path.
 			now = g.clock()
 			n = now.UnixNano()
 		}
@@ -218,7 +206,7 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 			// A random delay after the position, never before it.
 			s.Wait += time.Duration(g.random() * min(g.Jitter, 1) * float64(s.Interval))
 		}
-		if s.Lease != 0 && p != pace.Pacer(&g.mem) {
+		if s.Lease != 0 && p != nil {
 			ttl := int64(cmp.Or(s.LeaseTTL, pace.DefaultLease))
 			if g.pacer.leaseTTL.Load() != ttl {
 				// Written only when it changes: a store per request
@@ -263,15 +251,6 @@ func (g *Guard) schedule(ctx context.Context, h *host, u *url.URL, limit time.Du
 	}
 }
 
-// giveBack gives a lease of h back to the Guard's Pacer at now; the
-// Guard's own pace.Memory is told with h's hint (see pace.Hint).
-func (g *Guard) giveBack(h *host, r pace.Release, now time.Time) (pace.State, error) {
-	if p := g.pacerOf(); p != pace.Pacer(&g.mem) {
-		return p.Release(context.Background(), h.name, r)
-	}
-	return g.mem.ReleaseHint(h.name, r, &h.pace, now)
-}
-
 // awaitFree waits up to d, on the real clock (a lease comes back when a
 // response ends, not at a time a test clock can skip to), for a lease of
 // h to come back, a strike to void h's schedule (voided), or ctx to end.
@@ -305,15 +284,22 @@ const latencyFactor = 1.0
 // With page set, the response was a colly request's page, read to its end
 // (or as far as colly wanted): it is counted in Stats.
 func (g *Guard) release(h *host, lease uint64, latency time.Duration, failed, unsent bool, now time.Time, page bool) {
-	var floor time.Duration
-	if g.Pacer != nil {
-		// For the Pace a shared Pacer returns; apply takes the floor into
-		// account either way, so the Guard's own pace.Memory goes without.
+	r := pace.Release{Lease: lease, Latency: latency, Failed: failed, Unsent: unsent}
+	if g.Pacer == nil {
+		if now.IsZero() {
+			now = g.clock()
+		}
 		h.mu.Lock()
-		floor = h.floor(h.base)
-		h.mu.Unlock()
+		r.Floor = h.floor(h.base)
+		h.apply(now.UnixNano(), h.sched.Release(r, now), h.base)
+		h.released(page)
+		g.counted(page)
+		return
 	}
-	pc, err := g.giveBack(h, pace.Release{Lease: lease, Latency: latency, Failed: failed, Unsent: unsent, Floor: floor}, now)
+	h.mu.Lock()
+	r.Floor = h.floor(h.base) // for the Pace the Pacer returns
+	h.mu.Unlock()
+	pc, err := g.Pacer.Release(context.Background(), h.name, r)
 	var n int64
 	if err == nil && pc.Paused > 0 {
 		n = g.clock().UnixNano() // apply reads the time only for a pause
@@ -322,11 +308,22 @@ func (g *Guard) release(h *host, lease uint64, latency time.Duration, failed, un
 	if err == nil {
 		h.apply(n, pc, h.base)
 	}
+	h.released(page)
+	g.counted(page)
+}
+
+// released wakes the requests waiting for h, whose lease was given back,
+// and counts a page (see release); it releases h.mu.
+func (h *host) released(page bool) {
 	h.notify()
 	if page {
 		h.add(cPages)
 	}
 	h.mu.Unlock()
+}
+
+// counted counts a page in the Guard's totals (see release).
+func (g *Guard) counted(page bool) {
 	if page {
 		g.totals[cPages].Add(1)
 	}
@@ -440,25 +437,35 @@ func (g *Guard) pacerRetry() time.Duration {
 	return min(max(time.Duration(now-since), pacerRetryMin), pacerRetryMax)
 }
 
-// sharedStrike reports a strike of h, which paused it for pause, to the
-// Pacer and merges the answer. A failed call leaves the local pause in
-// force (the next Reserve fails too, and defers).
-func (g *Guard) sharedStrike(ctx context.Context, p pace.Pacer, h *host, c class, pause time.Duration) {
-	g.watch(p)
+// strikeSchedule records a strike of h, which paused it for pause, in its
+// schedule: the host's own (pace.Local), or the Pacer's, whose answer it
+// merges. A failed call leaves the local pause in force (the next Reserve
+// fails too, and defers).
+func (g *Guard) strikeSchedule(ctx context.Context, h *host, c class, pause time.Duration) {
 	factor := 1.25
 	if c == hard {
 		factor = 2
 	}
-	h.mu.Lock()
-	floor := h.floor(h.base)
-	h.mu.Unlock()
-	pc, err := p.Strike(ctx, h.name, pace.Strike{
+	s := pace.Strike{
 		Pause:   pause,
 		Factor:  factor,
-		Floor:   floor,
 		Ceiling: min(maxInterval, g.maxBackoff()),
 		From:    minCutInterval,
-	})
+	}
+	if g.Pacer == nil {
+		now := g.clock()
+		h.mu.Lock()
+		s.Floor = h.floor(h.base)
+		h.apply(now.UnixNano(), h.sched.Strike(s, now), h.base)
+		h.notify() // the waiters ask again
+		h.mu.Unlock()
+		return
+	}
+	g.watch(g.Pacer)
+	h.mu.Lock()
+	s.Floor = h.floor(h.base)
+	h.mu.Unlock()
+	pc, err := g.Pacer.Strike(ctx, h.name, s)
 	if err != nil {
 		return
 	}
@@ -467,9 +474,17 @@ func (g *Guard) sharedStrike(ctx context.Context, p pace.Pacer, h *host, c class
 	h.mu.Unlock()
 }
 
-// sharedRecover reports one step of h's recovery to the Pacer.
-func (g *Guard) sharedRecover(ctx context.Context, p pace.Pacer, h *host, interval, floor time.Duration) {
-	pc, err := p.Recover(ctx, h.name, interval, floor)
+// recoverSchedule records one step of h's recovery in its schedule (see
+// strikeSchedule).
+func (g *Guard) recoverSchedule(ctx context.Context, h *host, interval, floor time.Duration) {
+	if g.Pacer == nil {
+		now := g.clock()
+		h.mu.Lock()
+		h.apply(now.UnixNano(), h.sched.Recover(interval, floor, now), h.base)
+		h.mu.Unlock()
+		return
+	}
+	pc, err := g.Pacer.Recover(ctx, h.name, interval, floor)
 	if err != nil {
 		return
 	}

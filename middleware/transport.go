@@ -167,7 +167,7 @@ func (t *guardTransport) gateAgain(ctx context.Context, v *visit, h *host, u *ur
 
 // stale reports whether the request of visit v, which holds a lease of a shared
 // Pacer, passed its gate more than half that lease's TTL ago. The Guard's
-// own pace.Memory lives and stalls with it: its leases are never stale.
+// own schedule (pace.Local) lives and stalls with it: its leases are never stale.
 func (t *guardTransport) stale(v *visit) bool {
 	g := t.g
 	if g.Pacer == nil || v.sent == 0 || v.hop {

@@ -1,8 +1,8 @@
 // Package pacertest is the contract test of pace.Pacer: one table of
 // the schedule's rules (positions, in-flight leases, the gap after the end
 // of a response, latency, pauses, cuts, recovery and eviction), run
-// against every home of the schedule — pace.Memory and redisstore's Pacer — so
-// that the two cannot drift apart.
+// against every home of the schedule — pace.Memory, pace.Local and redisstore's Pacer — so
+// that they cannot drift apart.
 package pacertest
 
 import (
