@@ -33,8 +33,11 @@ type visit struct {
 	// orig is the URL the request was admitted under, before redirects:
 	// it names the request in errors.
 	orig *url.URL
-	key  reqKey   // the key the index holds the visit under
-	hops []reqKey // the keys of its redirect hops in the index
+	key  reqKey // the key the index holds the visit under
+	// keyed is key while the index holds the visit under it, else 0:
+	// what a look-up without the index's mutex checks (visitIndex.recent).
+	keyed atomic.Uintptr
+	hops  []reqKey // the keys of its redirect hops in the index
 
 	// r is the colly request of the current attempt. A sweep of the index
 	// that finds the visit short of its gate holds the request weakly
@@ -189,15 +192,36 @@ const (
 
 // A visitIndex holds the visits of the requests in flight, by key.
 type visitIndex struct {
-	// mu guards every field.
+	// mu guards m, issued and nextSweep.
 	mu        sync.Mutex
 	m         map[reqKey]*visit
 	issued    uint64
 	nextSweep int // len(m) at which put sweeps
+
+	// recent holds visits by a hash of their key, so that most look-ups
+	// (a request's gate and transport find the visit its OnRequest
+	// indexed) take neither the mutex nor a map probe: a slot's visit is
+	// the one under a key only while its keyed says so. Written with mu
+	// held; a visit dropped from m is cleared from its slot, so that
+	// recent keeps no request alive.
+	recent [recentVisits]atomic.Pointer[visit]
+}
+
+// recentVisits is the size of visitIndex.recent, a power of two.
+const recentVisits = 1024
+
+// recentSlot returns the slot of k in recent: header maps are allocated
+// at least 8 octets apart, and seldom closer than 64.
+func (x *visitIndex) recentSlot(k reqKey) *atomic.Pointer[visit] {
+	a := uintptr(k)
+	return &x.recent[(a>>6^a>>16)&(recentVisits-1)]
 }
 
 // get returns the visit under k, or nil.
 func (x *visitIndex) get(k reqKey) *visit {
+	if v := x.recentSlot(k).Load(); v != nil && v.keyed.Load() == uintptr(k) {
+		return v
+	}
 	x.mu.Lock()
 	v := x.m[k]
 	x.mu.Unlock()
@@ -218,7 +242,12 @@ func (x *visitIndex) putLocked(v *visit) {
 	}
 	x.issued++
 	v.seq = uint32(x.issued)
+	if old := x.m[v.key]; old != nil && old != v {
+		old.keyed.Store(0) // replaced under its key
+	}
 	x.m[v.key] = v
+	v.keyed.Store(uintptr(v.key))
+	x.recentSlot(v.key).Store(v)
 	if len(x.m) >= max(x.nextSweep, sweepVisits) {
 		x.sweep()
 	}
@@ -232,7 +261,7 @@ func (x *visitIndex) putNew(v *visit) *visit {
 	if old := x.m[v.key]; old != nil {
 		return old
 	}
-	x.putLocked(v)
+	x.putLocked(v) // probes m again, in the bucket just read
 	return v
 }
 
@@ -251,10 +280,12 @@ func (x *visitIndex) putHop(v *visit, k reqKey) {
 func (x *visitIndex) rekey(v *visit, k reqKey) {
 	x.mu.Lock()
 	if x.m[v.key] == v {
-		delete(x.m, v.key)
+		x.unindex(v)
 	}
 	v.key = k
 	x.m[k] = v
+	v.keyed.Store(uintptr(k))
+	x.recentSlot(k).Store(v)
 	x.mu.Unlock()
 }
 
@@ -277,8 +308,15 @@ func (x *visitIndex) dropLocked(v *visit) bool {
 	if x.m[v.key] != v {
 		return false
 	}
-	delete(x.m, v.key)
+	x.unindex(v)
 	return true
+}
+
+// unindex removes v from m and recent under its key; x.mu is held.
+func (x *visitIndex) unindex(v *visit) {
+	delete(x.m, v.key)
+	v.keyed.Store(0)
+	x.recentSlot(v.key).CompareAndSwap(v, nil)
 }
 
 // finish drops v and reports whether this is the first finish of v: its

@@ -68,3 +68,34 @@ func TestVisitCarriedAcrossRetries(t *testing.T) {
 		t.Errorf("%d visits left after the crawl, want 0", n)
 	}
 }
+
+// The index finds a visit through recent without its mutex, and never
+// hands out a visit under a key it is not indexed under: after a drop, a
+// rekey, or with another key in the same slot.
+func TestVisitIndexRecent(t *testing.T) {
+	var x visitIndex
+	headers := make([]http.Header, 3*recentVisits)
+	visits := make([]*visit, len(headers))
+	for i := range headers {
+		headers[i] = http.Header{}
+		visits[i] = &visit{key: keyOf(headers[i])}
+		if got := x.putNew(visits[i]); got != visits[i] {
+			t.Fatalf("putNew(visit %d) = %p, want %p", i, got, visits[i])
+		}
+	}
+	for i, h := range headers { // more keys than slots: some share one
+		if got := x.get(keyOf(h)); got != visits[i] {
+			t.Fatalf("get(key %d) = %p, want %p", i, got, visits[i])
+		}
+	}
+	v := visits[0]
+	if !x.drop(v) || x.get(keyOf(headers[0])) != nil || x.recentSlot(keyOf(headers[0])).Load() == v {
+		t.Errorf("get(key 0) after drop found the visit, or recent kept it")
+	}
+	v = visits[1]
+	moved := http.Header{}
+	x.rekey(v, keyOf(moved))
+	if x.get(keyOf(headers[1])) != nil || x.get(keyOf(moved)) != v {
+		t.Errorf("after rekey get(old key) = %p, get(new key) = %p; want nil, %p", x.get(keyOf(headers[1])), x.get(keyOf(moved)), v)
+	}
+}
