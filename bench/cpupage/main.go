@@ -10,12 +10,17 @@
 // points, so compare builds by many pairs (-pairs 45), not by one round.
 //
 // The two crawls of a pair run at the same time (each against hosts of
-// its own, h000.bare.test and h000.guard.test, on the one site), so that
+// its own, h000.hosta.test and h000.hostb.test, on the one site), so that
 // load from other processes on the machine, which varies from second to
 // second, falls on both alike: on a shared 2-core machine this narrows the
 // spread of the ratios from about ±15 to about ±5 points. With
 // -together=false they run one after the other, the order flipping each
-// pair.
+// pair. The two crawls' host names have the same length and the same kind
+// of octets whatever their modes: colly parses every link, and net/http
+// and the IDNA code read every host name, octet by octet, so that names of
+// different lengths (bare colly's once ran against "get-robots" hosts,
+// the Guard's against "guard" ones) made the crawl with the longer names
+// cost about three points more of its CPU.
 //
 //	go run ./cpupage [-pairs 5] [-hosts 200] [-pages 30] [-latency 20ms] [-together=true]
 //	    [-against guard|fixed|stored|wrap|colly-robots|get-robots] [-base bare|MODE] [-base-bin PATH]
@@ -142,16 +147,17 @@ func main() {
 	addrOf := strings.TrimPrefix(site.URL, "http://")
 	var ratios []float64
 	// The two crawls of a pair, by role: their mode, the binary that runs
-	// it, and the label of their hosts (which tells their pages apart).
-	type crawler struct{ mode, bin, label string }
+	// it, the label of their hosts (which tells their pages apart; of one
+	// length for both roles, see above) and their name in the output.
+	type crawler struct{ mode, bin, label, name string }
 	roles := map[string]crawler{
-		"base":    {*base, os.Args[0], *base},
-		"against": {*against, os.Args[0], *against},
+		"base":    {*base, os.Args[0], baseLabel, *base},
+		"against": {*against, os.Args[0], againstLabel, *against},
 	}
 	if *baseBin != "" {
-		roles["base"] = crawler{*base, *baseBin, *base} // an older build may know no -label
+		roles["base"] = crawler{*base, *baseBin, baseLabel, *base} // a build that knows -label
 		if *base == *against {
-			roles["against"] = crawler{*against, os.Args[0], "new"}
+			roles["against"] = crawler{*against, os.Args[0], againstLabel, "new"}
 		}
 	}
 	for p := 0; p < *pairs; p++ {
@@ -164,17 +170,17 @@ func main() {
 			cr := roles[role]
 			prof, mprof := "", ""
 			if *profile != "" {
-				prof = fmt.Sprintf("%s.%s.%d", *profile, cr.label, p+1)
+				prof = fmt.Sprintf("%s.%s.%d", *profile, cr.name, p+1)
 			}
 			if *memprofile != "" {
-				mprof = fmt.Sprintf("%s.%s.%d", *memprofile, cr.label, p+1)
+				mprof = fmt.Sprintf("%s.%s.%d", *memprofile, cr.name, p+1)
 			}
 			d, err := run(cr.bin, cr.mode, cr.label, addrOf, *hosts, prof, mprof, *stats)
 			if err != nil {
 				return 0, err
 			}
 			if got, want := served.take(cr.label), int64(*hosts**pages); got != want {
-				return 0, fmt.Errorf("%s crawl fetched %d pages, want %d", cr.label, got, want)
+				return 0, fmt.Errorf("%s crawl fetched %d pages, want %d", cr.name, got, want)
 			}
 			return d, nil
 		}
@@ -207,7 +213,7 @@ func main() {
 		r := cpu["against"].Seconds() / cpu["base"].Seconds()
 		ratios = append(ratios, r)
 		n := float64(*hosts * *pages)
-		name := roles["against"].label
+		name := roles["against"].name
 		if name == "guard" {
 			name = "guarded"
 		}
@@ -256,6 +262,12 @@ func medianInterval(xs []float64) (lo, hi float64) {
 	return meds[resamples*25/1000], meds[resamples*975/1000-1]
 }
 
+// The second labels of the two crawls' host names (see above).
+const (
+	baseLabel    = "hosta"
+	againstLabel = "hostb"
+)
+
 // run crawls as mode in a child process of bin, its hosts labelled
 // label, and returns its CPU time.
 func run(bin, mode, label, addr string, hosts int, profile, memprofile string, stats bool) (time.Duration, error) {
@@ -264,10 +276,11 @@ func run(bin, mode, label, addr string, hosts int, profile, memprofile string, s
 	if label != mode {
 		args = append(args, "-label", label)
 	}
+	name := mode
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	if _, err := cmd.Output(); err != nil {
-		return 0, fmt.Errorf("%s crawl: %w", label, err)
+		return 0, fmt.Errorf("%s crawl: %w", name, err)
 	}
 	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
