@@ -117,7 +117,9 @@ type Guard struct {
 	// quiet (nothing waiting, for its turn or its robots.txt, or sent; no
 	// pause, cut or strike in force, its Crawl-delay's gap over; its next
 	// request reads its Crawl-delay again). A host a Retry-After beyond a
-	// day excluded is kept while requests still ask for it. Zero means
+	// day excluded is kept while requests still ask for it and, with no
+	// Pacer (whose schedule would keep the pause), until the pause ends,
+	// without its robots.txt. Zero means
 	// 5 min; negative is refused. The totals in Stats keep the counts of
 	// forgotten hosts. Quiet is counted from the last request's start:
 	// keep IdleTimeout above the collector's request timeout, or a host

@@ -179,7 +179,7 @@ func (h *host) troubled(rateFloor time.Duration) *trouble {
 // quiet reports whether the host holds nothing that evicting it would
 // lose, at now: no waiter, no pause, no cut, no strike that is still
 // counted, no Crawl-delay gap still due, nothing its own schedule holds
-// (a lease, a position ahead, a pause: pace.Local.Holds), and idle since
+// due (a lease, a position ahead, a pause: pace.Local.Holds), and idle since
 // idle: nothing sent, scheduled or first seen after it. h.mu must be held.
 //
 // A host's Crawl-delays go with it: its next request reads them again from
@@ -202,8 +202,8 @@ func (h *host) quiet(now, idle int64) bool {
 		}
 		if h.sched.Holds(time.Unix(0, now)) {
 			// The host is its own schedule's home (no Pacer): kept for
-			// its pause, without its robots.txt, which no request for
-			// an excluded host reads (Guard.robots).
+			// its pause, without its robots.txt memo, which the next
+			// request that asks makes again.
 			h.robots.Store(nil)
 			return false
 		}

@@ -31,8 +31,8 @@ func loopbackHosts(t *testing.T, s *site) *http.Transport {
 // Stats lists only the busiest hosts. A host with a Crawl-delay is
 // forgotten too once its gap is over, and its next request reads the
 // Crawl-delay again; a host excluded by a Retry-After beyond a day is kept
-// while requests still ask for it, and forgotten once none did for
-// IdleTimeout (a site can name any number of such hosts).
+// while requests still ask for it and, with no Pacer, while its pause
+// holds (TestExcludedHostForgottenAfterPause), without its robots.txt.
 func TestIdleHostsEvicted(t *testing.T) {
 	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -224,5 +224,60 @@ func TestHostKeptWhileRobotsPending(t *testing.T) {
 	clk.advance(time.Hour)
 	if st := g.Stats(); st.Evicted != 0 || st.Hosts != 1 {
 		t.Errorf("Stats() while /p waits for robots.txt an hour on the Guard's clock: Evicted %d, Hosts %d; want 0 and 1", st.Evicted, st.Hosts)
+	}
+}
+
+// An excluded host (a Retry-After beyond a day) of a Guard with no Pacer
+// is kept while its pause holds (its schedule holds the pause), and
+// forgotten once the pause ended and no request asked: a site can name
+// any number of such hosts.
+func TestExcludedHostForgottenAfterPause(t *testing.T) {
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/robots.txt":
+			w.Write([]byte("User-agent: *\nDisallow: /private\n"))
+		default:
+			w.Header().Set("Retry-After", fmt.Sprint(int((25 * time.Hour).Seconds())))
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	})
+	clk := newFakeClock()
+	g := fakeGuard(&Guard{Rate: rate.Inf, IdleTimeout: time.Minute, MaxRetries: -1, MaxRobotsFailures: 1}, clk, 0)
+	c := colly.NewCollector(colly.AllowURLRevisit())
+	c.WithTransport(loopbackHosts(t, s))
+	g.Attach(c)
+	for i := 0; i < 20; i++ {
+		c.Visit(fmt.Sprintf("http://x%02d.test/page", i))
+	}
+	h := g.hosts.lookup("x00.test")
+	clk.advance(2 * time.Hour)
+	if st := g.Stats(); st.Hosts != 20 {
+		t.Errorf("2h later (paused 25h): Stats().Hosts = %d, want 20", st.Hosts)
+	}
+	clk.advance(24 * time.Hour)
+	g.Stats()
+	clk.advance(time.Hour)
+	st := g.Stats()
+	if st.Hosts != 0 {
+		h.mu.Lock()
+		t.Errorf("27h later (pause of 25h over, nothing asked): Stats().Hosts = %d, want 0; x00 holds=%v sched=%+v", st.Hosts, h.sched.Holds(clk.now()), h.sched)
+		h.mu.Unlock()
+	}
+}
+
+// A cut host whose floor a Crawl-delay then raises above its cut interval
+// is no longer cut (setCrawlDelay), and is forgotten once quiet, though
+// its schedule still holds the cut interval.
+func TestCutThenCrawlDelayHostForgotten(t *testing.T) {
+	clk := newFakeClock()
+	g := fakeGuard(&Guard{Rate: rate.Inf, IdleTimeout: time.Minute, MaxRetries: -1}, clk, 0)
+	u := mustURL(t, "http://cut.test/")
+	h := g.host(u)
+	g.strikeFor(h, clk.now(), hard, u, http.Header{}, 503, nil, true)
+	h.setCrawlDelay("http://cut.test", 5*time.Second, h.base)
+	clk.advance(time.Hour)
+	g.hosts.sweep(clk.now().UnixNano(), time.Minute)
+	if g.hosts.lookup("cut.test") != nil {
+		t.Errorf("sweep an hour later kept cut.test; want it forgotten: no longer cut, and quiet")
 	}
 }

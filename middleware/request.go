@@ -219,7 +219,7 @@ func (x *visitIndex) recentSlot(k reqKey) *atomic.Pointer[visit] {
 
 // get returns the visit under k, or nil.
 func (x *visitIndex) get(k reqKey) *visit {
-	if v := x.recentSlot(k).Load(); v != nil && v.keyed.Load() == uintptr(k) {
+	if v := x.recentSlot(k).Load(); v != nil && k != nil && v.keyed.Load() == uintptr(k) {
 		return v
 	}
 	x.mu.Lock()
@@ -242,9 +242,7 @@ func (x *visitIndex) putLocked(v *visit) {
 	}
 	x.issued++
 	v.seq = uint32(x.issued)
-	if old := x.m[v.key]; old != nil && old != v {
-		old.keyed.Store(0) // replaced under its key
-	}
+	x.replace(v.key, v)
 	x.m[v.key] = v
 	v.keyed.Store(uintptr(v.key))
 	x.recentSlot(v.key).Store(v)
@@ -271,9 +269,20 @@ func (x *visitIndex) putHop(v *visit, k reqKey) {
 	if x.m == nil {
 		x.m = make(map[reqKey]*visit)
 	}
+	x.replace(k, v)
 	x.m[k] = v
 	v.hops = append(v.hops, k)
 	x.mu.Unlock()
+}
+
+// replace unindexes the visit under k, if another than v, as v takes k
+// (a stale visit whose request's header map was collected, and whose
+// address a new map took); x.mu is held.
+func (x *visitIndex) replace(k reqKey, v *visit) {
+	if old := x.m[k]; old != nil && old != v && old.keyed.Load() == uintptr(k) {
+		old.keyed.Store(0)
+		x.recentSlot(k).CompareAndSwap(old, nil)
+	}
 }
 
 // rekey moves v to key k (its request was given a header map of its own).
@@ -283,6 +292,7 @@ func (x *visitIndex) rekey(v *visit, k reqKey) {
 		x.unindex(v)
 	}
 	v.key = k
+	x.replace(k, v)
 	x.m[k] = v
 	v.keyed.Store(uintptr(k))
 	x.recentSlot(k).Store(v)

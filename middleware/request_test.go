@@ -99,3 +99,27 @@ func TestVisitIndexRecent(t *testing.T) {
 		t.Errorf("after rekey get(old key) = %p, get(new key) = %p; want nil, %p", x.get(keyOf(headers[1])), x.get(keyOf(moved)), v)
 	}
 }
+
+// putHop under a key a stale visit is still indexed under (its aborted
+// request's header map was collected and its address reused by the
+// hop's) unindexes the stale one: recent must not hand it out.
+func TestVisitIndexPutHopOverStale(t *testing.T) {
+	var x visitIndex
+	hdr := http.Header{}
+	k := keyOf(hdr)
+	stale := &visit{key: k}
+	x.put(stale)
+	v := &visit{key: keyOf(http.Header{})}
+	x.put(v)
+	x.putHop(v, k)
+	x.mu.Lock()
+	inMap := x.m[k]
+	x.mu.Unlock()
+	if got := x.get(k); got != inMap {
+		t.Errorf("get(k) = %p (stale %p), but m[k] = %p (the hop's visit)", got, stale, inMap)
+	}
+	x.drop(v)
+	if got := x.get(k); got != nil {
+		t.Errorf("after drop(v), get(k) = %p (stale %p), want nil; recent still holds it: %v", got, stale, x.recentSlot(k).Load() == stale)
+	}
+}

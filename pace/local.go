@@ -9,11 +9,13 @@ import "time"
 // holds for the host already, and no Memory's lock is shared by every
 // host). Its methods keep the rules of [Pacer]'s (Reserve, Release,
 // Strike, Recover) on the time the caller passes. Its caller decides when
-// to forget it; [Local.Holds] says whether that would lose anything but
-// the smoothed response time.
+// to forget it; [Local.Holds] says whether that would lose anything due
+// (a cut interval and the smoothed response time are the caller's to
+// weigh).
 //
 // The zero Local is a host first seen. A Local is not safe for
-// concurrent use, and must not be copied after first use.
+// concurrent use, and must not be copied after first use (its first lease
+// is kept in an array of its own).
 type Local struct {
 	tat        time.Time     // the next free position
 	interval   time.Duration // the cut interval; 0 when not cut
@@ -23,7 +25,11 @@ type Local struct {
 	lastEnd    time.Time     // when the last response ended
 	latency    time.Duration // smoothed response time; 0 when unknown
 	leases     []lease       // requests in flight: lease1, or more
-	nextLease  uint64        // the last lease given, for a Local used alone
+	// nextLease is the last lease given, for a Local used alone. It
+	// starts at the time of the first, in nanoseconds, so that a Local
+	// made for a host again later does not number its leases as the one
+	// before did: a lease of that one given back late matches none.
+	nextLease uint64
 	// lease1 is leases' first array: a host has one request in flight as
 	// a rule, whose lease is then read with the rest of the schedule.
 	lease1 [1]lease
@@ -38,6 +44,9 @@ type lease struct {
 
 // Reserve is [Pacer.Reserve] for l's host at now.
 func (l *Local) Reserve(a Ask, now time.Time) Slot {
+	if l.nextLease == 0 {
+		l.nextLease = uint64(now.UnixNano())
+	}
 	return l.reserve(a, now, &l.nextLease)
 }
 
@@ -146,12 +155,12 @@ func (l *Local) Recover(interval, floor time.Duration, now time.Time) State {
 	return l.state(now, floor)
 }
 
-// Holds reports whether l holds anything at now that forgetting it would
-// lose, other than its smoothed response time: a lease, a position ahead,
-// a pause or a cut interval.
+// Holds reports whether l holds anything still due at now: a lease, a
+// position ahead or a pause. A cut interval is not counted: forgetting a
+// cut host is the caller's decision (a Memory keeps one for CutKeep).
 func (l *Local) Holds(now time.Time) bool {
 	l.expire(now)
-	return len(l.leases) > 0 || now.Before(l.tat) || now.Before(l.pauseUntil) || l.interval != 0
+	return len(l.leases) > 0 || now.Before(l.tat) || now.Before(l.pauseUntil)
 }
 
 // expire drops the leases that ran out at now (their member died, or a

@@ -12,8 +12,10 @@ import (
 
 // localPacer is a Pacer made of one pace.Local per host under one lock,
 // as a Guard with no Pacer keeps them (one per host state, under the
-// host's lock): it forgets a host that holds nothing once no call was
-// made for it within idle, sweeping at most once per idle.
+// host's lock): it forgets a host that holds nothing (Holds) and is not
+// cut once no call was made for it within idle, sweeping at most once
+// per idle. A host is cut while the interval its calls report is above
+// the floor they asked with, as a Guard tells.
 type localPacer struct {
 	now  func() time.Time
 	idle time.Duration
@@ -21,18 +23,19 @@ type localPacer struct {
 	mu        sync.Mutex // guards hosts, last, lastSweep and the Locals
 	hosts     map[string]*pace.Local
 	last      map[string]time.Time // a host's last call
+	cut       map[string]bool
 	lastSweep time.Time
 }
 
 func (p *localPacer) get(host string) (*pace.Local, time.Time) {
 	now := p.now()
 	if p.hosts == nil {
-		p.hosts, p.last, p.lastSweep = map[string]*pace.Local{}, map[string]time.Time{}, now
+		p.hosts, p.last, p.cut, p.lastSweep = map[string]*pace.Local{}, map[string]time.Time{}, map[string]bool{}, now
 	}
 	if now.Sub(p.lastSweep) >= p.idle {
 		p.lastSweep = now
 		for k, l := range p.hosts {
-			if !l.Holds(now) && now.Sub(p.last[k]) >= p.idle {
+			if !l.Holds(now) && !p.cut[k] && now.Sub(p.last[k]) >= p.idle {
 				delete(p.hosts, k)
 				delete(p.last, k)
 			}
@@ -51,28 +54,36 @@ func (p *localPacer) Reserve(_ context.Context, host string, a pace.Ask) (pace.S
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l, now := p.get(host)
-	return l.Reserve(a, now), nil
+	s := l.Reserve(a, now)
+	p.cut[host] = s.Interval > a.Floor
+	return s, nil
 }
 
 func (p *localPacer) Release(_ context.Context, host string, r pace.Release) (pace.State, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l, now := p.get(host)
-	return l.Release(r, now), nil
+	st := l.Release(r, now)
+	p.cut[host] = st.Interval > r.Floor
+	return st, nil
 }
 
 func (p *localPacer) Strike(_ context.Context, host string, s pace.Strike) (pace.State, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l, now := p.get(host)
-	return l.Strike(s, now), nil
+	st := l.Strike(s, now)
+	p.cut[host] = st.Interval > s.Floor
+	return st, nil
 }
 
 func (p *localPacer) Recover(_ context.Context, host string, interval, floor time.Duration) (pace.State, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l, now := p.get(host)
-	return l.Recover(interval, floor, now), nil
+	st := l.Recover(interval, floor, now)
+	p.cut[host] = st.Interval > floor
+	return st, nil
 }
 
 func (p *localPacer) Watch(func(string, pace.State)) func() { return func() {} }
@@ -99,8 +110,8 @@ func TestLocalContract(t *testing.T) {
 	})
 }
 
-// A Local's Holds says what forgetting it would lose: a lease, a position
-// ahead, a pause, a cut interval; not a response time alone.
+// A Local's Holds says what it holds still due: a lease, a position
+// ahead, a pause; not a cut interval nor a response time alone.
 func TestLocalHolds(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	var l pace.Local
@@ -118,8 +129,26 @@ func TestLocalHolds(t *testing.T) {
 	if l.Holds(now.Add(time.Second)) {
 		t.Errorf("Holds once the position passed = true, want false (a response time alone)")
 	}
-	l.Strike(pace.Strike{Pause: time.Second, Factor: 2, Floor: time.Second, Ceiling: time.Minute}, now.Add(2*time.Second))
-	if !l.Holds(now.Add(time.Hour)) {
-		t.Errorf("Holds of a cut host an hour later = false, want true (its interval)")
+	st := l.Strike(pace.Strike{Pause: time.Second, Factor: 2, Floor: time.Second, Ceiling: time.Minute}, now.Add(2*time.Second))
+	if st.Interval <= time.Second || !l.Holds(now.Add(2500*time.Millisecond)) {
+		t.Errorf("Strike = %+v, Holds during its pause = %v; want a cut interval, and the pause held", st, l.Holds(now.Add(2500*time.Millisecond)))
+	}
+	if l.Holds(now.Add(time.Hour)) {
+		t.Errorf("Holds of a cut host an hour later = true, want false: a cut is the caller's to keep")
+	}
+}
+
+// A Local made for a host again numbers its leases apart from the one
+// before: a lease of that one given back late frees none of the new one's.
+func TestLocalLeasesNumberedApart(t *testing.T) {
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var old, fresh pace.Local
+	stale := old.Reserve(pace.Ask{Limit: time.Minute}, now).Lease
+	s := fresh.Reserve(pace.Ask{Limit: time.Minute}, now.Add(time.Minute))
+	if s.Lease == 0 || s.Lease == stale {
+		t.Fatalf("leases %d and %d; want two, apart", stale, s.Lease)
+	}
+	if st := fresh.Release(pace.Release{Lease: stale, Unsent: true}, now.Add(time.Minute)); st.InFlight != 1 {
+		t.Errorf("Release of the old Local's lease: InFlight = %d, want 1 (the new lease kept)", st.InFlight)
 	}
 }

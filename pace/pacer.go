@@ -15,8 +15,8 @@ var ErrUnavailable = errors.New("pace: pacer unavailable")
 // A Pacer is the home of the per-host schedule: where each host's next
 // request may start, how many requests are in flight to it, when its last
 // response ended, how fast it answers, its pause and its rate cut. A Guard
-// keeps nothing of it but a copy: with Guard.Pacer nil it has a
-// [Memory] of its own; one Memory shared by several Guards paces
+// keeps nothing of it but a copy: with Guard.Pacer nil it keeps a
+// [Local] in its state of each host; one Memory shared by several Guards paces
 // them as one; package redisstore keeps it in Redis, so that a fleet of
 // crawler processes behaves as one polite crawler, and a pause that one of
 // them is asked for (Retry-After, back-off) holds for every one.
