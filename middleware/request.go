@@ -192,7 +192,7 @@ const (
 
 // A visitIndex holds the visits of the requests in flight, by key.
 type visitIndex struct {
-	// mu guards m, issued and nextSweep.
+	// mu guards every field but recent.
 	mu        sync.Mutex
 	m         map[reqKey]*visit
 	issued    uint64

@@ -50,40 +50,33 @@ func (p *localPacer) get(host string) (*pace.Local, time.Time) {
 	return l, now
 }
 
-func (p *localPacer) Reserve(_ context.Context, host string, a pace.Ask) (pace.Slot, error) {
+// call runs f on host's Local at the Pacer's time, and notes whether the
+// State it returns is cut above floor.
+func (p *localPacer) call(host string, floor time.Duration, f func(l *pace.Local, now time.Time) pace.State) pace.State {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l, now := p.get(host)
-	s := l.Reserve(a, now)
-	p.cut[host] = s.Interval > a.Floor
+	st := f(l, now)
+	p.cut[host] = st.Interval > floor
+	return st
+}
+
+func (p *localPacer) Reserve(_ context.Context, host string, a pace.Ask) (pace.Slot, error) {
+	var s pace.Slot
+	p.call(host, a.Floor, func(l *pace.Local, now time.Time) pace.State { s = l.Reserve(a, now); return s.State })
 	return s, nil
 }
 
 func (p *localPacer) Release(_ context.Context, host string, r pace.Release) (pace.State, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	l, now := p.get(host)
-	st := l.Release(r, now)
-	p.cut[host] = st.Interval > r.Floor
-	return st, nil
+	return p.call(host, r.Floor, func(l *pace.Local, now time.Time) pace.State { return l.Release(r, now) }), nil
 }
 
 func (p *localPacer) Strike(_ context.Context, host string, s pace.Strike) (pace.State, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	l, now := p.get(host)
-	st := l.Strike(s, now)
-	p.cut[host] = st.Interval > s.Floor
-	return st, nil
+	return p.call(host, s.Floor, func(l *pace.Local, now time.Time) pace.State { return l.Strike(s, now) }), nil
 }
 
 func (p *localPacer) Recover(_ context.Context, host string, interval, floor time.Duration) (pace.State, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	l, now := p.get(host)
-	st := l.Recover(interval, floor, now)
-	p.cut[host] = st.Interval > floor
-	return st, nil
+	return p.call(host, floor, func(l *pace.Local, now time.Time) pace.State { return l.Recover(interval, floor, now) }), nil
 }
 
 func (p *localPacer) Watch(func(string, pace.State)) func() { return func() {} }
@@ -98,12 +91,11 @@ func (p *localPacer) kept() int {
 // them: each host's schedule follows the same rules as a Memory's.
 func TestLocalContract(t *testing.T) {
 	pacertest.Run(t, func(t *testing.T) pacertest.Home {
-		var mu sync.Mutex
-		now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-		p := &localPacer{now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }, idle: time.Minute}
+		now, advance := manualClock()
+		p := &localPacer{now: now, idle: time.Minute}
 		return pacertest.Home{
 			Pacer:   p,
-			Advance: func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() },
+			Advance: advance,
 			Idle:    time.Minute,
 			Hosts:   p.kept,
 		}

@@ -24,12 +24,11 @@ func TestMemoryContract(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pacertest.Run(t, func(t *testing.T) pacertest.Home {
-				var mu sync.Mutex
-				now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-				p := &pace.Memory{Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }, Idle: tc.idle}
+				now, advance := manualClock()
+				p := &pace.Memory{Now: now, Idle: tc.idle}
 				return pacertest.Home{
 					Pacer:   p,
-					Advance: func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() },
+					Advance: advance,
 					Idle:    tc.want,
 					Hosts:   p.HostsKept,
 				}
@@ -116,4 +115,13 @@ func TestMemoryEarlyClocks(t *testing.T) {
 	if s, err := early.Reserve(ctx, "h.test", pace.Ask{Positioned: true, InFlight: 1, Limit: time.Hour}); err != nil || s.Wait > time.Second {
 		t.Errorf("Reserve in 1969 a second after a response ended = %+v, %v; want a wait of 1s at most", s, err)
 	}
+}
+
+// manualClock returns a clock that stands still until advance moves it
+// on; both are safe for concurrent use.
+func manualClock() (now func() time.Time, advance func(time.Duration)) {
+	var mu sync.Mutex
+	t := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	return func() time.Time { mu.Lock(); defer mu.Unlock(); return t },
+		func(d time.Duration) { mu.Lock(); t = t.Add(d); mu.Unlock() }
 }
