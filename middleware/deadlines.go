@@ -66,11 +66,19 @@ type deadlineCtx struct {
 // clock), and the function that ends it before (with context.Canceled),
 // which must be called once the request is done.
 func (l *deadlineList) withDeadline(parent context.Context, now time.Time, timeout time.Duration, cause error) (context.Context, context.CancelFunc) {
-	c := &deadlineCtx{Context: parent, dl: now.Add(timeout), cause: cause, list: l}
+	c := new(deadlineCtx)
+	l.start(c, parent, now, timeout, cause)
+	return c, c.end
+}
+
+// start makes c, a zero deadlineCtx (a request's own: see visit.dl),
+// parent bounded by timeout from now, as withDeadline does; c.end ends
+// it before.
+func (l *deadlineList) start(c *deadlineCtx, parent context.Context, now time.Time, timeout time.Duration, cause error) {
+	c.Context, c.dl, c.cause, c.list = parent, now.Add(timeout), cause, l
 	if !l.link(c, now) {
 		c.finish(context.DeadlineExceeded)
 	}
-	return c, c.end
 }
 
 // Deadline implements context.Context.

@@ -71,7 +71,20 @@ func hostKey(u *url.URL) string {
 // take new positions after the pause; a lease given back wakes them too
 // (changed), to ask for the host again.
 type host struct {
-	name string
+	// What a request reads first (its memo, whether the state is gone or
+	// troubled, the name a look-up compares) comes first, mu and the
+	// fields it guards next, the schedule last: a crawl going round its
+	// hosts finds each host cold, and reads fewer cache lines so.
+	//
+	// robots is the robots.txt entry the last request was admitted
+	// under (see robotsMemo); nil until one was.
+	robots atomic.Pointer[robotsMemo]
+	// gone is set when the host table forgets the state: a ticket's
+	// pointer to it is then stale (see Guard.hostFor).
+	gone atomic.Bool
+	// hasTrouble mirrors t != nil, for healthy to skip the lock.
+	hasTrouble atomic.Bool
+	name       string
 	// inline holds name's octets when they fit, next to the state a
 	// request reads, so that a look-up compares the name without reading
 	// the URL string it first came from (nor keeping that alive).
@@ -109,18 +122,10 @@ type host struct {
 	changed chan struct{}
 	// t holds the rarely needed state: strikes, cuts, Crawl-delays.
 	t *trouble
-	// hasTrouble mirrors t != nil, for healthy to skip the lock.
-	hasTrouble atomic.Bool
-	// robots is the robots.txt entry the last request was admitted
-	// under (see robotsMemo); nil until one was.
-	robots atomic.Pointer[robotsMemo]
-	// gone is set when the host table forgets the state: a ticket's
-	// pointer to it is then stale (see Guard.hostFor).
-	gone atomic.Bool
-	// sched is the host's schedule when the Guard has no Pacer.
-	sched pace.Local
 	// counters, read by Stats.
 	sent, pages, blocked, deferred, retried, backoffs, gaveUp, notFollowed uint32
+	// sched is the host's schedule when the Guard has no Pacer.
+	sched pace.Local
 }
 
 // trouble is the part of a host's state that only hosts that failed, were

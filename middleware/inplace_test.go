@@ -278,7 +278,7 @@ func TestSyncOnErrorVisitsUnderLimitRule(t *testing.T) {
 	if want := "[error /flaky ok /fallback/flaky ok /flaky"; !strings.HasPrefix(fmt.Sprint(events), want) {
 		t.Errorf("callbacks ran %v, want them to begin %s …]", events, want)
 	}
-	if n := g.visits.len(); n != 0 {
+	if n := g.visits.count(); n != 0 {
 		t.Errorf("%d visits indexed after the crawl, want 0", n)
 	}
 }

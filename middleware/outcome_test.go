@@ -110,7 +110,7 @@ func TestBodyCutShortGivesUp(t *testing.T) {
 		if st := g.Stats().Total; st.Retried != 2 || st.GaveUp != 1 || st.Backoffs == 0 {
 			t.Errorf("async=%v: Stats = %+v, want Retried 2, GaveUp 1, Backoffs > 0", async, st)
 		}
-		if n := g.visits.len(); n != 0 {
+		if n := g.visits.count(); n != 0 {
 			t.Errorf("async=%v: %d visits left", async, n)
 		}
 	}
@@ -160,7 +160,7 @@ func TestNetworkThenMalformedResponse(t *testing.T) {
 		if got := log.get("/odd"); got != tt.want {
 			t.Errorf("MaxRetries %d: outcomes %q, want %q", tt.retries, got, tt.want)
 		}
-		if n := g.visits.len(); n != 0 {
+		if n := g.visits.count(); n != 0 {
 			t.Errorf("MaxRetries %d: %d visits left", tt.retries, n)
 		}
 		if got, want := rep.len(), map[bool]int{true: 1, false: 0}[tt.retries == 1]; got != want {
@@ -269,7 +269,7 @@ func TestSlowTransportTimeoutNotLost(t *testing.T) {
 	if rep.len() != 0 {
 		t.Errorf("ErrorHandler got %v, want nothing", rep.errs)
 	}
-	if n := g.visits.len(); n != 0 {
+	if n := g.visits.count(); n != 0 {
 		t.Errorf("%d visits left", n)
 	}
 	if hs := hostStats(g, "127.0.0.1"); hs.Retried != 1 || hs.GaveUp != 0 {
@@ -738,7 +738,7 @@ func TestAbortedRequestsDoNotAccumulate(t *testing.T) {
 			runtime.GC()
 		}
 	}
-	left := g.visits.len()
+	left := g.visits.count()
 	if left > 2*sweepVisits {
 		t.Errorf("%d visits kept after %d aborted requests, want ≤ %d", left, n, 2*sweepVisits)
 	}
@@ -841,7 +841,7 @@ func TestSweepBesideGates(t *testing.T) {
 	if got := s.count("/p0"); got != 1 {
 		t.Errorf("/p0 sent %d times, want 1", got)
 	}
-	if left := g.visits.len(); left != 0 {
+	if left := g.visits.count(); left != 0 {
 		t.Errorf("%d visits kept after the crawl, want 0", left)
 	}
 }

@@ -118,7 +118,7 @@ func chainSite(t *testing.T) *site {
 }
 
 // visitCount returns the number of keys g's index of visits holds.
-func visitCount(g *Guard) int { return g.visits.len() }
+func visitCount(g *Guard) int { return g.visits.count() }
 
 // Redirect chains that end without the Guard's transport taking the last
 // hop leave nothing that outlives the request: a chain cut after 10 hops

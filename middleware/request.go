@@ -65,6 +65,13 @@ type visit struct {
 	crawl       context.Context
 	parseErrors bool // the collector's ParseHTTPErrorResponse for the attempt
 	body        watchedBody
+	// dl is the context that bounds the first attempt by the collector's
+	// request timeout (guardTransport.bound), in the visit rather than an
+	// allocation of its own; dlUsed says it was taken, and later attempts
+	// and hops make their own. It is never reused: net/http may read it
+	// after the request is done.
+	dl     deadlineCtx
+	dlUsed bool
 
 	// outcome is what the transport returned for the attempt, kept for
 	// OnError: net/http replaces a transport's error with a string when
@@ -191,30 +198,39 @@ const (
 )
 
 // A visitIndex holds the visits of the requests in flight, by key.
+//
+// A visit is stored in its key's slot of recent when the slot is free,
+// which it is for most: a request then finds its visit, is indexed and is
+// dropped without a map, whose buckets a crawl going round its requests
+// finds cold at each step. A visit whose slot another holds, and the keys
+// of redirect hops, are kept in m. A key is in one place at a time: its
+// slot, if the visit there is indexed under it (its keyed says so), else
+// m.
 type visitIndex struct {
-	// mu guards every field but recent.
+	// mu guards every field, and every write of recent; recent is read
+	// without it too (get).
 	mu        sync.Mutex
-	m         map[reqKey]*visit
+	m         map[reqKey]*visit // visits whose slot is taken, and hops' keys
+	slotted   int               // visits in recent
 	issued    uint64
-	nextSweep int // len(m) at which put sweeps
+	nextSweep int // len at which put sweeps
 
-	// recent holds visits by a hash of their key, so that most look-ups
-	// (a request's gate and transport find the visit its OnRequest
-	// indexed) take neither the mutex nor a map probe: a slot's visit is
-	// the one under a key only while its keyed says so. Written with mu
-	// held; a visit dropped from m is cleared from its slot, so that
-	// recent keeps no request alive.
+	// recent holds visits by a hash of their key: a slot's visit is the
+	// one under a key only while its keyed says so. A visit dropped is
+	// cleared from its slot, so that recent keeps no request alive.
 	recent [recentVisits]atomic.Pointer[visit]
 }
 
-// recentVisits is the size of visitIndex.recent, a power of two.
-const recentVisits = 1024
+// recentVisits is the size of visitIndex.recent, a power of two: about
+// four times the requests a crawl has between OnRequest and their ends,
+// so that few share a slot.
+const recentVisits = 4096
 
 // recentSlot returns the slot of k in recent: header maps are allocated
 // at least 8 octets apart, and seldom closer than 64.
 func (x *visitIndex) recentSlot(k reqKey) *atomic.Pointer[visit] {
 	a := uintptr(k)
-	return &x.recent[(a>>6^a>>16)&(recentVisits-1)]
+	return &x.recent[(a>>6^a>>18)&(recentVisits-1)]
 }
 
 // get returns the visit under k, or nil.
@@ -223,9 +239,25 @@ func (x *visitIndex) get(k reqKey) *visit {
 		return v
 	}
 	x.mu.Lock()
-	v := x.m[k]
+	v := x.lookup(k)
 	x.mu.Unlock()
 	return v
+}
+
+// lookup is get with x.mu held.
+func (x *visitIndex) lookup(k reqKey) *visit {
+	if v := x.recentSlot(k).Load(); v != nil && k != nil && v.keyed.Load() == uintptr(k) {
+		return v
+	}
+	return x.m[k]
+}
+
+// indexed reports whether v is indexed under its key; x.mu is held.
+func (x *visitIndex) indexed(v *visit) bool {
+	if v.key == nil {
+		return x.m[nil] == v
+	}
+	return v.keyed.Load() == uintptr(v.key)
 }
 
 // put indexes v under its key.
@@ -237,18 +269,36 @@ func (x *visitIndex) put(v *visit) {
 
 // putLocked is put with x.mu held.
 func (x *visitIndex) putLocked(v *visit) {
+	x.issued++
+	v.seq = uint32(x.issued)
+	x.store(v.key, v)
+	if x.len() >= max(x.nextSweep, sweepVisits) {
+		x.sweep()
+	}
+}
+
+// store indexes v under k, its key, in k's slot if it is free, else in
+// m; x.mu is held.
+func (x *visitIndex) store(k reqKey, v *visit) {
+	x.replace(k, v)
+	v.keyed.Store(uintptr(k))
+	if s := x.recentSlot(k); k != nil && s.Load() == nil {
+		if x.m[k] != nil {
+			delete(x.m, k) // a hop's stale key (see replace)
+		}
+		s.Store(v)
+		x.slotted++
+		return
+	}
+	x.mapStore(k, v)
+}
+
+// mapStore sets m[k] to v; x.mu is held.
+func (x *visitIndex) mapStore(k reqKey, v *visit) {
 	if x.m == nil {
 		x.m = make(map[reqKey]*visit)
 	}
-	x.issued++
-	v.seq = uint32(x.issued)
-	x.replace(v.key, v)
-	x.m[v.key] = v
-	v.keyed.Store(uintptr(v.key))
-	x.recentSlot(v.key).Store(v)
-	if len(x.m) >= max(x.nextSweep, sweepVisits) {
-		x.sweep()
-	}
+	x.m[k] = v
 }
 
 // putNew indexes v under its key unless a visit is there already, and
@@ -256,46 +306,40 @@ func (x *visitIndex) putLocked(v *visit) {
 func (x *visitIndex) putNew(v *visit) *visit {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if old := x.m[v.key]; old != nil {
+	if old := x.lookup(v.key); old != nil {
 		return old
 	}
-	x.putLocked(v) // probes m again, in the bucket just read
+	x.putLocked(v)
 	return v
 }
 
 // putHop indexes v under k too, the key of one of its redirect hops.
 func (x *visitIndex) putHop(v *visit, k reqKey) {
 	x.mu.Lock()
-	if x.m == nil {
-		x.m = make(map[reqKey]*visit)
-	}
 	x.replace(k, v)
-	x.m[k] = v
+	x.mapStore(k, v)
 	v.hops = append(v.hops, k)
 	x.mu.Unlock()
 }
 
 // replace unindexes the visit under k, if another than v, as v takes k
 // (a stale visit whose request's header map was collected, and whose
-// address a new map took); x.mu is held.
+// address a new map took); x.mu is held. A hop's key of another visit
+// under k is overwritten, or deleted, by the caller.
 func (x *visitIndex) replace(k reqKey, v *visit) {
-	if old := x.m[k]; old != nil && old != v && old.keyed.Load() == uintptr(k) {
-		old.keyed.Store(0)
-		x.recentSlot(k).CompareAndSwap(old, nil)
+	if old := x.lookup(k); old != nil && old != v && old.key == k && x.indexed(old) {
+		x.unindex(old)
 	}
 }
 
 // rekey moves v to key k (its request was given a header map of its own).
 func (x *visitIndex) rekey(v *visit, k reqKey) {
 	x.mu.Lock()
-	if x.m[v.key] == v {
+	if x.indexed(v) {
 		x.unindex(v)
 	}
 	v.key = k
-	x.replace(k, v)
-	x.m[k] = v
-	v.keyed.Store(uintptr(k))
-	x.recentSlot(k).Store(v)
+	x.store(k, v)
 	x.mu.Unlock()
 }
 
@@ -315,18 +359,23 @@ func (x *visitIndex) dropLocked(v *visit) bool {
 		}
 	}
 	v.hops = v.hops[:0]
-	if x.m[v.key] != v {
+	if !x.indexed(v) {
 		return false
 	}
 	x.unindex(v)
 	return true
 }
 
-// unindex removes v from m and recent under its key; x.mu is held.
+// unindex removes v, indexed under its key, from recent or m; x.mu is
+// held.
 func (x *visitIndex) unindex(v *visit) {
-	delete(x.m, v.key)
 	v.keyed.Store(0)
-	x.recentSlot(v.key).CompareAndSwap(v, nil)
+	if s := x.recentSlot(v.key); v.key != nil && s.Load() == v {
+		s.Store(nil)
+		x.slotted--
+		return
+	}
+	delete(x.m, v.key)
 }
 
 // finish drops v and reports whether this is the first finish of v: its
@@ -340,21 +389,23 @@ func (x *visitIndex) finish(v *visit) bool {
 	return first
 }
 
-// len returns the number of keys indexed.
+// len returns the number of keys indexed; x.mu is held.
 func (x *visitIndex) len() int {
+	return x.slotted + len(x.m)
+}
+
+// count returns the number of keys indexed.
+func (x *visitIndex) count() int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return len(x.m)
+	return x.len()
 }
 
 // sweep drops the visits of collected requests and of old ones; x.mu is
 // held.
 func (x *visitIndex) sweep() {
 	now := uint32(x.issued)
-	for k, v := range x.m {
-		if k != v.key {
-			continue // a hop's key: dropped with its visit
-		}
+	check := func(v *visit) {
 		switch {
 		case now-v.seq > maxVisitAge:
 			x.dropLocked(v)
@@ -365,5 +416,15 @@ func (x *visitIndex) sweep() {
 			x.dropLocked(v)
 		}
 	}
-	x.nextSweep = 2 * len(x.m)
+	for i := range x.recent {
+		if v := x.recent[i].Load(); v != nil {
+			check(v)
+		}
+	}
+	for k, v := range x.m {
+		if k == v.key && x.indexed(v) { // not a hop's key: dropped with its visit
+			check(v)
+		}
+	}
+	x.nextSweep = 2 * x.len()
 }

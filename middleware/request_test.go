@@ -2,6 +2,8 @@ package robotsmw
 
 import (
 	"net/http"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,7 +39,7 @@ func TestVisitSharedHeaderMap(t *testing.T) {
 	}
 	g.visits.drop(v1)
 	g.visits.drop(v2)
-	if n := g.visits.len(); n != 0 {
+	if n := g.visits.count(); n != 0 {
 		t.Errorf("%d visits left, want 0", n)
 	}
 }
@@ -64,7 +66,7 @@ func TestVisitCarriedAcrossRetries(t *testing.T) {
 	if errs := rep.get(s.URL + "/always503"); len(errs) != 1 || !IsFinal(errs[0]) {
 		t.Errorf("ErrorHandler(/always503) = %v, want one final outcome", errs)
 	}
-	if n := g.visits.len(); n != 0 {
+	if n := g.visits.count(); n != 0 {
 		t.Errorf("%d visits left after the crawl, want 0", n)
 	}
 }
@@ -79,6 +81,7 @@ func TestVisitIndexRecent(t *testing.T) {
 	for i := range headers {
 		headers[i] = http.Header{}
 		visits[i] = &visit{key: keyOf(headers[i])}
+		visits[i].passed.Store(true) // past its gate: a sweep keeps it
 		if got := x.putNew(visits[i]); got != visits[i] {
 			t.Fatalf("putNew(visit %d) = %p, want %p", i, got, visits[i])
 		}
@@ -122,4 +125,46 @@ func TestVisitIndexPutHopOverStale(t *testing.T) {
 	if got := x.get(k); got != nil {
 		t.Errorf("after drop(v), get(k) = %p (stale %p), want nil; recent still holds it: %v", got, stale, x.recentSlot(k).Load() == stale)
 	}
+}
+
+// Two keys that share a slot: the first is kept in the slot, the second
+// in the map; either is found, dropped and indexed again wherever its
+// slot then allows, and the index counts both places.
+func TestVisitIndexSharedSlot(t *testing.T) {
+	var x visitIndex
+	var keep []http.Header // live maps: their addresses stay theirs
+	bySlot := map[*atomic.Pointer[visit]]http.Header{}
+	var a, b http.Header
+	for a == nil {
+		h := http.Header{}
+		keep = append(keep, h)
+		s := x.recentSlot(keyOf(h))
+		if o, ok := bySlot[s]; ok {
+			a, b = o, h
+		}
+		bySlot[s] = h
+	}
+	va, vb := &visit{key: keyOf(a)}, &visit{key: keyOf(b)}
+	x.put(va)
+	x.put(vb)
+	if x.recentSlot(va.key).Load() != va || x.m[vb.key] != vb || x.count() != 2 {
+		t.Fatalf("put(a), put(b) sharing a slot: slot holds %p, m[b] = %p, count() = %d; want a, b, 2", x.recentSlot(va.key).Load(), x.m[vb.key], x.count())
+	}
+	if x.get(va.key) != va || x.get(vb.key) != vb {
+		t.Errorf("get(a), get(b) = %p, %p; want %p, %p", x.get(va.key), x.get(vb.key), va, vb)
+	}
+	if !x.drop(va) || x.get(va.key) != nil || x.get(vb.key) != vb || x.count() != 1 {
+		t.Errorf("after drop(a): get(a) = %p, get(b) = %p, count() = %d; want nil, %p, 1", x.get(va.key), x.get(vb.key), x.count(), vb)
+	}
+	vc := &visit{key: keyOf(a)}
+	if got := x.putNew(vc); got != vc || x.recentSlot(vc.key).Load() != vc {
+		t.Errorf("putNew(a again) = %p, in slot %v; want %p in the freed slot", got, x.recentSlot(vc.key).Load() == vc, vc)
+	}
+	if x.drop(va) {
+		t.Errorf("drop(a's old visit) = true after a new visit took its key")
+	}
+	if !x.drop(vb) || !x.drop(vc) || x.count() != 0 || len(x.m) != 0 {
+		t.Errorf("after dropping all: count() = %d, len(m) = %d; want 0, 0", x.count(), len(x.m))
+	}
+	runtime.KeepAlive(keep)
 }

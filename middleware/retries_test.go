@@ -37,7 +37,7 @@ func TestRetryCountDroppedOnReport(t *testing.T) {
 	if errs := rep.get(s.URL + "/busy"); len(errs) != 1 || !errors.Is(errs[0], context.DeadlineExceeded) {
 		t.Errorf("ErrorHandler(/busy) = %v, want the context's error", errs)
 	}
-	if n := g.visits.len(); n != 0 {
+	if n := g.visits.count(); n != 0 {
 		t.Errorf("after the final report: %d visits left, want 0", n)
 	}
 }

@@ -1,6 +1,7 @@
 package robotsmw
 
 import (
+	"math"
 	"net/url"
 	"strings"
 	"time"
@@ -23,12 +24,17 @@ import (
 // request finds its host's memo cold, as a crawl goes round its hosts.
 type robotsMemo struct {
 	// until is when e stops being usable without a fetch (see
-	// freshEntry): e.Expires, or the zero time for an entry that holds
-	// no verdict.
-	until  time.Time
-	cache  *policy.Cache
-	scheme string // u.Scheme and u.Host as the request wrote them
-	host   string
+	// freshEntry), in Unix ns: e.Expires, or 0 for an entry that holds no
+	// verdict.
+	until int64
+	cache *policy.Cache
+	// host and scheme are u.Host and u.Scheme as the request wrote them.
+	// host's octets are in inline when they fit, which follows it in the
+	// memo's first cache line; scheme is a constant for http and https.
+	host string
+	// inline holds host's octets when they fit (see host.inline).
+	inline [hostInline]byte
+	scheme string
 	// agent is the product token the memo is for. match is e.Robots's
 	// Matcher for it: a request of that agent is checked without reading
 	// e.Robots, which a crawl going round its hosts finds cold. delayed
@@ -38,9 +44,7 @@ type robotsMemo struct {
 	match   policy.Matcher
 	delayed bool
 	delay   time.Duration
-	// inline holds host's octets when they fit (see host.inline).
-	inline [hostInline]byte
-	e      policy.Entry
+	e       policy.Entry
 }
 
 // freshEntry reports whether e may be used at now without a fetch: fresh,
@@ -72,7 +76,7 @@ func (m *robotsMemo) delayFor(agent string) (time.Duration, bool) {
 // at now.
 func (h *host) memo(cache *policy.Cache, u *url.URL, now time.Time) (*robotsMemo, bool) {
 	m := h.robots.Load()
-	if m == nil || !now.Before(m.until) || m.cache != cache || m.host != u.Host || m.scheme != u.Scheme {
+	if m == nil || now.UnixNano() >= m.until || m.cache != cache || m.host != u.Host || m.scheme != u.Scheme {
 		return nil, false
 	}
 	return m, true
@@ -97,13 +101,39 @@ func (h *host) applied(m *robotsMemo, agent string, d time.Duration) {
 // remember keeps e, the fresh entry for u through cache, as h's memo,
 // with its Matcher for agent, and returns it.
 func (h *host) remember(cache *policy.Cache, u *url.URL, e policy.Entry, agent string) *robotsMemo {
-	m := &robotsMemo{cache: cache, scheme: u.Scheme, agent: agent, match: e.Robots.Matcher(agent), e: e}
+	m := &robotsMemo{cache: cache, scheme: schemeOf(u), agent: agent, match: e.Robots.Matcher(agent), e: e}
 	if e.State != policy.StateUnreachable || e.Stale {
-		m.until = e.Expires // as freshEntry says
+		m.until = unixNano(e.Expires) // as freshEntry says
 	}
 	m.setHost(u.Host)
 	h.robots.Store(m)
 	return m
+}
+
+// schemeOf returns u.Scheme, as a constant if it is http or https: a memo
+// keeps no URL's string alive, and its compare reads no cold octets.
+func schemeOf(u *url.URL) string {
+	switch u.Scheme {
+	case "http":
+		return "http"
+	case "https":
+		return "https"
+	}
+	return strings.Clone(u.Scheme)
+}
+
+// unixNano returns t in Unix ns, the largest such time for one beyond
+// them (year 2262), and 0 for the zero time.
+func unixNano(t time.Time) int64 {
+	switch {
+	case t.IsZero():
+		return 0
+	case t.After(time.Unix(0, math.MaxInt64)):
+		return math.MaxInt64
+	case t.Before(time.Unix(0, 0)):
+		return 0
+	}
+	return t.UnixNano()
 }
 
 // setHost sets m.host to a copy of host, inline if it fits (a memo does

@@ -213,7 +213,7 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 		}
 	}
 	if err != nil {
-		cancel()
+		cancel.end()
 		if forbidden(err) {
 			// Nothing was sent: not the host's failure, and final.
 			f.unsent()
@@ -245,7 +245,7 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 	if retries && failed {
 		resp.Body.Close()
 		f.end(true)
-		cancel()
+		cancel.end()
 		return nil, g.failed(v, h, req, &StatusError{StatusCode: resp.StatusCode, Header: resp.Header}, ev)
 	}
 	if isRedirect(resp) {
@@ -277,8 +277,8 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 }
 
 // bound returns req bounded by the request timeout of colly's client, and
-// the function that ends its context (once the response's body is closed,
-// or at once on failure).
+// what ends its context (once the response's body is closed, or at once
+// on failure).
 //
 // Attach took the client's Timeout over (see Guard.install): net/http
 // turns any error after its Timeout fired into a string (timeoutError),
@@ -291,7 +291,7 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 // client have a Timeout again (SetRequestTimeout after Attach), net/http
 // bounds the request, and the transport ends a colly request a little
 // earlier (earlyTimeout), so that the Guard's own outcome is what arrives.
-func (t *guardTransport) bound(req *http.Request, v *visit, ours bool) (*http.Request, context.CancelFunc) {
+func (t *guardTransport) bound(req *http.Request, v *visit, ours bool) (*http.Request, ender) {
 	dl, ok := req.Context().Deadline()
 	switch {
 	case ours && ok && !v.crawlDeadline(dl):
@@ -306,7 +306,7 @@ func (t *guardTransport) bound(req *http.Request, v *visit, ours bool) (*http.Re
 		// copy goes on without it.
 		//lint:ignore SA1019 clears the channel net/http set, which would cost a goroutine per request
 		req.Cancel = nil
-		return req, cancel
+		return req, cancelFunc(cancel)
 	case t.timeout > 0:
 		left := t.timeout
 		if ours && v.hop && v.sent != 0 {
@@ -319,16 +319,31 @@ func (t *guardTransport) bound(req *http.Request, v *visit, ours bool) (*http.Re
 			// A request without a visit, or one under a context that
 			// can end: a timer of its own.
 			ctx, cancel := context.WithTimeoutCause(req.Context(), left, t.timedOut)
-			return req.WithContext(ctx), cancel
+			return req.WithContext(ctx), cancelFunc(cancel)
 		}
-		ctx, cancel := t.deadlines.withDeadline(req.Context(), time.Now(), left, t.timedOut)
-		return req.WithContext(ctx), cancel
+		// The first attempt's context is its visit's own.
+		c := &v.dl
+		if v.dlUsed {
+			c = new(deadlineCtx)
+		}
+		v.dlUsed = true
+		t.deadlines.start(c, req.Context(), time.Now(), left, t.timedOut)
+		return req.WithContext(c), c
 	}
-	return req, nop
+	return req, cancelFunc(nop)
 }
 
 // nop is a CancelFunc with nothing to cancel.
 func nop() {}
+
+// An ender ends a request's context: a *deadlineCtx, or a cancelFunc.
+// Unlike a method value (c.end), it costs no allocation.
+type ender interface{ end() }
+
+// A cancelFunc is a context.CancelFunc as an ender.
+type cancelFunc context.CancelFunc
+
+func (f cancelFunc) end() { f() }
 
 // earlyTimeout is the most by which the Guard ends a colly request before
 // the client's Timeout, when net/http enforces one (a tenth of the time
@@ -370,9 +385,9 @@ type watchedBody struct {
 	v      *visit
 	h      *host
 	req    *http.Request
-	cancel context.CancelFunc // ends the request's context once closed
-	f      flight             // ends when the body is read to its end, fails or is closed
-	failed bool               // only read and set by the goroutine reading the body
+	cancel ender  // ends the request's context once closed
+	f      flight // ends when the body is read to its end, fails or is closed
+	failed bool   // only read and set by the goroutine reading the body
 }
 
 func (b *watchedBody) Read(p []byte) (int, error) {
@@ -401,7 +416,7 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 func (b *watchedBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.f.end(b.failed) // counts the page, unless it failed or ended before
-	b.cancel()
+	b.cancel.end()
 	if !b.failed {
 		b.g.fetched(b.v)
 	}
@@ -589,11 +604,11 @@ func (b *pacedBody) finish() {
 // A cancelBody cancels the context of its request when it is closed.
 type cancelBody struct {
 	io.ReadCloser
-	cancel context.CancelFunc
+	cancel ender
 }
 
 func (b *cancelBody) Close() error {
 	err := b.ReadCloser.Close()
-	b.cancel()
+	b.cancel.end()
 	return err
 }

@@ -1,6 +1,9 @@
 package pace
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // A Local is one host's schedule, kept by its caller under the caller's
 // own lock: what a [Memory] keeps per host, for a caller that paces the
@@ -17,12 +20,14 @@ import "time"
 // concurrent use, and must not be copied after first use (its first lease
 // is kept in an array of its own).
 type Local struct {
-	tat        time.Time     // the next free position
+	// The times are stamps (see stamp), 0 for never: a Local is read
+	// cold, one per host, and its fields fit in two cache lines so.
+	tat        stamp // the next free position
+	pauseUntil stamp
+	lastCut    stamp         // when the interval was last cut
+	lastStart  stamp         // when the last lease was granted or renewed
+	lastEnd    stamp         // when the last response ended
 	interval   time.Duration // the cut interval; 0 when not cut
-	pauseUntil time.Time
-	lastCut    time.Time
-	lastStart  time.Time     // when the last lease was granted or renewed
-	lastEnd    time.Time     // when the last response ended
 	latency    time.Duration // smoothed response time; 0 when unknown
 	leases     []lease       // requests in flight: lease1, or more
 	// nextLease is the last lease given, for a Local used alone. It
@@ -35,11 +40,49 @@ type Local struct {
 	lease1 [1]lease
 }
 
+// A stamp is a time as a Local keeps it: Unix nanoseconds plus
+// stampBias, so that the zero stamp (a Local's zero value: never) comes
+// before any clock a caller passes, those before 1970 included. A stamp
+// holds the times from 1897 to 2189.
+type stamp int64
+
+// stampBias is what a stamp adds to Unix nanoseconds: about 73 years.
+const stampBias = 1 << 61
+
+// stampOf returns t's stamp.
+func stampOf(t time.Time) stamp { return stamp(t.UnixNano() + stampBias) }
+
+// add returns s moved on by d, at most to the last stamp (as
+// time.Time.Add holds a pause of the largest time.Duration).
+func (s stamp) add(d time.Duration) stamp {
+	r := s + stamp(d)
+	switch {
+	case d > 0 && r < s:
+		return math.MaxInt64
+	case d < 0 && r > s:
+		return math.MinInt64
+	}
+	return r
+}
+
+// sub returns the time from u to s, within time.Duration's range (as
+// time.Time.Sub).
+func (s stamp) sub(u stamp) time.Duration {
+	d := s - u
+	if (s^u) < 0 && (d^s) < 0 { // overflow
+		if s < u {
+			return math.MinInt64
+		}
+		return math.MaxInt64
+	}
+	return time.Duration(d)
+}
+
 // A lease is one request in flight.
 type lease struct {
 	id      uint64
-	start   time.Time
-	expires time.Time
+	start   stamp
+	expires stamp
 }
 
 // Reserve is [Pacer.Reserve] for l's host at now.
@@ -51,23 +94,24 @@ func (l *Local) Reserve(a Ask, now time.Time) Slot {
 }
 
 // reserve is Reserve, numbering a lease it grants after *last.
-func (l *Local) reserve(a Ask, now time.Time, last *uint64) Slot {
+func (l *Local) reserve(a Ask, t time.Time, last *uint64) Slot {
+	now := stampOf(t)
 	l.expire(now)
 	pc := l.state(now, a.Floor)
 	gap := EndGap(a.Gap, l.latency, a.Latency)
 	if !a.Positioned {
-		at := maxTime(l.tat, now, l.pauseUntil)
-		wait := at.Sub(now)
+		at := max(l.tat, now, l.pauseUntil)
+		wait := at.sub(now)
 		if wait > a.Limit {
 			return Slot{Wait: wait, State: pc}
 		}
-		l.tat = at.Add(spacing(pc.Interval, l.latency, gap, a.InFlight))
+		l.tat = at.add(spacing(pc.Interval, l.latency, gap, a.InFlight))
 		if wait > 0 || a.NoLease {
 			return Slot{Reserved: true, Wait: wait, State: pc}
 		}
-	} else if now.Before(l.pauseUntil) {
+	} else if now < l.pauseUntil {
 		// A pause voids the position.
-		return Slot{Wait: l.pauseUntil.Sub(now), State: pc}
+		return Slot{Wait: l.pauseUntil.sub(now), State: pc}
 	} else if a.NoLease {
 		return Slot{Reserved: true, State: pc}
 	}
@@ -75,30 +119,37 @@ func (l *Local) reserve(a Ask, now time.Time, last *uint64) Slot {
 	if len(l.leases) >= max(a.InFlight, 1) {
 		busy := l.lastStart
 		for _, s := range l.leases {
-			busy = maxTime(busy, s.start)
+			busy = max(busy, s.start)
 		}
-		est := busy.Add(l.latency).Add(gap).Sub(now)
+		est := busy.add(l.latency).add(gap).sub(now)
 		if l.latency == 0 {
 			est = max(pc.Interval, busyPoll)
 		}
 		return Slot{Reserved: true, Wait: max(est, minBusyWait), State: pc}
 	}
-	free := maxTime(l.lastStart.Add(pc.Interval), l.lastEnd.Add(gap))
-	if free.After(now) {
-		return Slot{Reserved: true, Wait: free.Sub(now), State: pc}
+	free := now // the zero stamps are never: no spacing from them
+	if l.lastStart != 0 {
+		free = max(free, l.lastStart.add(pc.Interval))
+	}
+	if l.lastEnd != 0 {
+		free = max(free, l.lastEnd.add(gap))
+	}
+	if free > now {
+		return Slot{Reserved: true, Wait: free.sub(now), State: pc}
 	}
 	*last++
 	if l.leases == nil {
 		l.leases = l.lease1[:0]
 	}
-	l.leases = append(l.leases, lease{id: *last, start: now, expires: now.Add(leaseTTL(a.Lease))})
-	l.lastStart = maxTime(l.lastStart, now) // now may have been read before the caller's lock
+	l.leases = append(l.leases, lease{id: *last, start: now, expires: now.add(leaseTTL(a.Lease))})
+	l.lastStart = max(l.lastStart, now) // now may have been read before the caller's lock
 	pc.InFlight++
 	return Slot{Reserved: true, Lease: *last, LeaseTTL: leaseTTL(a.Lease), State: pc}
 }
 
 // Release is [Pacer.Release] for l's host at now.
-func (l *Local) Release(r Release, now time.Time) State {
+func (l *Local) Release(r Release, t time.Time) State {
+	now := stampOf(t)
 	l.expire(now)
 	for i := range l.leases {
 		if l.leases[i].id == r.Lease {
@@ -108,21 +159,22 @@ func (l *Local) Release(r Release, now time.Time) State {
 		}
 	}
 	if !r.Unsent {
-		l.lastEnd = maxTime(l.lastEnd, now)
+		l.lastEnd = max(l.lastEnd, now)
 		l.latency = SmoothLatency(l.latency, r.Latency, r.Failed)
 	}
 	return l.state(now, r.Floor)
 }
 
 // Strike is [Pacer.Strike] for l's host at now.
-func (l *Local) Strike(s Strike, now time.Time) State {
+func (l *Local) Strike(s Strike, t time.Time) State {
+	now := stampOf(t)
 	l.expire(now)
-	incident := !now.Before(l.pauseUntil)
-	if end := now.Add(s.Pause); end.After(l.pauseUntil) {
+	incident := now >= l.pauseUntil
+	if end := now.add(s.Pause); end > l.pauseUntil {
 		l.pauseUntil = end
 	}
 	iv := max(l.interval, s.Floor)
-	if incident && s.Factor > 1 && (l.lastCut.IsZero() || now.Sub(l.lastCut) >= iv) {
+	if incident && s.Factor > 1 && (l.lastCut == 0 || now.sub(l.lastCut) >= iv) {
 		from := iv
 		if from == 0 {
 			from = s.From
@@ -130,7 +182,7 @@ func (l *Local) Strike(s Strike, now time.Time) State {
 		l.interval = min(time.Duration(float64(from)*s.Factor), max(s.Ceiling, s.Floor))
 		l.lastCut = now
 	}
-	if now.Before(l.pauseUntil) {
+	if now < l.pauseUntil {
 		// The schedule restarts at the pause's end: positions taken
 		// before are void (their holders were woken, or ask again).
 		l.tat = l.pauseUntil
@@ -139,9 +191,10 @@ func (l *Local) Strike(s Strike, now time.Time) State {
 }
 
 // Recover is [Pacer.Recover] for l's host at now.
-func (l *Local) Recover(interval, floor time.Duration, now time.Time) State {
+func (l *Local) Recover(interval, floor time.Duration, t time.Time) State {
+	now := stampOf(t)
 	l.expire(now)
-	if now.Before(l.pauseUntil) || now.Sub(l.lastCut) < max(l.interval, floor) {
+	if now < l.pauseUntil || l.lastCut != 0 && now.sub(l.lastCut) < max(l.interval, floor) {
 		// Paused, or cut less than an interval ago: a step computed
 		// before that cut must not undo it.
 		return l.state(now, floor)
@@ -158,16 +211,26 @@ func (l *Local) Recover(interval, floor time.Duration, now time.Time) State {
 // Holds reports whether l holds anything still due at now: a lease, a
 // position ahead or a pause. A cut interval is not counted: forgetting a
 // cut host is the caller's decision (a Memory keeps one for CutKeep).
-func (l *Local) Holds(now time.Time) bool {
+func (l *Local) Holds(t time.Time) bool {
+	now := stampOf(t)
 	l.expire(now)
-	return len(l.leases) > 0 || now.Before(l.tat) || now.Before(l.pauseUntil)
+	return len(l.leases) > 0 || now < l.tat || now < l.pauseUntil
+}
+
+// idleFor reports whether l holds nothing at now and its last response
+// ended, and its last cut was, at least keep ago (see Memory.sweep).
+func (l *Local) idleFor(t time.Time, keep time.Duration) bool {
+	now := stampOf(t)
+	l.expire(now)
+	last := max(l.lastEnd, l.lastCut)
+	return len(l.leases) == 0 && now >= l.tat && now >= l.pauseUntil && (last == 0 || now.sub(last) >= keep)
 }
 
 // expire drops the leases that ran out at now (their member died, or a
 // request never reported its end).
-func (l *Local) expire(now time.Time) {
+func (l *Local) expire(now stamp) {
 	for i := 0; i < len(l.leases); {
-		if !now.Before(l.leases[i].expires) {
+		if now >= l.leases[i].expires {
 			l.leases[i] = l.leases[len(l.leases)-1]
 			l.leases = l.leases[:len(l.leases)-1]
 			continue
@@ -177,20 +240,11 @@ func (l *Local) expire(now time.Time) {
 }
 
 // state returns l's State at now for floor.
-func (l *Local) state(now time.Time, floor time.Duration) State {
+func (l *Local) state(now stamp, floor time.Duration) State {
 	return State{
 		Interval: max(l.interval, floor),
-		Paused:   max(l.pauseUntil.Sub(now), 0),
+		Paused:   max(l.pauseUntil.sub(now), 0),
 		Latency:  l.latency,
 		InFlight: len(l.leases),
 	}
-}
-
-func maxTime(t time.Time, ts ...time.Time) time.Time {
-	for _, u := range ts {
-		if u.After(t) {
-			t = u
-		}
-	}
-	return t
 }

@@ -102,13 +102,11 @@ func (m *Memory) sweep(now time.Time, idle time.Duration) {
 	m.lastSweep = now
 	before := len(m.hosts)
 	for k, p := range m.hosts {
-		p.expire(now)
 		keep := idle
 		if p.interval != 0 {
 			keep = max(CutKeep, idle)
 		}
-		if len(p.leases) == 0 && !now.Before(p.tat) && !now.Before(p.pauseUntil) &&
-			now.Sub(maxTime(p.lastEnd, p.lastCut)) >= keep {
+		if p.idleFor(now, keep) {
 			delete(m.hosts, k)
 		}
 	}
