@@ -221,16 +221,20 @@ type visitIndex struct {
 	recent [recentVisits]atomic.Pointer[visit]
 }
 
-// recentVisits is the size of visitIndex.recent, a power of two: about
+// recentVisits is the size of visitIndex.recent, 1<<recentBits: about
 // four times the requests a crawl has between OnRequest and their ends,
 // so that few share a slot.
-const recentVisits = 4096
+const (
+	recentBits   = 12
+	recentVisits = 1 << recentBits
+)
 
-// recentSlot returns the slot of k in recent: header maps are allocated
-// at least 8 octets apart, and seldom closer than 64.
+// recentSlot returns the slot of k in recent: a multiplicative hash of
+// the map's address (header maps are 48 octets, and are often allocated
+// next to one another).
 func (x *visitIndex) recentSlot(k reqKey) *atomic.Pointer[visit] {
-	a := uintptr(k)
-	return &x.recent[(a>>6^a>>18)&(recentVisits-1)]
+	a := uint64(uintptr(k) >> 4)
+	return &x.recent[a*0x9E3779B97F4A7C15>>(64-recentBits)]
 }
 
 // get returns the visit under k, or nil.

@@ -1,8 +1,11 @@
 package robotsmw
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -167,4 +170,101 @@ func TestVisitIndexSharedSlot(t *testing.T) {
 		t.Errorf("after dropping all: count() = %d, len(m) = %d; want 0, 0", x.count(), len(x.m))
 	}
 	runtime.KeepAlive(keep)
+}
+
+// checkIndex reports the first broken invariant of x: a slot's visit is
+// indexed under its key, which hashes to that slot, and is not in m too;
+// slotted counts the slots in use; m holds visits under their keys or
+// their hops' keys.
+func checkIndex(x *visitIndex) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	n := 0
+	for i := range x.recent {
+		v := x.recent[i].Load()
+		if v == nil {
+			continue
+		}
+		n++
+		if v.keyed.Load() != uintptr(v.key) || x.recentSlot(v.key) != &x.recent[i] {
+			return fmt.Errorf("slot %d holds a visit not indexed under a key of the slot", i)
+		}
+		if w, ok := x.m[v.key]; ok {
+			return fmt.Errorf("key of slot %d is in m too (%p)", i, w)
+		}
+	}
+	if n != x.slotted {
+		return fmt.Errorf("slotted = %d, but %d slots are in use", x.slotted, n)
+	}
+	for k, v := range x.m {
+		if v.key == k {
+			if v.keyed.Load() != uintptr(k) {
+				return fmt.Errorf("m holds a visit under its key that is not indexed")
+			}
+			continue
+		}
+		if !slices.Contains(v.hops, k) {
+			return fmt.Errorf("m holds a visit under a key neither its own nor a hop's")
+		}
+	}
+	return nil
+}
+
+// Random puts, putNews, putHops, rekeys and drops over live header maps
+// (nil keys among them, and more visits than slots for some) keep the
+// index's invariants, get never hands out a visit under a key it is not
+// indexed under, and dropping every visit leaves the index empty.
+func TestVisitIndexInvariants(t *testing.T) {
+	var x visitIndex
+	rng := rand.New(rand.NewPCG(1, 2))
+	hdrs := make([]http.Header, 2*recentVisits)
+	for i := range hdrs {
+		hdrs[i] = http.Header{}
+	}
+	var live []*visit
+	for step := 0; step < 20000; step++ {
+		k := keyOf(hdrs[rng.IntN(len(hdrs))])
+		if rng.IntN(50) == 0 {
+			k = nil
+		}
+		op := rng.IntN(6)
+		var call string
+		switch {
+		case op <= 1:
+			v := &visit{key: k}
+			v.passed.Store(rng.IntN(4) != 0) // the rest may be swept
+			if op == 0 {
+				call = "put"
+				x.put(v)
+			} else if call = "putNew"; x.putNew(v) != v {
+				continue
+			}
+			live = append(live, v)
+		case op == 2 && len(live) > 0:
+			call = "putHop"
+			x.putHop(live[rng.IntN(len(live))], k)
+		case op == 3 && len(live) > 0:
+			call = "rekey"
+			x.rekey(live[rng.IntN(len(live))], k)
+		case len(live) > 0:
+			call = "drop"
+			i := rng.IntN(len(live))
+			x.drop(live[i])
+			live[i] = live[len(live)-1]
+			live = live[:len(live)-1]
+		}
+		if err := checkIndex(&x); err != nil {
+			t.Fatalf("step %d, after %s: %v", step, call, err)
+		}
+		if got := x.get(k); got != nil && got.keyed.Load() != uintptr(k) && !slices.Contains(got.hops, k) {
+			t.Fatalf("step %d, after %s: get(k) = %p, a visit indexed under neither k nor a hop k", step, call, got)
+		}
+	}
+	for _, v := range live {
+		x.drop(v)
+	}
+	if err := checkIndex(&x); err != nil || x.count() != 0 || len(x.m) != 0 {
+		t.Fatalf("after dropping every visit: %v, count() = %d, len(m) = %d; want nil, 0, 0", err, x.count(), len(x.m))
+	}
+	runtime.KeepAlive(hdrs)
 }

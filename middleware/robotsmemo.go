@@ -76,7 +76,7 @@ func (m *robotsMemo) delayFor(agent string) (time.Duration, bool) {
 // at now.
 func (h *host) memo(cache *policy.Cache, u *url.URL, now time.Time) (*robotsMemo, bool) {
 	m := h.robots.Load()
-	if m == nil || now.UnixNano() >= m.until || m.cache != cache || m.host != u.Host || m.scheme != u.Scheme {
+	if m == nil || m.until == 0 || now.UnixNano() >= m.until || m.cache != cache || m.host != u.Host || m.scheme != u.Scheme {
 		return nil, false
 	}
 	return m, true

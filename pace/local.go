@@ -21,7 +21,7 @@ import (
 // is kept in an array of its own).
 type Local struct {
 	// The times are stamps (see stamp), 0 for never: a Local is read
-	// cold, one per host, and its fields fit in two cache lines so.
+	// cold, one per host, and its 112 octets fit in two cache lines so.
 	tat        stamp // the next free position
 	pauseUntil stamp
 	lastCut    stamp         // when the interval was last cut
@@ -40,17 +40,34 @@ type Local struct {
 	lease1 [1]lease
 }
 
-// A stamp is a time as a Local keeps it: Unix nanoseconds plus
-// stampBias, so that the zero stamp (a Local's zero value: never) comes
-// before any clock a caller passes, those before 1970 included. A stamp
-// holds the times from 1897 to 2189.
+// A stamp is a time as a Local keeps it: the time since stampOrigin in
+// nanoseconds, plus stampBias, so that the zero stamp (a Local's zero
+// value: never) comes before any clock a caller passes. A time with a
+// monotonic clock reading (time.Now's) is counted on that clock, so that
+// a step of the wall clock does not stall a host nor crowd its requests.
+// Stamps run from about 73 years before the process started to 219 years
+// after; times beyond are held at those ends.
 type stamp int64
 
-// stampBias is what a stamp adds to Unix nanoseconds: about 73 years.
+// stampBias is what a stamp adds to the time since stampOrigin: about 73
+// years.
 const stampBias = 1 << 61
 
-// stampOf returns t's stamp.
-func stampOf(t time.Time) stamp { return stamp(t.UnixNano() + stampBias) }
+// stampOrigin is the origin of stamps: the time the package was
+// initialised, read once, never changed.
+var stampOrigin = time.Now()
+
+// stampOf returns t's stamp, never 0.
+func stampOf(t time.Time) stamp {
+	d := t.Sub(stampOrigin) // saturates at ±292 years
+	if d < -stampBias+1 {
+		return 1
+	}
+	if d > math.MaxInt64-stampBias {
+		return math.MaxInt64
+	}
+	return stamp(d + stampBias)
+}
 
 // add returns s moved on by d, at most to the last stamp (as
 // time.Time.Add holds a pause of the largest time.Duration).

@@ -117,6 +117,26 @@ func TestMemoryEarlyClocks(t *testing.T) {
 	}
 }
 
+// Clocks far from today (the zero time, 1800, 2200) pace a host as
+// today's do: a lease, then the floor's wait; a pause of a minute is a
+// minute.
+func TestMemoryFarClocks(t *testing.T) {
+	ctx := context.Background()
+	for _, at := range []time.Time{{}, time.Date(1800, 1, 1, 0, 0, 0, 0, time.UTC), time.Unix(0, 0), time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		p := &pace.Memory{Now: func() time.Time { return at }}
+		a := pace.Ask{Floor: time.Second, InFlight: 2, Positioned: true, Limit: time.Hour}
+		if s, err := p.Reserve(ctx, "h.test", a); err != nil || s.Lease == 0 || s.Paused != 0 {
+			t.Errorf("Reserve at %v = %+v, %v; want a lease", at, s, err)
+		}
+		if s, err := p.Reserve(ctx, "h.test", a); err != nil || s.Lease != 0 || s.Wait != time.Second {
+			t.Errorf("Reserve again at %v = %+v, %v; want no lease and a wait of 1s", at, s, err)
+		}
+		if pc, err := p.Strike(ctx, "p.test", pace.Strike{Pause: time.Minute}); err != nil || pc.Paused != time.Minute {
+			t.Errorf("Strike(Pause: 1m) at %v = %+v, %v; want Paused 1m", at, pc, err)
+		}
+	}
+}
+
 // manualClock returns a clock that stands still until advance moves it
 // on; both are safe for concurrent use.
 func manualClock() (now func() time.Time, advance func(time.Duration)) {
