@@ -61,19 +61,10 @@ type deadlineCtx struct {
 	linked     bool         // guarded by list.mu
 }
 
-// withDeadline returns parent, which has no deadline of its own and is
-// never cancelled, bounded by timeout from now (the time on the real
-// clock), and the function that ends it before (with context.Canceled),
-// which must be called once the request is done.
-func (l *deadlineList) withDeadline(parent context.Context, now time.Time, timeout time.Duration, cause error) (context.Context, context.CancelFunc) {
-	c := new(deadlineCtx)
-	l.start(c, parent, now, timeout, cause)
-	return c, c.end
-}
-
-// start makes c, a zero deadlineCtx (a request's own: see visit.dl),
-// parent bounded by timeout from now, as withDeadline does; c.end ends
-// it before.
+// start makes c, a zero deadlineCtx, parent bounded by timeout from now
+// (the time on the real clock); parent has no deadline of its own and is
+// never cancelled. c.end ends it before (with context.Canceled), and must
+// be called once the request is done.
 func (l *deadlineList) start(c *deadlineCtx, parent context.Context, now time.Time, timeout time.Duration, cause error) {
 	c.Context, c.dl, c.cause, c.list = parent, now.Add(timeout), cause, l
 	if !l.link(c, now) {

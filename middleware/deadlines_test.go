@@ -10,6 +10,14 @@ import (
 	"time"
 )
 
+// withDeadline returns parent bounded by timeout from now through l, and
+// the function that ends it before (see deadlineList.start).
+func (l *deadlineList) withDeadline(parent context.Context, now time.Time, timeout time.Duration, cause error) (context.Context, context.CancelFunc) {
+	c := new(deadlineCtx)
+	l.start(c, parent, now, timeout, cause)
+	return c, c.end
+}
+
 // waitDone waits for ctx to end, failing the test if it does not within
 // a minute (a hung test, not a measure of speed).
 func waitDone(t *testing.T, ctx context.Context, name string) {
@@ -167,5 +175,34 @@ func TestTimedOutUnderWithTimeoutCause(t *testing.T) {
 	req, _ = http.NewRequestWithContext(live, http.MethodGet, "http://example.com/", nil)
 	if err := timedOut(req, context.DeadlineExceeded); err != context.DeadlineExceeded {
 		t.Errorf("timedOut(req under a live context, DeadlineExceeded) = %v, want it as is", err)
+	}
+}
+
+// A request's first attempt is bounded by the context in its visit; a
+// second attempt of the same visit (retried in place, or a hop) gets a
+// context of its own, so that ending one does not end the other, which
+// net/http may still read.
+func TestBoundUsesVisitContextOnce(t *testing.T) {
+	tr := newGuardTransport(&Guard{}, nil, time.Hour)
+	v := &visit{method: http.MethodGet}
+	req, err := http.NewRequest(http.MethodGet, "http://a.test/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, endFirst := tr.bound(req, v, true)
+	second, endSecond := tr.bound(req, v, true)
+	if first.Context() != context.Context(&v.dl) {
+		t.Errorf("bound(first attempt): context %p, want the visit's own %p", first.Context(), &v.dl)
+	}
+	if second.Context() == first.Context() {
+		t.Fatalf("bound(second attempt) gave the first attempt's context again")
+	}
+	endSecond.end()
+	if err := first.Context().Err(); err != nil {
+		t.Errorf("after the second attempt's end, the first's Err() = %v, want nil", err)
+	}
+	endFirst.end()
+	if err := first.Context().Err(); err != context.Canceled {
+		t.Errorf("after its end, the first attempt's Err() = %v, want %v", err, context.Canceled)
 	}
 }

@@ -239,7 +239,7 @@ func (x *visitIndex) recentSlot(k reqKey) *atomic.Pointer[visit] {
 
 // get returns the visit under k, or nil.
 func (x *visitIndex) get(k reqKey) *visit {
-	if v := x.recentSlot(k).Load(); v != nil && k != nil && v.keyed.Load() == uintptr(k) {
+	if v := x.inSlot(k); v != nil {
 		return v
 	}
 	x.mu.Lock()
@@ -248,9 +248,17 @@ func (x *visitIndex) get(k reqKey) *visit {
 	return v
 }
 
+// inSlot returns the visit under k in its slot, or nil; it needs no lock.
+func (x *visitIndex) inSlot(k reqKey) *visit {
+	if v := x.recentSlot(k).Load(); v != nil && k != nil && v.keyed.Load() == uintptr(k) {
+		return v
+	}
+	return nil
+}
+
 // lookup is get with x.mu held.
 func (x *visitIndex) lookup(k reqKey) *visit {
-	if v := x.recentSlot(k).Load(); v != nil && k != nil && v.keyed.Load() == uintptr(k) {
+	if v := x.inSlot(k); v != nil {
 		return v
 	}
 	return x.m[k]
@@ -287,9 +295,7 @@ func (x *visitIndex) store(k reqKey, v *visit) {
 	x.replace(k, v)
 	v.keyed.Store(uintptr(k))
 	if s := x.recentSlot(k); k != nil && s.Load() == nil {
-		if x.m[k] != nil {
-			delete(x.m, k) // a hop's stale key (see replace)
-		}
+		delete(x.m, k) // a hop's stale key, if any (see replace)
 		s.Store(v)
 		x.slotted++
 		return

@@ -123,11 +123,9 @@ func schemeOf(u *url.URL) string {
 }
 
 // unixNano returns t in Unix ns, the largest such time for one beyond
-// them (year 2262), and 0 for the zero time.
+// them (year 2262), and 0 for one before 1970 (the zero time too).
 func unixNano(t time.Time) int64 {
 	switch {
-	case t.IsZero():
-		return 0
 	case t.After(time.Unix(0, math.MaxInt64)):
 		return math.MaxInt64
 	case t.Before(time.Unix(0, 0)):
