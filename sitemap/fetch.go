@@ -410,17 +410,18 @@ func normalize(u *url.URL) bool {
 	return true
 }
 
-// canonical returns the URL s normalized (see normalize), or s itself if
-// it is no http or https URL.
+// canonical returns the URL s normalized (see normalize) with its
+// percent-encodings normalized (samePercent), or s itself if it is no
+// http or https URL: the key the walk knows a sitemap by.
 func canonical(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || !normalize(u) {
 		return s
 	}
 	if c := u.String(); c != s {
-		return c
+		return samePercent(c)
 	}
-	return s // the caller's string, not a copy that a set would keep
+	return samePercent(s) // the caller's string, not a copy that a set would keep
 }
 
 func lowerASCII(s string) string {
