@@ -411,7 +411,7 @@ func normalize(u *url.URL) bool {
 }
 
 // canonical returns the URL s normalized (see normalize) with its
-// percent-encodings normalized (samePercent), or s itself if it is no
+// percent-encodings normalized (policy.NormalizeEscapes), or s itself if it is no
 // http or https URL: the key the walk knows a sitemap by.
 func canonical(s string) string {
 	u, err := url.Parse(s)
@@ -419,9 +419,9 @@ func canonical(s string) string {
 		return s
 	}
 	if c := u.String(); c != s {
-		return samePercent(c)
+		return policy.NormalizeEscapes(c)
 	}
-	return samePercent(s) // the caller's string, not a copy that a set would keep
+	return policy.NormalizeEscapes(s) // the caller's string, not a copy that a set would keep
 }
 
 func lowerASCII(s string) string {

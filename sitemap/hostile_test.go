@@ -122,6 +122,37 @@ func TestWalkOneSpellingPerURL(t *testing.T) {
 	}
 }
 
+func TestWalkOnePagePerPercentSpelling(t *testing.T) {
+	// RFC 3986 §6.2.2: "~" and "%7E" (or "%7e") are one character, and
+	// "%2f" and "%2F" one octet; "%2F" is not "/".
+	web := &fakeWeb{files: map[string]string{
+		"http://s.test/robots.txt": "Sitemap: http://s.test/index.xml\n",
+		"http://s.test/index.xml": `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` +
+			`<sitemap><loc>http://s.test/%7Esm.txt</loc></sitemap>` +
+			`<sitemap><loc>http://s.test/~sm.txt</loc></sitemap></sitemapindex>`,
+		"http://s.test/%7Esm.txt": strings.Join([]string{
+			"http://s.test/%7Euser", "http://s.test/~user", "http://s.test/%7euser",
+			"http://s.test/a%2fb", "http://s.test/a%2Fb", "http://s.test/a/b",
+		}, "\n"),
+	}}
+	got, st, err := walkFake(t, &Walker{Client: &http.Client{Transport: web}}, "http://s.test")
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	want := []string{"http://s.test/%7Euser", "http://s.test/a%2fb", "http://s.test/a/b"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Walk pages = %q, want %q", got, want)
+	}
+	if st.Dropped.Duplicate != 3 || st.Skipped.Duplicate != 1 || st.Sitemaps != 2 {
+		t.Errorf("Walk stats = %+v, want 3 pages and 1 sitemap dropped as duplicates, 2 sitemaps read", st)
+	}
+	for _, r := range web.requests() {
+		if strings.Contains(r, "~sm.txt") {
+			t.Errorf("Walk fetched %s, the sitemap it had read as /%%7Esm.txt", r)
+		}
+	}
+}
+
 func TestWalkReportsCuts(t *testing.T) {
 	// Each bound that cut the walk is named.
 	var pages []string

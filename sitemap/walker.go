@@ -831,7 +831,7 @@ func (wk *walk) batch(res result) error {
 }
 
 // pass passes pages on, up to MaxURLs and without duplicates (by
-// samePercent: "/~a" after "/%7Ea" is one); it reports
+// policy.NormalizeEscapes: "/~a" after "/%7Ea" is one); it reports
 // whether each was (or was a duplicate), and returns the callback's error
 // or the end of the walk's context.
 func (wk *walk) pass(pages []Entry) (bool, error) {
@@ -842,7 +842,7 @@ func (wk *walk) pass(pages []Entry) (bool, error) {
 			st.Cut |= CutURLs
 			return false, nil
 		}
-		if !wk.pages.add(samePercent(e.Loc)) {
+		if !wk.pages.add(policy.NormalizeEscapes(e.Loc)) {
 			st.Dropped.Duplicate++
 			continue
 		}
