@@ -371,7 +371,11 @@ func (wk *walk) hopClient() *http.Client {
 		// The hop's own send starts Timeout anew: its wait for its host
 		// does not count (see sendDeadline).
 		sendDeadlineOf(req.Context()).pause()
-		if !wk.markVisited(req.URL.String()) {
+		// A hop to another spelling of the URL it leaves (/%7Esm.xml to
+		// /~sm.xml) is the same sitemap, marked already; the redirect
+		// bound below ends a loop.
+		u := req.URL.String()
+		if canonical(u) != canonical(via[len(via)-1].URL.String()) && !wk.markVisited(u) {
 			return errSeen
 		}
 		if ok, err := wk.allowed(req.Context(), req.URL); err == nil && !ok {

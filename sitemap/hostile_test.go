@@ -153,6 +153,32 @@ func TestWalkOnePagePerPercentSpelling(t *testing.T) {
 	}
 }
 
+func TestWalkRedirectToOtherPercentSpelling(t *testing.T) {
+	// A server that answers /%7Esm.txt with a redirect to /~sm.txt, its
+	// own spelling of the same URL, is read once, not skipped as a
+	// sitemap read already. A page named with a stray "%" (no URI) is
+	// kept apart from the one with "%25".
+	web := &fakeWeb{files: map[string]string{
+		"http://s.test/robots.txt": "Sitemap: http://s.test/%7Esm.txt\n",
+		"http://s.test/~sm.txt":    "http://s.test/a?q=100%\nhttp://s.test/a?q=100%25\nhttp://s.test/%7e\nhttp://s.test/~\n",
+	}}
+	client := &http.Client{Transport: &redirecting{
+		to:   map[string]string{"http://s.test/%7Esm.txt": "http://s.test/~sm.txt"},
+		next: web,
+	}}
+	got, st, err := walkFake(t, &Walker{Client: client}, "http://s.test")
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	want := []string{"http://s.test/%7e", "http://s.test/a?q=100%", "http://s.test/a?q=100%25"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Walk pages = %q, want %q", got, want)
+	}
+	if st.Sitemaps != 1 || st.Skipped.Duplicate != 0 || st.Dropped.Duplicate != 1 {
+		t.Errorf("Walk stats = %+v, want 1 sitemap read, none skipped, 1 page dropped as a duplicate", st)
+	}
+}
+
 func TestWalkReportsCuts(t *testing.T) {
 	// Each bound that cut the walk is named.
 	var pages []string
