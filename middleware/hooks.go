@@ -139,6 +139,7 @@ func (g *Guard) visitOf(c *colly.Collector, r *colly.Request) *visit {
 // resetAttempt clears what v's last attempt left, for its next one on c.
 func (v *visit) resetAttempt(c *colly.Collector) {
 	v.err, v.gated, v.taken, v.lease, v.hop, v.sent, v.waited, v.outcome = nil, false, false, 0, false, 0, 0, nil
+	v.redirectedBy = nil
 	v.crawl, v.parseErrors = collectorContext(c), c.ParseHTTPErrorResponse
 }
 
@@ -216,9 +217,14 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 			g.visits.drop(v) // a hop of a request the Guard does not know
 			v = nil
 		}
+		if v != nil {
+			v.redirectedBy = nil // the hop is taken up here
+		}
 		if len(via) >= 10 {
-			// colly's default: the last response is the request's.
+			// colly's default: the last response is the request's, and
+			// its page.
 			if v != nil {
+				g.count(g.host(via[len(via)-1].URL), cPages)
 				g.fetched(v)
 			}
 			return http.ErrUseLastResponse

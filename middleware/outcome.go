@@ -79,6 +79,12 @@ func (g *Guard) outcome(c *colly.Collector, r *colly.Request, v *visit, err erro
 		// Not the Guard's outcome: colly's own (a status ≥ 203, a URL
 		// filter on a redirect, a callback's abort). Final either way.
 		if v != nil {
+			if v.redirectedBy != nil {
+				// colly refused to follow the redirect that was the
+				// request's last response: that response is its page,
+				// as one its redirect limit stops at is.
+				g.count(v.redirectedBy, cPages)
+			}
 			g.visits.drop(v)
 		}
 		g.seeds.done(r)

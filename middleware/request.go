@@ -52,14 +52,20 @@ type visit struct {
 	seq    uint32 // when the visit was indexed, in visits indexed before it
 
 	// The current attempt, as the callbacks leave it for the transport.
-	err    error // nil: admitted; else the outcome the transport returns
-	gated  bool  // the attempt (or its current hop) passed its host's gate
-	taken  bool  // the Guard's transport took the attempt
-	lease  uint64
-	hop    bool          // the current hop is a redirect's
-	sent   int64         // when the attempt passed its gate, Unix ns on the Guard's clock
-	waited time.Duration // how long OnRequest waited, for Stats.Waits
-	h      *host         // the host the attempt was admitted to
+	err   error // nil: admitted; else the outcome the transport returns
+	gated bool  // the attempt (or its current hop) passed its host's gate
+	taken bool  // the Guard's transport took the attempt
+	lease uint64
+	hop   bool // the current hop is a redirect's
+	// redirectedBy is the host whose redirect is the attempt's last
+	// response, until the Guard's redirect handler takes the next hop
+	// up; should colly refuse that hop (a URL filter, a page visited
+	// already), the redirect is the request's final response, counted
+	// as its page (outcome).
+	redirectedBy *host
+	sent         int64         // when the attempt passed its gate, Unix ns on the Guard's clock
+	waited       time.Duration // how long OnRequest waited, for Stats.Waits
+	h            *host         // the host the attempt was admitted to
 	// crawl is the collector's context (colly's Context) when the
 	// attempt started: its end is final and nobody's fault.
 	crawl       context.Context

@@ -26,9 +26,11 @@ type HostStats struct {
 	Sent int64
 	// Pages counts the pages fetched: colly requests whose final response
 	// (after redirects, any status colly does not retry) was read, to its
-	// end or as far as colly wanted (MaxBodySize). Not robots.txt, nor
-	// sitemaps, nor attempts that are retried, nor responses colly's
-	// CacheDir replays.
+	// end or as far as colly wanted (MaxBodySize). A redirect that colly
+	// does not follow (its limit of 10 hops, a URL filter, a page visited
+	// already) is its request's final response, and counts. Not
+	// robots.txt, nor sitemaps, nor attempts that are retried, nor
+	// responses colly's CacheDir replays.
 	Pages int64
 	// Blocked counts requests and redirect hops that robots.txt disallows,
 	// or that a too long Crawl-delay excludes.

@@ -258,7 +258,7 @@ func (t *guardTransport) send(req *http.Request, v *visit, lease uint64) (*http.
 			// The redirect handler carries the visit on to the next hop;
 			// the request is not complete yet. The next hop passes its own
 			// gate.
-			v.gated = false
+			v.gated, v.redirectedBy = false, h
 		}
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 		return resp, nil
