@@ -35,8 +35,29 @@ type Seeding struct {
 	// colly's Queue.Run returns as soon as the queue is empty and runs
 	// again only after Queue.Stop, so either let the queue hold the site
 	// (MaxSize 0) and Seed before Run, or Seed in a goroutine and call
-	// Run, then Stop, until Seed has returned and the queue is empty
-	// (examples/queue shows that loop).
+	// Run, then Stop, until Seed has returned and the queue is empty:
+	//
+	//	seeded := make(chan struct{})
+	//	go func() { defer close(seeded); g.Seed(c, site) }()
+	//	for done := false; ; {
+	//		select {
+	//		case <-seeded:
+	//			done = true // read before IsEmpty: nothing comes after
+	//		default:
+	//		}
+	//		if !q.IsEmpty() {
+	//			q.Run(c)
+	//			c.Wait()
+	//			q.Stop()
+	//			continue
+	//		}
+	//		if done {
+	//			break
+	//		}
+	//		time.Sleep(10 * time.Millisecond) // Seed is reading a sitemap
+	//	}
+	//
+	// examples/queue runs such a loop for the links its pages add.
 	Queue *queue.Queue
 
 	// Window bounds the requests Seed started on an asynchronous
@@ -84,7 +105,10 @@ type SeedStats struct {
 // c had before Attach, the Guard's robots.txt cache, c's UserAgent), so
 // robots.txt is fetched once, a sitemap robots.txt disallows is not
 // fetched, and sitemap fetches share each host's schedule with the pages:
-// together they never go faster than Rate. See sitemap.Walker.Walk for
+// together they never go faster than Rate. A page robots.txt disallows is
+// not visited: it is counted in SeedStats (Dropped.Robots) and logged to
+// Guard.Logger at Info ("page disallowed", with the rule and its line).
+// See sitemap.Walker.Walk for
 // the walk: its scope, the loops it ends, its retries, and the error
 // (*sitemap.WalkError) returned when some sitemaps failed after the others
 // were walked.

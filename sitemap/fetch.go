@@ -246,6 +246,7 @@ func (wk *walk) page(res *result, sc *scope, u *url.URL, e Entry) bool {
 	}
 	if ok, err := wk.allowed(wk.ctx, u); err == nil && !ok {
 		res.dropped.Robots++
+		wk.logDisallowed(res.job.url, u)
 		return false
 	}
 	e.Loc, e.Tag = u.String(), tag

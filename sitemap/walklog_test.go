@@ -9,13 +9,13 @@ import (
 )
 
 // TestWalkLogger: each sitemap read, failed or disallowed is logged, at
-// Info, Warn and Debug; the Walker's own robots.txt cache logs to the same
-// Logger.
+// Info, Warn and Debug, and each page robots.txt disallows at Info, with
+// its rule; the Walker's own robots.txt cache logs to the same Logger.
 func TestWalkLogger(t *testing.T) {
 	s := newTestSite(t, map[string]*testFile{
 		"/robots.txt":     {body: "User-agent: *\nDisallow: /private/\nSitemap: /index.xml\nSitemap: /private/sm.xml\n"},
 		"/index.xml":      {body: indexOf("/ok.xml", "/gone.xml")},
-		"/ok.xml":         {body: urlsetOf("/a", "/b")},
+		"/ok.xml":         {body: urlsetOf("/a", "/b", "/private/p")},
 		"/private/sm.xml": {body: urlsetOf("/x")},
 	})
 	var buf bytes.Buffer
@@ -34,6 +34,7 @@ func TestWalkLogger(t *testing.T) {
 	slices.Sort(got)
 	want := []string{
 		`level=DEBUG msg="sitemap disallowed" url=H/private/sm.xml depth=0`,
+		`level=INFO msg="page disallowed" url=H/private/p sitemap=H/ok.xml agent=* group=* rule="line 2: disallow: /private/"`,
 		`level=INFO msg="robots.txt fetched" origin=H status=200 state=parsed`,
 		`level=INFO msg="sitemap read" url=H/index.xml depth=0 children=2`,
 		`level=INFO msg="sitemap read" url=H/ok.xml depth=1 pages=2`,
