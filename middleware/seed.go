@@ -209,7 +209,10 @@ func (g *Guard) seedWalker(c *colly.Collector, next http.RoundTripper) *sitemap.
 
 // RobotsCache returns the robots.txt cache the Guard uses: Cache, or the
 // Guard's own. Give it to a sitemap.Walker whose Client goes through
-// Guard.Transport, so that robots.txt is fetched once for both.
+// Guard.Transport, so that robots.txt is fetched once for both. Its
+// fields may be set before its first use (before the crawl starts): the
+// wait before an unreachable robots.txt is tried again, RetryMin (1
+// minute) doubling up to RetryMax, is the cache's, not Guard.Backoff.
 func (g *Guard) RobotsCache() *policy.Cache {
 	return g.cacheFor(nil, nil)
 }
