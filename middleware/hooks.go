@@ -217,14 +217,18 @@ func (g *Guard) redirectHandler(c *colly.Collector) func(*http.Request, []*http.
 			g.visits.drop(v) // a hop of a request the Guard does not know
 			v = nil
 		}
+		var by *host // the host of the redirect, if the Guard's transport sent it
 		if v != nil {
-			v.redirectedBy = nil // the hop is taken up here
+			by, v.redirectedBy = v.redirectedBy, nil // the hop is taken up here
 		}
 		if len(via) >= 10 {
 			// colly's default: the last response is the request's, and
-			// its page.
+			// its page (counted, as any page, when the Guard's transport
+			// sent it).
 			if v != nil {
-				g.count(g.host(via[len(via)-1].URL), cPages)
+				if by != nil {
+					g.count(by, cPages)
+				}
 				g.fetched(v)
 			}
 			return http.ErrUseLastResponse

@@ -235,3 +235,18 @@ func TestRedirectNotFollowedCountsAPage(t *testing.T) {
 		}
 	}
 }
+
+// With the Guard's transport replaced after Attach, no page is counted
+// (the Guard sees none of the responses), and neither is the last
+// response of a chain colly's limit of 10 hops stops at.
+func TestRedirectLimitUncountedWithoutGuardTransport(t *testing.T) {
+	s := chainSite(t)
+	g := &Guard{Rate: rate.Inf, InFlight: 4}
+	c := colly.NewCollector(g.Attach)
+	c.WithTransport(http.DefaultTransport)
+	c.Visit(s.URL + "/loop/0")
+	c.Wait()
+	if n := g.Stats().Total.Pages; n != 0 {
+		t.Errorf("Visit(/loop/0) through a transport other than the Guard's: Stats.Total.Pages = %d, want 0", n)
+	}
+}

@@ -57,7 +57,11 @@ type Seeding struct {
 	//		time.Sleep(10 * time.Millisecond) // Seed is reading a sitemap
 	//	}
 	//
-	// examples/queue runs such a loop for the links its pages add.
+	// examples/queue runs such a loop for the links its pages add. With
+	// Rules or Alternates set, Seed adds pages with Queue.AddRequest
+	// (their tag goes in the request's context), which in colly v2.3.0
+	// blocks for good once the queue has run: then let the queue hold the
+	// site (MaxSize 0) and Seed before Run.
 	Queue *queue.Queue
 
 	// Window bounds the requests Seed started on an asynchronous
@@ -107,7 +111,7 @@ type SeedStats struct {
 // fetched, and sitemap fetches share each host's schedule with the pages:
 // together they never go faster than Rate. A page robots.txt disallows is
 // not visited: it is counted in SeedStats (Dropped.Robots) and logged to
-// Guard.Logger at Info ("page disallowed", with the rule and its line).
+// Guard.Logger at Debug ("page disallowed", with the rule and its line).
 // See sitemap.Walker.Walk for
 // the walk: its scope, the loops it ends, its retries, and the error
 // (*sitemap.WalkError) returned when some sitemaps failed after the others
@@ -209,10 +213,12 @@ func (g *Guard) seedWalker(c *colly.Collector, next http.RoundTripper) *sitemap.
 
 // RobotsCache returns the robots.txt cache the Guard uses: Cache, or the
 // Guard's own. Give it to a sitemap.Walker whose Client goes through
-// Guard.Transport, so that robots.txt is fetched once for both. Its
-// fields may be set before its first use (before the crawl starts): the
-// wait before an unreachable robots.txt is tried again, RetryMin (1
-// minute) doubling up to RetryMax, is the cache's, not Guard.Backoff.
+// Guard.Transport, so that robots.txt is fetched once for both. The
+// Guard's own cache is made by the first call (or request, or Seed), with
+// the collector's UserAgent as it is then; its fields may be set before
+// the crawl starts: RetryMin and RetryMax bound the wait before an
+// unreachable robots.txt is tried again, besides its host's pause
+// (Guard.Backoff, or the site's Retry-After).
 func (g *Guard) RobotsCache() *policy.Cache {
 	return g.cacheFor(nil, nil)
 }

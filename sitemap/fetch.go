@@ -30,7 +30,7 @@ func (wk *walk) fetch(j job) (res result) {
 	ctx := wk.ctx
 
 	// A sitemap robots.txt disallows is not fetched (RFC 9309 §2.2.2).
-	if ok, err := wk.allowed(ctx, u); err != nil {
+	if ok, _, err := wk.allowed(ctx, u); err != nil {
 		res.err = &FetchError{URL: j.url, Err: err}
 		return res
 	} else if !ok {
@@ -244,9 +244,9 @@ func (wk *walk) page(res *result, sc *scope, u *url.URL, e Entry) bool {
 		res.dropped.Filter++
 		return false
 	}
-	if ok, err := wk.allowed(wk.ctx, u); err == nil && !ok {
+	if ok, r, err := wk.allowed(wk.ctx, u); err == nil && !ok {
 		res.dropped.Robots++
-		wk.logDisallowed(res.job.url, u)
+		wk.logDisallowed(res.job.url, u, r)
 		return false
 	}
 	e.Loc, e.Tag = u.String(), tag
@@ -348,18 +348,19 @@ func (wk *walk) robotsFor(ctx context.Context, u *url.URL) (policy.Entry, error)
 // fetch was abandoned.
 const maxAbandoned = 3
 
-// allowed reports whether robots.txt allows u for the walk's agent. err is
+// allowed reports whether robots.txt allows u for the walk's agent, and
+// the robots.txt that decided (nil for /robots.txt itself). err is
 // non-nil when robots.txt gives no verdict (unreachable, or ctx ended).
-func (wk *walk) allowed(ctx context.Context, u *url.URL) (bool, error) {
+func (wk *walk) allowed(ctx context.Context, u *url.URL) (bool, *policy.Robots, error) {
 	u = policy.ResolveDots(u) // the path as the server reads it
 	if u.Path == "/robots.txt" {
-		return true, nil
+		return true, nil, nil
 	}
 	e, err := wk.robotsFor(ctx, u)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
-	return e.Robots.Allowed(wk.agent, u), nil
+	return e.Robots.Allowed(wk.agent, u), e.Robots, nil
 }
 
 // hopClient returns the walk's client with a CheckRedirect that ends a
@@ -379,7 +380,7 @@ func (wk *walk) hopClient() *http.Client {
 		if canonical(u) != canonical(via[len(via)-1].URL.String()) && !wk.markVisited(u) {
 			return errSeen
 		}
-		if ok, err := wk.allowed(req.Context(), req.URL); err == nil && !ok {
+		if ok, _, err := wk.allowed(req.Context(), req.URL); err == nil && !ok {
 			return errHopDisallowed
 		}
 		if base.CheckRedirect != nil {

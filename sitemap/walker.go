@@ -250,9 +250,9 @@ type Walker struct {
 	// not_modified) or "sitemap failed" (Warn; url, depth, error, and
 	// what was read of it). A sitemap past Options.WarnSize is logged at
 	// Warn ("sitemap large"), one robots.txt disallows at Debug ("sitemap
-	// disallowed"). A page robots.txt disallows, dropped, is logged at
-	// Info ("page disallowed": url, sitemap, agent, and the group and
-	// rule, with its line, that decided). If nil, nothing is logged.
+	// disallowed"), and so is each page robots.txt disallows, which is
+	// dropped ("page disallowed": url, sitemap, agent, and the group,
+	// line and rule that decided). If nil, nothing is logged.
 	Logger *slog.Logger
 
 	Options
@@ -892,26 +892,21 @@ func logSitemap(l *slog.Logger, r SitemapReport, warnSize int64) {
 	l.LogAttrs(context.Background(), level, msg, attrs...)
 }
 
-// logDisallowed logs page u of sitemap, which robots.txt disallows, with
-// the rule that decided, if the walk's Logger is enabled at Info: the
+// logDisallowed logs page u of sitemap, which robots.txt r disallows, with
+// the rule that decided, if the walk's Logger is enabled at Debug: the
 // page is dropped, and the log names it.
-func (wk *walk) logDisallowed(sitemap string, u *url.URL) {
+func (wk *walk) logDisallowed(sitemap string, u *url.URL, r *policy.Robots) {
 	l := wk.w.Logger
-	if l == nil || !l.Enabled(wk.ctx, slog.LevelInfo) {
+	if l == nil || r == nil || !l.Enabled(wk.ctx, slog.LevelDebug) {
 		return
 	}
-	u = policy.ResolveDots(u)
-	e, err := wk.robotsFor(wk.ctx, u)
-	if err != nil {
-		return
-	}
-	d := e.Robots.Explain(wk.agent, u)
+	d := r.Explain(wk.agent, policy.ResolveDots(u))
 	attrs := []slog.Attr{slog.String("url", u.Redacted()), slog.String("sitemap", sitemap),
 		slog.String("agent", wk.agent), slog.String("group", d.Agent)}
-	if r := d.Rule; r != nil {
-		attrs = append(attrs, slog.String("rule", r.String())) // "line 3: disallow: /p"
+	if rule := d.Rule; rule != nil {
+		attrs = append(attrs, slog.Int("line", rule.Line), slog.String("rule", strings.TrimPrefix(rule.String(), fmt.Sprintf("line %d: ", rule.Line))))
 	}
-	l.LogAttrs(wk.ctx, slog.LevelInfo, "page disallowed", attrs...)
+	l.LogAttrs(wk.ctx, slog.LevelDebug, "page disallowed", attrs...)
 }
 
 // errSeen ends a redirect to a URL this walk fetched already.

@@ -9,7 +9,7 @@ import (
 )
 
 // TestWalkLogger: each sitemap read, failed or disallowed is logged, at
-// Info, Warn and Debug, and each page robots.txt disallows at Info, with
+// Info, Warn and Debug, and each page robots.txt disallows at Debug, with
 // its rule; the Walker's own robots.txt cache logs to the same Logger.
 func TestWalkLogger(t *testing.T) {
 	s := newTestSite(t, map[string]*testFile{
@@ -33,8 +33,8 @@ func TestWalkLogger(t *testing.T) {
 	got := strings.Split(strings.TrimSpace(strings.ReplaceAll(buf.String(), s.srv.URL, "H")), "\n")
 	slices.Sort(got)
 	want := []string{
+		`level=DEBUG msg="page disallowed" url=H/private/p sitemap=H/ok.xml agent=* group=* line=2 rule="disallow: /private/"`,
 		`level=DEBUG msg="sitemap disallowed" url=H/private/sm.xml depth=0`,
-		`level=INFO msg="page disallowed" url=H/private/p sitemap=H/ok.xml agent=* group=* rule="line 2: disallow: /private/"`,
 		`level=INFO msg="robots.txt fetched" origin=H status=200 state=parsed`,
 		`level=INFO msg="sitemap read" url=H/index.xml depth=0 children=2`,
 		`level=INFO msg="sitemap read" url=H/ok.xml depth=1 pages=2`,
