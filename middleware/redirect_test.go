@@ -187,26 +187,10 @@ func TestRedirectLeaseWithoutGuardTransport(t *testing.T) {
 // A redirect colly does not follow is its request's final response, and
 // counts as its page in Stats, as a 404 does: one its limit of 10 hops
 // stops at (/loop/…), one whose next hop a URL filter refuses (/two/…),
-// and one back to a page visited already (/back/… redirects to /ok/…,
-// fetched before).
+// and one to a page visited already (/r/0 redirects to /ok/r/0, fetched
+// before).
 func TestRedirectNotFollowedCountsAPage(t *testing.T) {
-	s := newSite(t, robots("", func(w http.ResponseWriter, r *http.Request) bool {
-		p := r.URL.Path
-		switch {
-		case strings.HasPrefix(p, "/loop/"):
-			n, _ := strconv.Atoi(strings.TrimPrefix(p, "/loop/"))
-			http.Redirect(w, r, "/loop/"+strconv.Itoa(n+1), http.StatusFound)
-		case strings.HasPrefix(p, "/two/"):
-			http.Redirect(w, r, "/one"+p, http.StatusFound)
-		case strings.HasPrefix(p, "/one/"):
-			http.Redirect(w, r, "/filtered"+p, http.StatusFound)
-		case strings.HasPrefix(p, "/back/"):
-			http.Redirect(w, r, "/ok", http.StatusFound)
-		default:
-			return false
-		}
-		return true
-	}))
+	s := chainSite(t)
 	for _, async := range []bool{false, true} {
 		g := &Guard{Rate: rate.Inf, InFlight: 4}
 		c := colly.NewCollector(g.Attach, colly.Async(async), colly.DisallowedURLFilters(regexp.MustCompile("/filtered")))
@@ -217,17 +201,17 @@ func TestRedirectNotFollowedCountsAPage(t *testing.T) {
 			errs++
 			mu.Unlock()
 		})
-		if err := c.Visit(s.URL + "/ok"); err != nil {
-			t.Fatalf("async=%v: Visit(/ok): %v", async, err)
+		if err := c.Visit(s.URL + "/ok/r/0"); err != nil {
+			t.Fatalf("async=%v: Visit(/ok/r/0): %v", async, err)
 		}
 		c.Wait()
-		for _, p := range []string{"/loop/0", "/two/0", "/back/0"} {
+		for _, p := range []string{"/loop/0", "/two/0", "/r/0"} {
 			c.Visit(s.URL + p)
 		}
 		c.Wait()
 		st := g.Stats()
 		if st.Total.Pages != 4 || errs != 3 || st.Total.GaveUp != 0 || st.Total.Blocked != 0 {
-			t.Errorf("async=%v: /ok, then /loop/0, /two/0 and /back/0 (redirects not followed): Stats.Total.Pages %d, GaveUp %d, Blocked %d, OnError %d times; want 4 pages and 3 errors",
+			t.Errorf("async=%v: /ok/r/0, then /loop/0, /two/0 and /r/0 (redirects not followed): Stats.Total.Pages %d, GaveUp %d, Blocked %d, OnError %d times; want 4 pages and 3 errors",
 				async, st.Total.Pages, st.Total.GaveUp, st.Total.Blocked, errs)
 		}
 		if b := st.Busiest; len(b) != 1 || b[0].Pages != 4 {
